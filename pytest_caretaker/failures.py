@@ -1,0 +1,132 @@
+"""Record: what a failed test left behind, as plain frozen data.
+
+Runs inside pytest_runtest_makereport for failed phases only, so it must stay cheap: no source
+parsing, no subprocess; localization happens after the run.
+"""
+
+from __future__ import annotations
+
+import re
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+MAX_LONGREPR = 6_000
+MAX_OUTPUT = 2_000
+MAX_LOCALS = 12
+MAX_LOCAL_REPR = 160
+
+_SECRET_NAME = re.compile(
+    r"(key|token|secret|passw|pwd|credential|auth|cookie|session|private|signature)", re.I
+)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One traceback entry inside the project."""
+
+    path: str  # relative to the root, with forward slashes
+    lineno: int  # 1-based
+    name: str  # the code object's name; localize maps it to a qualified name
+    locals: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Failure:
+    nodeid: str
+    when: str  # "setup" or "call"
+    path: str  # the test's file, relative to the root
+    exc_type: str
+    message: str
+    longrepr: str
+    frames: tuple[Frame, ...]  # outermost first, project frames only
+    output: str = ""
+
+    @property
+    def innermost(self) -> Frame | None:
+        return self.frames[-1] if self.frames else None
+
+
+def _library_roots() -> tuple[str, ...]:
+    roots = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    roots.add(str(Path(__file__).resolve().parent))
+    return tuple(sorted(roots))
+
+
+_LIBRARY_ROOTS = _library_roots()
+
+
+def project_relpath(filename: str, root: Path) -> str | None:
+    """The path of filename relative to root when it is the project's own code, else None."""
+    if not filename or filename.startswith("<"):
+        return None
+    path = Path(filename)
+    if not path.is_absolute():
+        path = root / path
+    text = str(path)
+    if "site-packages" in text or "dist-packages" in text or text.startswith(_LIBRARY_ROOTS):
+        return None
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return None
+
+
+def safe_repr(name: str, value: object) -> str:
+    if _SECRET_NAME.search(name):
+        return "<redacted: name looks like a secret>"
+    try:
+        text = repr(value)
+    except Exception as error:  # a user's __repr__ may raise anything
+        return f"<repr failed: {type(error).__name__}>"
+    if len(text) > MAX_LOCAL_REPR:
+        text = text[: MAX_LOCAL_REPR - 3] + "..."
+    return text
+
+
+def _frame_locals(f_locals: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    items = [(name, value) for name, value in f_locals.items() if not name.startswith("@")]
+    return tuple((name, safe_repr(name, value)) for name, value in items[:MAX_LOCALS])
+
+
+def project_frames(tb: TracebackType | None, root: Path) -> tuple[Frame, ...]:
+    frames: list[Frame] = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        rel = project_relpath(code.co_filename, root)
+        if rel is not None:
+            frames.append(Frame(rel, tb.tb_lineno, code.co_name, _frame_locals(tb.tb_frame.f_locals)))
+        tb = tb.tb_next
+    return tuple(frames)
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    head = limit // 3
+    return text[:head] + "\n[... truncated ...]\n" + text[-(limit - head) :]
+
+
+def record(
+    nodeid: str,
+    when: str,
+    test_path: Path,
+    exc: BaseException,
+    longrepr: str,
+    output: str,
+    root: Path,
+) -> Failure:
+    rel = project_relpath(str(test_path), root) or test_path.name
+    message = str(exc) if not isinstance(exc, AssertionError) else (str(exc) or "assert")
+    return Failure(
+        nodeid=nodeid,
+        when=when,
+        path=rel,
+        exc_type=type(exc).__qualname__,
+        message=_clip(message, 1_000),
+        longrepr=_clip(longrepr, MAX_LONGREPR),
+        frames=project_frames(exc.__traceback__, root),
+        output=_clip(output, MAX_OUTPUT),
+    )

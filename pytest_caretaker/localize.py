@@ -1,0 +1,216 @@
+"""Localize: rank the functions that may hold the bug.
+
+An assertion failure's traceback ends in the test, while the bug is usually in code the test called.
+So the ranking uses two pieces of evidence: the traceback (innermost project frame first) and what
+the failing test executed in a traced rerun, ordered by the Ochiai spectrum score against the
+passing tests of the same module (code that passing tests also run is less suspicious).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatch
+from functools import cached_property
+from pathlib import Path, PurePosixPath
+
+from pytest_caretaker.failures import Failure
+from pytest_caretaker.verify import Executed
+
+
+@dataclass(frozen=True)
+class Definition:
+    qualname: str  # Class.method, function, outer.inner
+    start: int  # first line, decorators included
+    end: int
+    body_start: int  # first line of the body
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One project file as it was read at the start of the repair; never re-read."""
+
+    path: str  # relative to the root
+    data: bytes
+
+    @cached_property
+    def text(self) -> str:
+        import io
+        import tokenize
+
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(self.data).readline)
+        return self.data.decode(encoding, "replace").removeprefix("\ufeff")
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+    @cached_property
+    def definitions(self) -> tuple[Definition, ...]:
+        try:
+            tree = ast.parse(self.data)
+        except (SyntaxError, ValueError):
+            return ()
+        found: list[Definition] = []
+
+        def walk(nodes: Iterable[ast.stmt], prefix: str) -> None:
+            for node in nodes:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    qualname = f"{prefix}{node.name}"
+                    if not isinstance(node, ast.ClassDef):
+                        start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                        end = node.end_lineno or node.lineno
+                        found.append(Definition(qualname, start, end, node.body[0].lineno))
+                    walk(node.body, qualname + ".")
+                elif isinstance(node, (ast.If, ast.Try, ast.With)):
+                    walk(ast.iter_child_nodes(node), prefix)  # type: ignore[arg-type]
+
+        walk(tree.body, "")
+        return tuple(found)
+
+    def find(self, qualname: str) -> Definition | None:
+        for definition in self.definitions:
+            if definition.qualname == qualname:
+                return definition
+        return None
+
+    def enclosing(self, lineno: int) -> Definition | None:
+        """The innermost function whose lines hold lineno."""
+        best: Definition | None = None
+        for definition in self.definitions:
+            if definition.start <= lineno <= definition.end:
+                if best is None or definition.start >= best.start:
+                    best = definition
+        return best
+
+    def source_of(self, definition: Definition) -> str:
+        return "\n".join(self.lines[definition.start - 1 : definition.end]) + "\n"
+
+
+class Sources:
+    """Reads each project file once, on first use, and keeps its bytes for the whole repair."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._files: dict[str, SourceFile | None] = {}
+
+    def get(self, rel: str) -> SourceFile | None:
+        if rel not in self._files:
+            try:
+                self._files[rel] = SourceFile(rel, (self.root / rel).read_bytes())
+            except OSError:
+                self._files[rel] = None
+        return self._files[rel]
+
+
+@dataclass(frozen=True)
+class TestFiles:
+    """Which files are tests: those pytest collected tests from, conftests, and python_files globs."""
+
+    collected: frozenset[str]
+    patterns: tuple[str, ...] = ("test_*.py", "*_test.py")
+
+    def __contains__(self, rel: object) -> bool:
+        if not isinstance(rel, str):
+            return False
+        name = PurePosixPath(rel).name
+        return (
+            rel in self.collected
+            or name == "conftest.py"
+            or any(fnmatch(name, pattern) for pattern in self.patterns)
+        )
+
+
+@dataclass(frozen=True)
+class Candidate:
+    path: str
+    qualname: str
+    is_test: bool
+    score: float
+    failed_lines: tuple[int, ...] = ()  # lines of this function in the failing traceback
+
+    @property
+    def ref(self) -> str:
+        return f"{self.path}::{self.qualname}"
+
+
+def ochiai(failed: int, passed: int, total_failed: int) -> float:
+    if failed == 0 or total_failed == 0:
+        return 0.0
+    return failed / math.sqrt(total_failed * (failed + passed))
+
+
+def localize(
+    failure: Failure,
+    failing: Sequence[str],
+    executed: Mapping[str, Executed],
+    passing: Sequence[str],
+    sources: Sources,
+    tests: TestFiles,
+) -> tuple[Candidate, ...]:
+    """Rank functions: traceback frames innermost first, then executed code by suspiciousness.
+
+    failing are the node ids that fail together (one root cause); passing the tests that serve as
+    the spectrum's passing side.
+    """
+    failed_lines: dict[tuple[str, str], list[int]] = {}
+    order: list[tuple[str, str]] = []
+    for frame in reversed(failure.frames):
+        source = sources.get(frame.path)
+        definition = source.enclosing(frame.lineno) if source is not None else None
+        if definition is None:
+            continue
+        key = (frame.path, definition.qualname)
+        if key not in failed_lines:
+            order.append(key)
+        failed_lines.setdefault(key, []).append(frame.lineno)
+
+    hits_failed = _function_hits(failing, executed, sources)
+    hits_passed = _function_hits(passing, executed, sources)
+    first_seen: dict[tuple[str, str], int] = {}
+    for nodeid in failing:
+        for key in _functions_of(executed.get(nodeid), sources):
+            first_seen.setdefault(key, len(first_seen))
+    total_failed = sum(1 for nodeid in failing if nodeid in executed)
+
+    def score(key: tuple[str, str]) -> float:
+        return ochiai(hits_failed.get(key, 0), hits_passed.get(key, 0), total_failed)
+
+    ranked = sorted(first_seen, key=lambda key: (-score(key), first_seen[key]))
+    for key in ranked:
+        if key not in failed_lines:
+            order.append(key)
+    return tuple(
+        Candidate(
+            path=path,
+            qualname=qualname,
+            is_test=path in tests,
+            score=score((path, qualname)),
+            failed_lines=tuple(sorted(set(failed_lines.get((path, qualname), ())))),
+        )
+        for path, qualname in order
+    )
+
+
+def _functions_of(executed: Executed | None, sources: Sources) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    if executed is None:
+        return found
+    for path, first_line in executed.functions:
+        source = sources.get(path)
+        definition = source.enclosing(first_line) if source is not None else None
+        if definition is not None and (path, definition.qualname) not in found:
+            found.append((path, definition.qualname))
+    return found
+
+
+def _function_hits(
+    nodeids: Sequence[str], executed: Mapping[str, Executed], sources: Sources
+) -> dict[tuple[str, str], int]:
+    hits: dict[tuple[str, str], int] = {}
+    for nodeid in nodeids:
+        for key in _functions_of(executed.get(nodeid), sources):
+            hits[key] = hits.get(key, 0) + 1
+    return hits

@@ -1,0 +1,212 @@
+"""Repair one failure: localize, then converse with a model, each reply going through
+parse -> guard -> apply (in memory) -> verify, and each rejection going back to the model.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_caretaker import context, guard, llm, prompts
+from pytest_caretaker.edits import Edit, Proposal, Unparsed, parse_reply
+from pytest_caretaker.failures import Failure
+from pytest_caretaker.localize import Candidate, Sources, TestFiles, localize
+from pytest_caretaker.rewrite import Applied, NotApplied, apply_edits
+from pytest_caretaker.settings import Settings
+from pytest_caretaker.verify import RunResult, Runner, judge
+
+MAX_FEEDBACK = 3_000
+
+
+@dataclass(frozen=True)
+class HealResult:
+    nodeid: str
+    healed: bool
+    reason: str = ""
+    explanation: str = ""
+    edits: tuple[Edit, ...] = ()
+    applied: tuple[Applied, ...] = ()
+    attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    seconds: float = 0.0
+    model: str = ""
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass
+class _Tally:
+    attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    model: str = ""
+
+    def add(self, reply: llm.Reply) -> None:
+        self.prompt_tokens += reply.prompt_tokens
+        self.completion_tokens += reply.completion_tokens
+        self.cost += reply.cost
+        self.model = reply.model
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    ok: bool
+    reason: str
+    detail: str = ""
+    proposal: Proposal | None = None
+    applied: tuple[Applied, ...] = ()
+
+
+@dataclass
+class Repairer:
+    settings: Settings
+    runner: Runner
+    sources: Sources
+    tests: TestFiles
+    root: Path
+    log: list[str] = field(default_factory=list)
+
+    def editable(self, candidate: Candidate) -> bool:
+        scope = self.settings.scope
+        return scope == "any" or (scope == "tests") == candidate.is_test
+
+    def heal(self, failure: Failure, baseline: RunResult, regression: Sequence[str]) -> HealResult:
+        started = time.monotonic()
+        result = self._heal(failure, baseline, regression)
+        return _replace(result, seconds=time.monotonic() - started)
+
+    def _heal(self, failure: Failure, baseline: RunResult, regression: Sequence[str]) -> HealResult:
+        nodeid = failure.nodeid
+        outcome = baseline.outcomes.get(nodeid)
+        if outcome is not None and outcome.outcome == "passed":
+            return HealResult(
+                nodeid, False, "the test passes when rerun alone (flaky or order-dependent)"
+            )
+        candidates = localize(
+            failure, [nodeid], baseline.executed, regression, self.sources, self.tests
+        )
+        if not any(self.editable(c) for c in candidates):
+            return HealResult(nodeid, False, self._nothing_editable(candidates))
+        material = context.build(failure, candidates, self.sources, self.editable)
+        last: HealResult | None = None
+        for model in self.settings.models:
+            last = self._converse(model, failure, candidates, material, regression)
+            if last.healed or not last.reason.startswith("model error"):
+                return last
+        assert last is not None
+        return last
+
+    def _nothing_editable(self, candidates: Sequence[Candidate]) -> str:
+        if self.settings.scope == "code":
+            return (
+                "the failure is in test code (no code under test ran in it); "
+                f"{guard.SCOPE_HINT['code']}"
+            )
+        if self.settings.scope == "tests":
+            return f"no test code ran in the failing test; {guard.SCOPE_HINT['tests']}"
+        return "no project code ran in the failing test"
+
+    def _converse(
+        self,
+        model: str,
+        failure: Failure,
+        candidates: Sequence[Candidate],
+        material: context.Context,
+        regression: Sequence[str],
+    ) -> HealResult:
+        tools = llm.supports_tools(model)
+        messages: list[dict[str, Any]] = [
+            {
+                "role": "system",
+                "content": prompts.render("system", tools=tools, scope=self.settings.scope),
+            },
+            {"role": "user", "content": prompts.render("user", **material.as_vars())},
+        ]
+        tally = _Tally(model=model)
+        attempt = _Attempt(False, "no attempt was made")
+        for number in range(1, self.settings.attempts + 1):
+            try:
+                reply = llm.ask(model, messages, self.settings.api_base, tools)
+            except llm.ModelError as error:
+                return self._result(failure, tally, False, f"model error: {error}")
+            tally.attempts = number
+            tally.add(reply)
+            attempt = self._attempt(reply, failure, candidates, regression)
+            if attempt.ok:
+                return self._result(failure, tally, True, "", attempt)
+            messages.append(reply.as_message())
+            feedback = prompts.render(
+                "retry", reason=attempt.reason, detail=attempt.detail[-MAX_FEEDBACK:], tools=tools
+            )
+            if reply.tool_call_ids:
+                messages.extend(
+                    {"role": "tool", "tool_call_id": call_id, "content": feedback}
+                    for call_id in reply.tool_call_ids
+                )
+            else:
+                messages.append({"role": "user", "content": feedback})
+        return self._result(failure, tally, False, attempt.reason)
+
+    def _attempt(
+        self,
+        reply: llm.Reply,
+        failure: Failure,
+        candidates: Sequence[Candidate],
+        regression: Sequence[str],
+    ) -> _Attempt:
+        parsed = parse_reply(
+            reply.text, reply.tool_arguments, candidates, self.editable, self.sources.get
+        )
+        if isinstance(parsed, Unparsed):
+            return _Attempt(False, f"model output did not parse: {parsed.reason}")
+        refused = guard.check(parsed.edits, self.settings.scope, self.root, self.tests)
+        if refused is not None:
+            return _Attempt(False, f"fix refused: {refused}", proposal=parsed)
+        applied: list[Applied] = []
+        for path in dict.fromkeys(edit.path for edit in parsed.edits):
+            source = self.sources.get(path)
+            if source is None:
+                return _Attempt(False, f"fix refused: {path} cannot be read", proposal=parsed)
+            done = apply_edits(path, source.data, [e for e in parsed.edits if e.path == path])
+            if isinstance(done, NotApplied):
+                return _Attempt(False, f"fix does not apply: {done.reason}", proposal=parsed)
+            applied.append(done)
+        run = self.runner.run(
+            [failure.nodeid, *regression], {a.path: a.after for a in applied}
+        )
+        verdict = judge(run, [failure.nodeid], regression)
+        if not verdict.ok:
+            return _Attempt(False, verdict.reason, verdict.detail, parsed, tuple(applied))
+        return _Attempt(True, "", proposal=parsed, applied=tuple(applied))
+
+    def _result(
+        self, failure: Failure, tally: _Tally, healed: bool, reason: str, attempt: _Attempt | None = None
+    ) -> HealResult:
+        proposal = attempt.proposal if attempt is not None else None
+        return HealResult(
+            nodeid=failure.nodeid,
+            healed=healed,
+            reason=reason,
+            explanation=proposal.explanation if proposal is not None else "",
+            edits=proposal.edits if proposal is not None else (),
+            applied=attempt.applied if attempt is not None else (),
+            attempts=tally.attempts,
+            prompt_tokens=tally.prompt_tokens,
+            completion_tokens=tally.completion_tokens,
+            cost=tally.cost,
+            model=tally.model,
+        )
+
+
+def _replace(result: HealResult, **changes: Any) -> HealResult:
+    from dataclasses import replace
+
+    return replace(result, **changes)

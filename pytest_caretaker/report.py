@@ -1,0 +1,137 @@
+"""Report: the header line, the ``caretaker`` summary section, and the patch file of verified fixes.
+
+The patch file is the only thing ``--heal`` writes, under ``.caretaker/`` at the root, which gets a
+``.gitignore`` of its own so it never shows up in ``git status``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+from pytest_caretaker.edits import Edit
+from pytest_caretaker.localize import Sources
+from pytest_caretaker.repair import HealResult
+from pytest_caretaker.rewrite import Applied, apply_edits, unified_diff
+from pytest_caretaker.settings import Settings
+
+OUTPUT_DIR = ".caretaker"
+PATCH_NAME = "heal.patch"
+CONFIGURE_HINT = (
+    "caretaker: no model configured, nothing was healed; pass --heal-model openai/gpt-4o-mini "
+    "(or set CARETAKER_MODEL) with that provider's API key in the environment, or "
+    "--heal-api-base URL for a local OpenAI-compatible or Ollama server"
+)
+
+
+class Writer(Protocol):
+    def write_line(self, line: str, **markup: bool) -> None: ...
+    def write_sep(self, sep: str, title: str | None = None, **markup: bool) -> None: ...
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count:,} {word}" if count == 1 else f"{count:,} {word}s"
+
+
+def header(settings: Settings) -> str:
+    model = " → ".join(settings.models) if settings.models else "no model configured"
+    label = "model" if len(settings.models) < 2 else "models"
+    if not settings.models:
+        return f"caretaker: {settings.mode} · {model} · scope {settings.scope}"
+    return f"caretaker: {settings.mode} · {label} {model} · scope {settings.scope}"
+
+
+def display_diff(applied: Applied) -> list[str]:
+    text = unified_diff(applied).decode("utf-8", "replace")
+    return [line.rstrip("\r") for line in text.splitlines()[1:]]
+
+
+def summary(writer: Writer, results: Sequence[HealResult], patch: Path | None, root: Path) -> None:
+    writer.write_sep("=", "caretaker")
+    for result in sorted(results, key=lambda r: r.nodeid):
+        if not result.healed:
+            writer.write_line(f"NOT HEALED {result.nodeid}: {result.reason}", red=True, bold=True)
+            continue
+        writer.write_line(f"HEALED {result.nodeid}", green=True, bold=True)
+        patched = ", ".join(edit.ref for edit in result.edits if edit.kind != "import")
+        writer.write_line(f"  patched {patched}")
+        for applied in result.applied:
+            for line in display_diff(applied):
+                if line.startswith("+") and not line.startswith("+++"):
+                    writer.write_line("  " + line, green=True)
+                elif line.startswith("-") and not line.startswith("---"):
+                    writer.write_line("  " + line, red=True)
+                else:
+                    writer.write_line("  " + line)
+        if result.explanation:
+            writer.write_line(f"  {result.explanation}")
+        writer.write_line(f"  {stats(result)}")
+    writer.write_line(closing_line(results, patch, root), bold=True)
+
+
+def stats(result: HealResult) -> str:
+    return (
+        f"{plural(result.attempts, 'attempt')} · {plural(result.tokens, 'token')} · "
+        f"${result.cost:.4f} · {result.seconds:.1f} s · {result.model}"
+    )
+
+
+def closing_line(results: Sequence[HealResult], patch: Path | None, root: Path) -> str:
+    healed = sum(1 for r in results if r.healed)
+    tokens = sum(r.tokens for r in results)
+    cost = sum(r.cost for r in results)
+    line = (
+        f"caretaker: {healed} healed, {len(results) - healed} not healed · "
+        f"{plural(tokens, 'token')} · ${cost:.4f}"
+    )
+    if patch is not None:
+        line += f" · fixes in {patch.relative_to(root).as_posix()}"
+    return line
+
+
+def combined_patch(results: Sequence[HealResult], sources: Sources) -> tuple[bytes, list[str]]:
+    """One patch for every healed result; a fix that does not combine with earlier ones is left out."""
+    edits_by_path: dict[str, list[Edit]] = {}
+    left_out: list[str] = []
+    for result in sorted(results, key=lambda r: r.nodeid):
+        if not result.healed:
+            continue
+        trial = {path: list(edits) for path, edits in edits_by_path.items()}
+        for edit in result.edits:
+            trial.setdefault(edit.path, []).append(edit)
+        if all(_combines(path, edits, sources) for path, edits in trial.items()):
+            edits_by_path = trial
+        else:
+            left_out.append(result.nodeid)
+    chunks: list[bytes] = []
+    for path in sorted(edits_by_path):
+        source = sources.get(path)
+        if source is None:
+            continue
+        applied = apply_edits(path, source.data, edits_by_path[path])
+        if isinstance(applied, Applied):
+            chunks.append(unified_diff(applied))
+    return b"".join(chunks), left_out
+
+
+def _combines(path: str, edits: list[Edit], sources: Sources) -> bool:
+    source = sources.get(path)
+    qualnames = [e.qualname for e in edits if e.kind == "replace"]
+    if source is None or len(qualnames) != len(set(qualnames)):
+        return False
+    return isinstance(apply_edits(path, source.data, edits), Applied)
+
+
+def write_patch(root: Path, patch: bytes) -> Path | None:
+    """Write the patch file (or remove a stale one); returns its path when written."""
+    target = root / OUTPUT_DIR / PATCH_NAME
+    if not patch:
+        target.unlink(missing_ok=True)
+        return None
+    target.parent.mkdir(exist_ok=True)
+    ignore = target.parent / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# Written by pytest-caretaker; nothing here is meant for git.\n*\n")
+    target.write_bytes(patch)
+    return target

@@ -1,0 +1,104 @@
+"""The session object registered when healing is on: hooks of a few lines that call plain modules.
+
+Recording happens during the run and costs nothing for passing tests; all repair work happens
+after the run, in pytest_sessionfinish, and its outcome is printed in the terminal summary.
+Healing never changes the exit status: the run tested the code as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_caretaker import failures, report
+from pytest_caretaker.settings import Settings
+
+
+class HealSession:
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
+        self.settings = settings
+        self.root = Path(config.rootpath)
+        self.failures: dict[str, failures.Failure] = {}
+        self.passed: list[str] = []
+        self.test_files: set[str] = set()
+        self.results: list[Any] = []
+        self.patch: Path | None = None
+        self.notes: list[str] = []
+
+    # -- during the run ----------------------------------------------------------------------
+
+    def pytest_report_header(self) -> str:
+        return report.header(self.settings)
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        for path in {item.path for item in items}:
+            rel = failures.project_relpath(str(path), self.root)
+            if rel is not None:
+                self.test_files.add(rel)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        result = yield
+        if result.when == "call" and result.passed:
+            self.passed.append(item.nodeid)
+        elif (
+            result.failed
+            and result.when in ("setup", "call")
+            and call.excinfo is not None
+            and item.nodeid not in self.failures
+        ):
+            self.failures[item.nodeid] = failures.record(
+                item.nodeid,
+                result.when,
+                item.path,
+                call.excinfo.value,
+                result.longreprtext,
+                result.capstdout + result.capstderr,
+                self.root,
+            )
+        return result
+
+    # -- after the run -----------------------------------------------------------------------
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if exitstatus == pytest.ExitCode.INTERRUPTED or not self.failures:
+            return
+        if not self.settings.models:
+            self.notes.append(report.CONFIGURE_HINT)
+            return
+        try:
+            self._heal()
+        except Exception as error:  # never an INTERNALERROR: the run's outcome stands
+            self.notes.append(f"caretaker: healing stopped by an internal error: {error!r}")
+
+    def _heal(self) -> None:
+        from pytest_caretaker.heal import heal_all
+
+        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+        quiet = self.config.get_verbosity() < 0
+
+        def progress(index: int, total: int, nodeid: str) -> None:
+            if terminal is not None and not quiet:
+                if index == 1:
+                    terminal.ensure_newline()
+                terminal.write_line(f"healing {index}/{total} {nodeid} …")
+
+        outcome = heal_all(
+            self.config, self.settings, list(self.failures.values()), self.passed,
+            self.test_files, progress,
+        )
+        self.results = outcome.results
+        self.patch = outcome.patch
+        self.notes.extend(outcome.notes)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.results:
+            report.summary(terminalreporter, self.results, self.patch, self.root)
+        for note in self.notes:
+            terminalreporter.write_line(note, yellow=True)

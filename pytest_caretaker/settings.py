@@ -1,0 +1,180 @@
+"""Settings: every option resolved once into a frozen value (command line > environment > ini).
+
+Only the standard library is imported here: this module is loaded by every pytest run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+Scope = Literal["code", "tests", "any"]
+SCOPES: tuple[Scope, ...] = ("code", "tests", "any")
+
+#: Set in the environment of caretaker's own verification runs so that they never heal themselves.
+WORKER_ENV = "CARETAKER_WORKER"
+
+DEFAULT_ATTEMPTS = 3
+DEFAULT_TIMEOUT = 60.0
+
+
+class SettingError(ValueError):
+    """A value that cannot be used; the message names where it came from and what to do."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    heal: bool = False
+    models: tuple[str, ...] = ()
+    api_base: str | None = None
+    scope: Scope = "code"
+    attempts: int = DEFAULT_ATTEMPTS
+    timeout: float = DEFAULT_TIMEOUT
+    #: Where each value came from, for messages ("--heal-model", "CARETAKER_MODEL", "ini heal_model").
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    @property
+    def mode(self) -> str:
+        return "heal (in memory)"
+
+
+# -- parsers: plain functions, one per kind of value ------------------------------------------
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def parse_bool(text: str, where: str) -> bool:
+    value = text.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise SettingError(f"{where}: expected true or false, got {text!r}")
+
+
+def parse_scope(text: str, where: str) -> Scope:
+    value = text.strip().lower()
+    for scope in SCOPES:
+        if value == scope:
+            return scope
+    raise SettingError(f"{where}: expected one of code, tests, any, got {text!r}")
+
+
+def parse_attempts(text: str, where: str) -> int:
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = 0
+    if value < 1 or value > 20:
+        raise SettingError(f"{where}: expected a whole number from 1 to 20, got {text!r}")
+    return value
+
+
+def parse_timeout(text: str, where: str) -> float:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise SettingError(f"{where}: expected seconds between 0 and 3600, e.g. 60, got {text!r}")
+    return value
+
+
+def parse_models(values: Sequence[str], where: str) -> tuple[str, ...]:
+    models: list[str] = []
+    for value in values:
+        for part in value.replace(",", "\n").splitlines():
+            part = part.strip()
+            if not part:
+                continue
+            if any(ch.isspace() for ch in part):
+                raise SettingError(f"{where}: a model name has no spaces, got {part!r}")
+            models.append(part)
+    return tuple(models)
+
+
+def parse_api_base(text: str, where: str) -> str | None:
+    value = text.strip()
+    if not value:
+        return None
+    if not value.startswith(("http://", "https://")):
+        raise SettingError(f"{where}: expected an http:// or https:// URL, got {text!r}")
+    return value.rstrip("/")
+
+
+# -- resolution ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The raw values as the three sources gave them; None means "not given there"."""
+
+    cli: Mapping[str, object]
+    env: Mapping[str, str]
+    ini: Mapping[str, object]
+
+
+_ENV = {"heal": "CARETAKER_HEAL", "models": "CARETAKER_MODEL", "api_base": "CARETAKER_API_BASE"}
+_FLAGS = {
+    "heal": "--heal",
+    "models": "--heal-model",
+    "api_base": "--heal-api-base",
+    "scope": "--heal-scope",
+    "attempts": "--heal-attempts",
+    "timeout": "--heal-timeout",
+}
+_INI = {
+    "heal": "heal",
+    "models": "heal_model",
+    "api_base": "heal_api_base",
+    "scope": "heal_scope",
+    "attempts": "heal_attempts",
+    "timeout": "heal_timeout",
+}
+
+
+def _pick(name: str, sources: Sources) -> tuple[object, str] | None:
+    cli = sources.cli.get(name)
+    if cli is not None and cli != []:
+        return cli, _FLAGS[name]
+    env_name = _ENV.get(name)
+    if env_name is not None and sources.env.get(env_name, "").strip():
+        return sources.env[env_name], env_name
+    ini = sources.ini.get(name)
+    if ini is not None and ini != [] and ini != "":
+        return ini, f"ini option {_INI[name]}"
+    return None
+
+
+def resolve(sources: Sources) -> Settings:
+    """Resolve the three sources into Settings; raises SettingError naming the bad value's origin."""
+    if sources.env.get(WORKER_ENV):
+        return Settings()
+    values: dict[str, object] = {}
+    origin: dict[str, str] = {}
+    for name in _FLAGS:
+        picked = _pick(name, sources)
+        if picked is None:
+            continue
+        raw, where = picked
+        origin[name] = where
+        values[name] = _convert(name, raw, where)
+    return Settings(**values, sources=origin)  # type: ignore[arg-type]
+
+
+def _convert(name: str, raw: object, where: str) -> object:
+    if name == "heal":
+        return raw if isinstance(raw, bool) else parse_bool(str(raw), where)
+    if name == "models":
+        listed = raw if isinstance(raw, list) else [str(raw)]
+        return parse_models([str(item) for item in listed], where)
+    text = str(raw)
+    if name == "api_base":
+        return parse_api_base(text, where)
+    if name == "scope":
+        return parse_scope(text, where)
+    if name == "attempts":
+        return parse_attempts(text, where)
+    return parse_timeout(text, where)

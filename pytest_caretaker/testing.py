@@ -1,0 +1,178 @@
+"""A scripted OpenAI-compatible server on 127.0.0.1, for tests and benchmarks (no network, no key).
+
+It replays scripted replies to ``POST /v1/chat/completions`` in order, records every request body,
+and can delay or fail a reply. Point caretaker at it with
+``--heal-model openai/<name> --heal-api-base <server.base_url>``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Scripted:
+    """One reply: text content, or a propose_fix tool call, or a fault."""
+
+    text: str = ""
+    tool_arguments: dict[str, Any] | str | None = None  # a dict is sent as JSON
+    status: int = 200
+    body: bytes | None = None  # sent as is, instead of a well-formed completion
+    delay: float = 0.0
+    prompt_tokens: int = 100
+    completion_tokens: int = 50
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def text(content: str, **options: Any) -> Scripted:
+    return Scripted(text=content, **options)
+
+
+def tool_call(explanation: str, edits: list[dict[str, str]], **options: Any) -> Scripted:
+    return Scripted(tool_arguments={"explanation": explanation, "edits": edits}, **options)
+
+
+def fault(status: int = 500, body: bytes | None = None, **options: Any) -> Scripted:
+    default = json.dumps({"error": {"message": f"scripted fault {status}"}}).encode()
+    return Scripted(status=status, body=body if body is not None else default, **options)
+
+
+def completion(reply: Scripted, model: str, number: int) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    finish = "stop"
+    if reply.tool_arguments is not None:
+        arguments = reply.tool_arguments
+        message["tool_calls"] = [
+            {
+                "id": f"call_{number}",
+                "type": "function",
+                "function": {
+                    "name": "propose_fix",
+                    "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+                },
+            }
+        ]
+        finish = "tool_calls"
+    return {
+        "id": f"chatcmpl-scripted-{number}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+        },
+    }
+
+
+class ScriptedServer:
+    """Serve scripted replies in order; when the script runs out, answer 500."""
+
+    def __init__(
+        self,
+        replies: list[Scripted] | None = None,
+        responder: Callable[[dict[str, Any]], Scripted] | None = None,
+        models: tuple[str, ...] = ("scripted",),
+    ) -> None:
+        self.replies = list(replies or [])
+        self.responder = responder
+        self.models = models
+        self.requests: list[dict[str, Any]] = []
+        self.paths: list[str] = []
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def script(self, *replies: Scripted) -> None:
+        with self._lock:
+            self.replies.extend(replies)
+
+    def start(self) -> ScriptedServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def _next(self, body: dict[str, Any]) -> tuple[Scripted, int]:
+        with self._lock:
+            self.requests.append(body)
+            number = len(self.requests)
+            if self.responder is not None:
+                return self.responder(body), number
+            if self.replies:
+                return self.replies.pop(0), number
+        return fault(500, json.dumps({"error": {"message": "no scripted reply left"}}).encode()), number
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:
+                server.paths.append(self.path)
+                if self.path.rstrip("/").endswith("/models"):
+                    data = [{"id": name, "object": "model", "owned_by": "scripted"} for name in server.models]
+                    self._send(200, json.dumps({"object": "list", "data": data}).encode())
+                elif self.path.rstrip("/").endswith("/api/tags"):
+                    tags = [{"name": name, "model": name} for name in server.models]
+                    self._send(200, json.dumps({"models": tags}).encode())
+                else:
+                    self._send(404, b'{"error": {"message": "not found"}}')
+
+            def do_POST(self) -> None:
+                server.paths.append(self.path)
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw or b"{}")
+                except json.JSONDecodeError:
+                    body = {"unparsed": raw.decode("utf-8", "replace")}
+                reply, number = server._next(body)
+                if reply.delay:
+                    time.sleep(reply.delay)
+                if reply.body is not None:
+                    self._send(reply.status, reply.body, reply.headers)
+                    return
+                data = completion(reply, str(body.get("model", "scripted")), number)
+                self._send(reply.status, json.dumps(data).encode(), reply.headers)
+
+        return Handler
+
+
+@contextmanager
+def serve(*replies: Scripted) -> Iterator[ScriptedServer]:
+    server = ScriptedServer(list(replies)).start()
+    try:
+        yield server
+    finally:
+        server.stop()

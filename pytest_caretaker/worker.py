@@ -1,0 +1,207 @@
+"""The child side of verification: run pytest with candidate sources served from memory.
+
+Started by verify.py as ``python -m pytest_caretaker.worker SPEC.json``. The user's files are never
+written: a meta-path finder placed in front of every other finder (pytest's assertion rewriter,
+setuptools' editable-install finders, the path finder) lets them locate a module as usual and, when
+the module's file is one the candidate changes, swaps in a loader that compiles the patched bytes
+instead — through pytest's own assertion rewriting for test modules. Bytecode writing is off, so
+no cached .pyc of a candidate can outlive the run. Results go to a JSON file named in the spec.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.abc
+import importlib.util
+import json
+import linecache
+import os
+import sys
+from collections.abc import Generator, Sequence
+from pathlib import Path
+from types import CodeType, FrameType, ModuleType
+from typing import Any
+
+import pytest
+
+from pytest_caretaker.failures import project_relpath
+
+MAX_DETAIL = 3_000
+
+
+class PatchedLoader(importlib.abc.Loader):
+    def __init__(self, origin: str, source: bytes, config: pytest.Config | None) -> None:
+        self.origin = origin
+        self.source = source
+        self.config = config  # set when pytest would have rewritten this module's asserts
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return None
+
+    def get_source(self, fullname: str) -> str:
+        return importlib.util.decode_source(self.source)
+
+    def exec_module(self, module: ModuleType) -> None:
+        code: CodeType
+        if self.config is not None:
+            from _pytest.assertion.rewrite import rewrite_asserts
+
+            tree = ast.parse(self.source, filename=self.origin)
+            rewrite_asserts(tree, self.source, self.origin, self.config)
+            code = compile(tree, self.origin, "exec", dont_inherit=True)
+        else:
+            code = compile(self.source, self.origin, "exec", dont_inherit=True)
+        # Tracebacks and pytest's reports show the source that ran, not the file on disk.
+        text = self.get_source(module.__name__)
+        linecache.cache[self.origin] = (len(text), None, text.splitlines(True), self.origin)
+        exec(code, module.__dict__)
+
+
+class PatchFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, patches: dict[str, bytes], config: pytest.Config) -> None:
+        self.patches = patches  # real path of the original file -> candidate bytes
+        self.config = config
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        spec = None
+        for finder in list(sys.meta_path):
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(fullname, path, target)
+            if spec is not None:
+                break
+        if spec is None or not spec.origin:
+            return spec
+        source = self.patches.get(os.path.realpath(spec.origin))
+        if source is not None:
+            rewrites = type(spec.loader).__name__ == "AssertionRewritingHook"
+            spec.loader = PatchedLoader(spec.origin, source, self.config if rewrites else None)
+        return spec
+
+
+class Tracer:
+    """Per test: which project functions ran (in first-call order) and which lines."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.functions: dict[str, list[tuple[str, int]]] = {}
+        self.lines: dict[str, dict[str, set[int]]] = {}
+        self._files: dict[str, str | None] = {}
+
+    def start(self, nodeid: str) -> None:
+        functions = self.functions.setdefault(nodeid, [])
+        seen = set(functions)
+        lines = self.lines.setdefault(nodeid, {})
+        files = self._files
+        root = self.root
+
+        def on_call(frame: FrameType, event: str, arg: Any) -> Any:
+            code = frame.f_code
+            filename = code.co_filename
+            rel = files.get(filename, "")
+            if rel == "":
+                rel = files[filename] = project_relpath(filename, root)
+            if rel is None:
+                return None
+            key = (rel, code.co_firstlineno)
+            if key not in seen:
+                seen.add(key)
+                functions.append(key)
+            hits = lines.setdefault(rel, set())
+
+            def on_line(frame: FrameType, event: str, arg: Any) -> Any:
+                if event == "line":
+                    hits.add(frame.f_lineno)
+                return on_line
+
+            return on_line
+
+        sys.settrace(on_call)
+
+    def stop(self) -> None:
+        sys.settrace(None)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "functions": self.functions,
+            "lines": {
+                nodeid: {rel: sorted(hits) for rel, hits in files.items()}
+                for nodeid, files in self.lines.items()
+            },
+        }
+
+
+class WorkerPlugin:
+    def __init__(self, root: Path, patches: dict[str, bytes], trace: bool) -> None:
+        self.patches = patches
+        self.tracer = Tracer(root) if trace else None
+        self.outcomes: dict[str, dict[str, str]] = {}
+        self.collect_errors: list[str] = []
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_load_initial_conftests(self, early_config: pytest.Config) -> None:
+        # pytest has installed its assertion rewriter by now; go in front of it.
+        sys.meta_path.insert(0, PatchFinder(self.patches, early_config))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
+        if self.tracer is None:
+            return (yield)
+        self.tracer.start(item.nodeid)
+        try:
+            return (yield)
+        finally:
+            self.tracer.stop()
+
+    # Fixtures are code under test too: trace setup and call alike.
+    pytest_runtest_call = pytest_runtest_setup
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        seen = self.outcomes.get(report.nodeid)
+        if report.failed:
+            outcome = "failed" if report.when == "call" else "error"
+            if seen is None or seen["outcome"] == "passed":
+                detail = report.longreprtext[-MAX_DETAIL:]
+                self.outcomes[report.nodeid] = {"outcome": outcome, "detail": detail}
+        elif report.skipped and seen is None:
+            self.outcomes[report.nodeid] = {"outcome": "skipped", "detail": ""}
+        elif report.when == "call" and report.passed and seen is None:
+            self.outcomes[report.nodeid] = {"outcome": "passed", "detail": ""}
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.collect_errors.append(report.longreprtext[-MAX_DETAIL:])
+
+    def result(self, exit_code: int) -> dict[str, Any]:
+        return {
+            "exit_code": exit_code,
+            "outcomes": self.outcomes,
+            "collect_errors": self.collect_errors,
+            "trace": self.tracer.as_json() if self.tracer is not None else None,
+        }
+
+
+def main(argv: Sequence[str]) -> int:
+    spec = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    sys.dont_write_bytecode = True
+    patches = {
+        os.path.realpath(original): Path(patched).read_bytes()
+        for original, patched in spec["patches"].items()
+    }
+    plugin = WorkerPlugin(Path(spec["root"]), patches, bool(spec["trace"]))
+    exit_code = int(pytest.main([*spec["args"], *spec["nodeids"]], plugins=[plugin]))
+    result = Path(spec["result"])
+    partial = result.with_suffix(".partial")
+    partial.write_text(json.dumps(plugin.result(exit_code)), encoding="utf-8")
+    partial.replace(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
