@@ -6,6 +6,7 @@ parsing, no subprocess; localization happens after the run.
 
 from __future__ import annotations
 
+import os
 import re
 import sysconfig
 from dataclasses import dataclass
@@ -50,8 +51,9 @@ class Failure:
 
 
 def _library_roots() -> tuple[str, ...]:
-    roots = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
-    roots.add(str(Path(__file__).resolve().parent))
+    keys = ("stdlib", "platstdlib", "purelib", "platlib")
+    roots = {os.path.realpath(sysconfig.get_paths()[key]) for key in keys}
+    roots.add(os.path.realpath(Path(__file__).parent))
     return tuple(sorted(roots))
 
 
@@ -59,17 +61,18 @@ _LIBRARY_ROOTS = _library_roots()
 
 
 def project_relpath(filename: str, root: Path) -> str | None:
-    """The path of filename relative to root when it is the project's own code, else None."""
+    """The canonical path of filename relative to root when it is the project's own code, else None.
+
+    Links are resolved first: an editable install may serve the project through a tree of
+    symlinks, and a fix must name the file that really holds the code. root must be resolved.
+    """
     if not filename or filename.startswith("<"):
         return None
-    path = Path(filename)
-    if not path.is_absolute():
-        path = root / path
-    text = str(path)
-    if "site-packages" in text or "dist-packages" in text or text.startswith(_LIBRARY_ROOTS):
+    path = os.path.realpath(os.path.join(root, filename))
+    if "site-packages" in path or "dist-packages" in path or path.startswith(_LIBRARY_ROOTS):
         return None
     try:
-        return path.relative_to(root).as_posix()
+        return Path(path).relative_to(root).as_posix()
     except ValueError:
         return None
 

@@ -37,7 +37,7 @@ def heal_all(
     test_files: set[str],
     progress: Callable[[int, int, str], None],
 ) -> HealOutcome:
-    root = Path(config.rootpath)
+    root = Path(config.rootpath).resolve()
     runner = Runner.for_config(config, settings.timeout)
     sources = Sources(root)
     patterns = tuple(str(p) for p in config.getini("python_files"))

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from pytest_caretaker.edits import Edit
-from pytest_caretaker.localize import Sources
-from pytest_caretaker.repair import HealResult
-from pytest_caretaker.rewrite import Applied, apply_edits, unified_diff
 from pytest_caretaker.settings import Settings
+
+if TYPE_CHECKING:  # the session imports this module; libcst only loads once there is work
+    from pytest_caretaker.edits import Edit
+    from pytest_caretaker.localize import Sources
+    from pytest_caretaker.repair import HealResult
+    from pytest_caretaker.rewrite import Applied
 
 OUTPUT_DIR = ".caretaker"
 PATCH_NAME = "heal.patch"
@@ -43,6 +45,8 @@ def header(settings: Settings) -> str:
 
 
 def display_diff(applied: Applied) -> list[str]:
+    from pytest_caretaker.rewrite import unified_diff
+
     text = unified_diff(applied).decode("utf-8", "replace")
     return [line.rstrip("\r") for line in text.splitlines()[1:]]
 
@@ -92,6 +96,8 @@ def closing_line(results: Sequence[HealResult], patch: Path | None, root: Path) 
 
 def combined_patch(results: Sequence[HealResult], sources: Sources) -> tuple[bytes, list[str]]:
     """One patch for every healed result; a fix that does not combine with earlier ones is left out."""
+    from pytest_caretaker.rewrite import Applied, apply_edits, unified_diff
+
     edits_by_path: dict[str, list[Edit]] = {}
     left_out: list[str] = []
     for result in sorted(results, key=lambda r: r.nodeid):
@@ -116,6 +122,8 @@ def combined_patch(results: Sequence[HealResult], sources: Sources) -> tuple[byt
 
 
 def _combines(path: str, edits: list[Edit], sources: Sources) -> bool:
+    from pytest_caretaker.rewrite import Applied, apply_edits
+
     source = sources.get(path)
     qualnames = [e.qualname for e in edits if e.kind == "replace"]
     if source is None or len(qualnames) != len(set(qualnames)):

@@ -21,7 +21,7 @@ class HealSession:
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
-        self.root = Path(config.rootpath)
+        self.root = Path(config.rootpath).resolve()
         self.failures: dict[str, failures.Failure] = {}
         self.passed: list[str] = []
         self.test_files: set[str] = set()

@@ -78,7 +78,9 @@ class Runner:
         for plugin in config.getoption("plugins") or ():
             if "caretaker" not in plugin:
                 args += ["-p", plugin]
-        return cls(config.rootpath, config.invocation_params.dir, tuple(args), timeout)
+        return cls(
+            config.rootpath.resolve(), config.invocation_params.dir, tuple(args), timeout
+        )
 
     def run(
         self,

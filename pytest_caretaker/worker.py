@@ -57,9 +57,19 @@ class PatchedLoader(importlib.abc.Loader):
         exec(code, module.__dict__)
 
 
+def file_id(path: str) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino
+
+
 class PatchFinder(importlib.abc.MetaPathFinder):
-    def __init__(self, patches: dict[str, bytes], config: pytest.Config) -> None:
-        self.patches = patches  # real path of the original file -> candidate bytes
+    def __init__(self, patches: dict[tuple[int, int], bytes], config: pytest.Config) -> None:
+        # Keyed by the original file's (device, inode): a module found through a symlink or a
+        # hard link (editable installs may build link trees) is still the same file.
+        self.patches = patches
         self.config = config
 
     def find_spec(
@@ -78,7 +88,7 @@ class PatchFinder(importlib.abc.MetaPathFinder):
                 break
         if spec is None or not spec.origin:
             return spec
-        source = self.patches.get(os.path.realpath(spec.origin))
+        source = self.patches.get(file_id(spec.origin))
         if source is not None:
             rewrites = type(spec.loader).__name__ == "AssertionRewritingHook"
             spec.loader = PatchedLoader(spec.origin, source, self.config if rewrites else None)
@@ -138,7 +148,7 @@ class Tracer:
 
 
 class WorkerPlugin:
-    def __init__(self, root: Path, patches: dict[str, bytes], trace: bool) -> None:
+    def __init__(self, root: Path, patches: dict[tuple[int, int], bytes], trace: bool) -> None:
         self.patches = patches
         self.tracer = Tracer(root) if trace else None
         self.outcomes: dict[str, dict[str, str]] = {}
@@ -190,11 +200,12 @@ class WorkerPlugin:
 def main(argv: Sequence[str]) -> int:
     spec = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
     sys.dont_write_bytecode = True
-    patches = {
-        os.path.realpath(original): Path(patched).read_bytes()
-        for original, patched in spec["patches"].items()
-    }
-    plugin = WorkerPlugin(Path(spec["root"]), patches, bool(spec["trace"]))
+    patches: dict[tuple[int, int], bytes] = {}
+    for original, patched in spec["patches"].items():
+        key = file_id(original)
+        if key is not None:
+            patches[key] = Path(patched).read_bytes()
+    plugin = WorkerPlugin(Path(spec["root"]).resolve(), patches, bool(spec["trace"]))
     exit_code = int(pytest.main([*spec["args"], *spec["nodeids"]], plugins=[plugin]))
     result = Path(spec["result"])
     partial = result.with_suffix(".partial")

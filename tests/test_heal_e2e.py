@@ -1,0 +1,329 @@
+"""`pytest --heal` end to end: pytester projects, litellm over HTTP to the scripted server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from helpers import TEXT_MODEL, TOOLS_MODEL, heal_args, snapshot
+
+from pytest_caretaker.testing import ScriptedServer, text, tool_call
+
+CALC = """\
+def total(xs):
+    result = 0
+    for x in xs:
+        result += x
+    return result
+
+
+def mean(xs):
+    return total(xs) / (len(xs) + 1)
+"""
+TEST_CALC = """\
+from calc import mean, total
+
+
+def test_total():
+    assert total([1, 2, 3]) == 6
+
+
+def test_mean():
+    assert mean([1, 2, 3]) == 2
+"""
+GOOD_MEAN = "def mean(xs):\n    return total(xs) / len(xs)\n"
+
+
+@pytest.fixture
+def calc(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(calc=CALC, test_calc=TEST_CALC)
+    return pytester
+
+
+def git(cwd: object, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def test_flat_module_bug_is_healed_in_memory(calc: pytest.Pytester, llm: ScriptedServer) -> None:
+    git(calc.path, "init", "-q")
+    before = snapshot(calc.path)
+    llm.script(tool_call("mean divides by one too many.", [
+        {"path": "calc.py", "function": "mean", "code": GOOD_MEAN},
+    ]))
+
+    result = calc.runpytest(*heal_args(llm))
+
+    assert result.ret == 1  # the run tested the code as it was
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([
+        "caretaker: heal (in memory) · model openai/gpt-4o-mini · scope code",
+        "HEALED test_calc.py::test_mean",
+        "  patched calc.py::mean",
+        "  -    return total(xs) / (len(xs) + 1)",
+        "  +    return total(xs) / len(xs)",
+        "  mean divides by one too many.",
+        "  1 attempt · 150 tokens · $0.0000 · * s · openai/gpt-4o-mini",
+        "caretaker: 1 healed, 0 not healed · 150 tokens · $0.0000 · fixes in .caretaker/heal.patch",
+    ])
+    assert snapshot(calc.path) == before
+    assert git(calc.path, "status", "--porcelain", "--untracked-files=all").split() == [
+        "??", "calc.py", "??", "test_calc.py",
+    ]
+    git(calc.path, "apply", "--check", ".caretaker/heal.patch")
+    git(calc.path, "apply", ".caretaker/heal.patch")
+    calc.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
+
+
+def test_request_carries_the_test_and_the_called_function(
+    calc: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    llm.script(tool_call("fix", [{"path": "calc.py", "function": "mean", "code": GOOD_MEAN}]))
+    calc.runpytest(*heal_args(llm))
+
+    (request,) = llm.requests
+    assert request["tools"][0]["function"]["name"] == "propose_fix"
+    prompt = request["messages"][1]["content"]
+    assert "## calc.py::mean (editable)" in prompt  # found by tracing, not in the traceback
+    assert "return total(xs) / (len(xs) + 1)" in prompt
+    assert "## test_calc.py::test_mean (read only, test)" in prompt
+    assert "assert 1.5 == 2" in prompt
+
+
+SRC_SHAPES = """\
+class Rectangle:
+    def __init__(self, width, height):
+        self.width = width
+        self.height = height
+
+    def area(self):
+        return self.width + self.height
+"""
+
+
+@pytest.mark.parametrize("mode", ["lenient", "strict"])  # a path entry; a tree of symlinks
+def test_method_in_editable_src_package(
+    pytester: pytest.Pytester,
+    llm: ScriptedServer,
+    mode: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    package = pytester.path / "src" / "shapes"
+    package.mkdir(parents=True)
+    package.joinpath("__init__.py").write_text(SRC_SHAPES)
+    pytester.makepyfile(test_shapes="""
+        from shapes import Rectangle
+
+        def test_area():
+            assert Rectangle(2, 3).area() == 6
+
+        def test_square():
+            assert Rectangle(2, 2).area() == 4
+    """)
+    pytester.path.joinpath("pyproject.toml").write_text(
+        '[project]\nname = "shapes"\nversion = "0.1"\n'
+        '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
+    )
+    outside = tmp_path_factory.mktemp("editable")
+    prefix = outside / "prefix"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+         "--prefix", str(prefix), "--config-settings", f"editable_mode={mode}",
+         "-e", str(pytester.path)],
+        check=True, capture_output=True,
+    )
+    (site,) = prefix.glob("lib/python*/site-packages")
+    hook = outside / "hook"
+    hook.mkdir()
+    hook.joinpath("sitecustomize.py").write_text(f"import site\nsite.addsitedir({str(site)!r})\n")
+    monkeypatch.setenv("PYTHONPATH", str(hook))
+    # A wrong fix, then the right one: the verdicts differ only if the candidate in memory is what
+    # the worker imports through the editable install.
+    llm.script(
+        text("```python\ndef area(self):\n    return self.width * self.width\n```"),
+        text("```python\ndef area(self):\n    return self.width * self.height\n```"),
+    )
+    before = snapshot(pytester.path)
+
+    result = pytester.runpytest_subprocess(*heal_args(llm, TEXT_MODEL))
+
+    result.stdout.fnmatch_lines([
+        "HEALED test_shapes.py::test_area",
+        "  patched src/shapes/__init__.py::Rectangle.area",
+        "  2 attempts · *",
+    ])
+    assert result.ret == 1
+    after = snapshot(pytester.path)
+    for capture in ("stdout", "stderr"):  # runpytest_subprocess's own capture files
+        after.pop(capture)
+    assert after == before
+    retry = llm.requests[1]["messages"][-1]["content"]
+    assert "test_shapes.py::test_area still fails" in retry
+    assert "assert 4 == 6" in retry  # the worker really ran the first candidate
+
+
+TEST_BODY_BUG = """\
+def test_sum_of_squares():
+    total = 0
+    for x in [1, 2, 3]:
+        total += x * 2
+    assert total == 14
+"""
+
+
+def test_bug_in_test_body_needs_scope_tests(pytester: pytest.Pytester, llm: ScriptedServer) -> None:
+    pytester.makepyfile(test_body=TEST_BODY_BUG)
+
+    result = pytester.runpytest(*heal_args(llm))
+
+    result.stdout.fnmatch_lines([
+        "NOT HEALED test_body.py::test_sum_of_squares: the failure is in test code * "
+        "rerun with --heal-scope=tests *",
+    ])
+    assert llm.requests == []
+
+
+def test_bug_in_test_body_healed_with_scope_tests(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    pytester.makepyfile(test_body=TEST_BODY_BUG)
+    fixed = TEST_BODY_BUG.replace("x * 2", "x ** 2")
+    llm.script(tool_call("squares, not doubles", [
+        {"path": "test_body.py", "function": "test_sum_of_squares", "code": fixed},
+    ]))
+
+    result = pytester.runpytest(*heal_args(llm, TOOLS_MODEL, "--heal-scope=tests"))
+
+    result.stdout.fnmatch_lines(["HEALED test_body.py::test_sum_of_squares", "*+        total += x ** 2"])
+    assert "x * 2" in pytester.path.joinpath("test_body.py").read_text()
+
+
+REPLY_STYLES = {
+    "fenced": f"```python\n{GOOD_MEAN}```",
+    "prose and fence": f"The mean divides by n + 1.\n\n```python\n# file: calc.py\n{GOOD_MEAN}```\n"
+    "That fixes it.",
+    "bare code": GOOD_MEAN,
+    "indented bare code": "    def mean(xs):\n        return total(xs) / len(xs)\n",
+}
+
+
+@pytest.mark.parametrize("reply", REPLY_STYLES.values(), ids=REPLY_STYLES.keys())
+def test_text_reply_styles_heal(calc: pytest.Pytester, llm: ScriptedServer, reply: str) -> None:
+    llm.script(text(reply))
+
+    result = calc.runpytest(*heal_args(llm, TEXT_MODEL))
+
+    result.stdout.fnmatch_lines(["HEALED test_calc.py::test_mean", "  1 attempt · *"])
+    assert "tools" not in llm.requests[0]
+    assert "```python" in llm.requests[0]["messages"][0]["content"]  # the text format is asked for
+
+
+def test_text_reply_to_a_tool_model_is_parsed(calc: pytest.Pytester, llm: ScriptedServer) -> None:
+    llm.script(text(f"Here is the fix:\n```python\n{GOOD_MEAN}```"))
+
+    result = calc.runpytest(*heal_args(llm, TOOLS_MODEL))
+
+    result.stdout.fnmatch_lines(["HEALED test_calc.py::test_mean"])
+    assert "tools" in llm.requests[0]
+
+
+def test_unparseable_reply_then_good_one(calc: pytest.Pytester, llm: ScriptedServer) -> None:
+    llm.script(
+        text("I think the problem is in the mean function, but I am not sure."),
+        text(f"```python\n{GOOD_MEAN}```"),
+    )
+
+    result = calc.runpytest(*heal_args(llm, TEXT_MODEL))
+
+    result.stdout.fnmatch_lines(["HEALED test_calc.py::test_mean", "  2 attempts · 300 tokens *"])
+    second = llm.requests[1]["messages"]
+    assert second[-2] == {
+        "role": "assistant",
+        "content": "I think the problem is in the mean function, but I am not sure.",
+    }
+    assert "That fix was rejected: model output did not parse" in second[-1]["content"]
+
+
+def test_rejected_tool_call_is_answered_with_a_tool_message(
+    calc: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    llm.script(
+        tool_call("oops", [{"path": "calc.py", "function": "mean", "code": "def mean(xs):\n  return (\n"}]),
+        tool_call("fix", [{"path": "calc.py", "function": "mean", "code": GOOD_MEAN}]),
+    )
+
+    result = calc.runpytest(*heal_args(llm))
+
+    result.stdout.fnmatch_lines(["HEALED test_calc.py::test_mean", "  2 attempts *"])
+    assistant, answer = llm.requests[1]["messages"][-2:]
+    assert assistant["tool_calls"][0]["id"] == "call_1"
+    assert answer["role"] == "tool" and answer["tool_call_id"] == "call_1"
+    assert "The code does not parse" in answer["content"]
+
+
+def test_fix_that_breaks_a_neighbour_is_rejected(
+    calc: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    breaks_total = "def total(xs):\n    return 2 * sum(xs) - sum(xs) + 1\n"  # total([1,2,3]) == 7
+    cheat = "def mean(xs):\n    return 2\n"
+    llm.script(*[
+        tool_call("t", [{"path": "calc.py", "function": "total", "code": breaks_total},
+                        {"path": "calc.py", "function": "mean", "code": cheat}])
+    ] * 3)
+
+    result = calc.runpytest(*heal_args(llm))
+
+    result.stdout.fnmatch_lines([
+        "NOT HEALED test_calc.py::test_mean: fix broke test_calc.py::test_total",
+        "caretaker: 0 healed, 1 not healed · 450 tokens · *",
+    ])
+    assert len(llm.requests) == 3
+    assert "fix broke test_calc.py::test_total" in llm.requests[1]["messages"][-1]["content"]
+    assert not calc.path.joinpath(".caretaker", "heal.patch").exists()
+
+
+def test_model_error_is_one_line_and_status_unchanged(
+    calc: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    llm.responder = lambda body: text("", status=400, body=json.dumps(
+        {"error": {"message": "model overloaded", "type": "invalid_request_error"}}).encode())
+
+    result = calc.runpytest(*heal_args(llm))
+
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["NOT HEALED test_calc.py::test_mean: model error: *"])
+    result.stdout.no_fnmatch_line("*INTERNALERROR*")
+    result.stdout.no_fnmatch_line("*Traceback*")
+
+
+def test_no_model_configured(calc: pytest.Pytester) -> None:
+    plain = calc.runpytest("-p", "no:caretaker")
+    probe = calc.makeconftest("""
+        import sys
+        def pytest_unconfigure():
+            heavy = sorted(m for m in ("litellm", "libcst", "git") if m in sys.modules)
+            print("HEAVY:", heavy)
+    """)
+
+    result = calc.runpytest_subprocess("--heal", timeout=60)
+
+    assert result.ret == plain.ret == 1
+    result.stdout.fnmatch_lines([
+        "caretaker: heal (in memory) · no model configured · scope code",
+        "caretaker: no model configured, nothing was healed; pass --heal-model *",
+        "HEAVY: []",  # nothing was asked of any model: litellm was never even imported
+    ])
+    assert probe.exists()
+
+
+def test_passing_run_does_no_work(calc: pytest.Pytester, llm: ScriptedServer) -> None:
+    calc.makepyfile(test_calc="from calc import total\ndef test_total():\n    assert total([1]) == 1\n")
+
+    result = calc.runpytest(*heal_args(llm))
+
+    assert result.ret == 0
+    assert llm.requests == []
+    result.stdout.no_fnmatch_line("*caretaker: 0 healed*")
