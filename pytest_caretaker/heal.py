@@ -37,8 +37,20 @@ def heal_all(
     test_files: set[str],
     progress: Callable[[int, int, str], None],
 ) -> HealOutcome:
-    root = Path(config.rootpath).resolve()
-    runner = Runner.for_config(config, settings.timeout)
+    with Runner.for_config(config, settings.timeout) as runner:
+        return _heal_all(runner, config, settings, recorded, passed, test_files, progress)
+
+
+def _heal_all(
+    runner: Runner,
+    config: pytest.Config,
+    settings: Settings,
+    recorded: Sequence[Failure],
+    passed: Sequence[str],
+    test_files: set[str],
+    progress: Callable[[int, int, str], None],
+) -> HealOutcome:
+    root = runner.root
     sources = Sources(root)
     patterns = tuple(str(p) for p in config.getini("python_files"))
     tests = TestFiles(frozenset(test_files), patterns)

@@ -8,8 +8,10 @@ Neither can pass.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -19,11 +21,15 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pytest_caretaker.settings import WORKER_ENV
 
+#: Fork-based warm runs where fork is safe and cheap; a fresh process per run elsewhere.
+WARM_DEFAULT = sys.platform.startswith("linux")
+SERVER_START_TIMEOUT = 30.0
 _DROPPED_ENV = ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_TESTRUNUID")
 
 
@@ -59,18 +65,35 @@ class Verdict:
     result: RunResult | None = None
 
 
-@dataclass(frozen=True)
 class Runner:
-    """Knows how to start a worker that runs tests the way this session ran them."""
+    """Starts workers that run tests the way this session ran them.
 
-    root: Path
-    invocation_dir: Path
-    args: tuple[str, ...]
-    timeout: float
+    On Linux a warm server (worker.py --serve) imports pytest and its plugins once and forks a
+    child per run, so a run costs about what its tests cost; elsewhere, or if the server fails,
+    each run is a fresh ``python -m pytest_caretaker.worker`` process. Call close() when done.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        invocation_dir: Path,
+        args: Sequence[str],
+        timeout: float,
+        warm: bool = WARM_DEFAULT,
+    ) -> None:
+        self.root = root
+        self.invocation_dir = invocation_dir
+        self.args = tuple(args)
+        self.timeout = timeout
+        self.warm = warm
+        self._server: _Server | None = None
 
     @classmethod
     def for_config(cls, config: pytest.Config, timeout: float) -> Runner:
         args = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-o", "addopts="]
+        # Plugins are preloaded by the warm server, so pytest cannot rewrite their asserts; that
+        # warning must not become an error under a user's filterwarnings = error.
+        args += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
         args += ["--rootdir", str(config.rootpath)]
         if config.inipath is not None:
             args += ["-c", str(config.inipath)]
@@ -78,9 +101,18 @@ class Runner:
         for plugin in config.getoption("plugins") or ():
             if "caretaker" not in plugin:
                 args += ["-p", plugin]
-        return cls(
-            config.rootpath.resolve(), config.invocation_params.dir, tuple(args), timeout
-        )
+        return cls(config.rootpath.resolve(), config.invocation_params.dir, args, timeout)
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def run(
         self,
@@ -114,16 +146,8 @@ class Runner:
         }
         spec_file = workdir / "spec.json"
         spec_file.write_text(json.dumps(spec), encoding="utf-8")
-        env = {key: value for key, value in os.environ.items() if key not in _DROPPED_ENV}
-        env[WORKER_ENV] = "1"
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
         started = time.monotonic()
-        output, problem = _run_process(
-            [sys.executable, "-m", "pytest_caretaker.worker", str(spec_file)],
-            cwd=self.invocation_dir,
-            env=env,
-            timeout=self.timeout,
-        )
+        output, problem = self._execute(spec_file)
         seconds = time.monotonic() - started
         if problem is None and not result_file.exists():
             problem = "the test process exited before reporting (did the code exit the interpreter?)"
@@ -138,27 +162,115 @@ class Runner:
             seconds=seconds,
         )
 
+    def _execute(self, spec_file: Path) -> tuple[str, str | None]:
+        if self.warm:
+            if self._server is None:
+                self._server = _Server.start(self._command("--serve", str(self.root)), self._spawn)
+            if self._server is not None:
+                done = self._server.run(spec_file, self.timeout)
+                if done is not None:
+                    return done
+                self._server.close()  # it died: carry on without it
+                self._server = None
+            self.warm = False
+        return _run_process(self._command(str(spec_file)), self.timeout, self._spawn)
+
+    def _command(self, *args: str) -> list[str]:
+        return [sys.executable, "-m", "pytest_caretaker.worker", *args]
+
+    def _spawn(self, command: list[str], **options: Any) -> subprocess.Popen[bytes]:
+        env = {key: value for key, value in os.environ.items() if key not in _DROPPED_ENV}
+        env[WORKER_ENV] = "1"
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        return subprocess.Popen(
+            command, cwd=self.invocation_dir, env=env, start_new_session=True, **options
+        )
+
     def _absolute(self, nodeid: str) -> str:
         path, sep, rest = nodeid.partition("::")
         return str(self.root / path) + sep + rest
 
 
-def _run_process(
-    command: list[str], cwd: Path, env: dict[str, str], timeout: float
-) -> tuple[str, str | None]:
-    process = subprocess.Popen(
-        command,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+class _Server:
+    """The parent's handle on a warm worker server: one run at a time, over a line protocol."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+        self.buffer = b""
+
+    @classmethod
+    def start(cls, command: list[str], spawn: Any) -> _Server | None:
+        try:
+            process = spawn(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        except OSError:
+            return None
+        return cls(process)
+
+    def run(self, spec_file: Path, timeout: float) -> tuple[str, str | None] | None:
+        """Output and problem of one run, or None when the server itself failed."""
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(f"{spec_file}\n".encode())
+            self.process.stdin.flush()
+        except OSError:
+            return None
+        pid_line = self._readline(SERVER_START_TIMEOUT)
+        if pid_line is None or not pid_line.isdigit():
+            return None
+        pid = int(pid_line)
+        problem = None
+        done = self._readline(timeout)
+        if done is None:
+            _kill_group(pid)
+            problem = f"the tests did not finish within {timeout:g} s (does the code loop forever?)"
+            done = self._readline(SERVER_START_TIMEOUT)
+            if done is None:
+                return None
+        output_file = spec_file.with_name("output.txt")
+        output = output_file.read_text("utf-8", "replace") if output_file.exists() else ""
+        if problem is None and done.startswith("done "):
+            code = os.waitstatus_to_exitcode(int(done.split()[1]))
+            if code < 0:
+                problem = f"the test process was killed by signal {-code}"
+        return output, problem
+
+    def _readline(self, timeout: float) -> str | None:
+        assert self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.decode().strip()
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            _kill_group(self.process.pid)
+            self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+def _run_process(command: list[str], timeout: float, spawn: Any) -> tuple[str, str | None]:
+    process = spawn(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         stdout, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill_group(process)
+        _kill_group(process.pid)
         stdout, _ = process.communicate()
         text = stdout.decode("utf-8", "replace")
         return text, f"the tests did not finish within {timeout:g} s (does the code loop forever?)"
@@ -168,11 +280,9 @@ def _run_process(
     return text, None
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (AttributeError, ProcessLookupError, PermissionError):
-        process.kill()
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
 
 
 def _executed(trace: dict[str, object] | None) -> dict[str, Executed]:

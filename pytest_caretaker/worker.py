@@ -11,6 +11,7 @@ no cached .pyc of a candidate can outlive the run. Results go to a JSON file nam
 from __future__ import annotations
 
 import ast
+import importlib
 import importlib.abc
 import importlib.util
 import json
@@ -197,8 +198,8 @@ class WorkerPlugin:
         }
 
 
-def main(argv: Sequence[str]) -> int:
-    spec = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+def run_spec(spec_path: str) -> None:
+    spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     sys.dont_write_bytecode = True
     patches: dict[tuple[int, int], bytes] = {}
     for original, patched in spec["patches"].items():
@@ -211,6 +212,76 @@ def main(argv: Sequence[str]) -> int:
     partial = result.with_suffix(".partial")
     partial.write_text(json.dumps(plugin.result(exit_code)), encoding="utf-8")
     partial.replace(result)
+
+
+def preload(root: Path) -> None:
+    """Import pytest's plugins and their packages once, so that each forked run starts warm.
+
+    Whole packages, not just the entry modules: a plugin may import its package lazily during
+    the run (hypothesis does, in pytest_terminal_summary), and pytest would then rewrite and
+    compile it from source in every run. Modules of the project itself are dropped again: a
+    run must import them fresh, patched.
+    """
+    from importlib.metadata import entry_points
+
+    names: set[str] = set()
+    for entry in entry_points(group="pytest11"):
+        names.add(entry.module)
+        for file in (entry.dist.files or []) if entry.dist is not None else []:
+            top = file.parts[0].removesuffix(".py")
+            if file.suffix == ".py" and top.isidentifier():
+                names.add(top)
+    for name in sorted(names):
+        try:
+            importlib.import_module(name)
+        except BaseException:
+            continue  # a plugin that fails to import is reported by pytest in the run itself
+    for name, module in list(sys.modules.items()):
+        filename = getattr(module, "__file__", None)
+        if filename and project_relpath(filename, root) is not None:
+            del sys.modules[name]
+
+
+def serve(root: str) -> int:
+    """Fork one child per spec path read from stdin; report "<pid>" then "done <status>".
+
+    The child starts its own session (so a timeout can kill its whole process group) and
+    writes its output next to the spec.
+    """
+    sys.dont_write_bytecode = True
+    preload(Path(root).resolve())
+    out = sys.stdout
+    for line in sys.stdin:
+        spec_path = line.strip()
+        if not spec_path:
+            continue
+        output = Path(spec_path).with_name("output.txt")
+        pid = os.fork()
+        if pid == 0:  # the child: never returns into the loop
+            code = 70
+            try:
+                os.setsid()
+                fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.dup2(fd, 1)
+                os.dup2(fd, 2)
+                run_spec(spec_path)
+                code = 0
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        out.write(f"{pid}\n")
+        out.flush()
+        _, status = os.waitpid(pid, 0)
+        out.write(f"done {status}\n")
+        out.flush()
+    return 0
+
+
+def main(argv: Sequence[str]) -> int:
+    if argv and argv[0] == "--serve":
+        return serve(argv[1])
+    run_spec(argv[0])
     return 0
 
 
