@@ -68,7 +68,7 @@ def build(
         if source is None or definition is None:
             continue
         code = source.source_of(definition)
-        if len(code) > MAX_FUNCTION or used + len(code) > budget and functions:
+        if len(code) > MAX_FUNCTION or (used + len(code) > budget and functions):
             continue
         used += len(code)
         failed = tuple(
@@ -91,9 +91,9 @@ def build(
     for path in dict.fromkeys(f.path for f in functions):
         source = sources.get(path)
         if source is not None:
-            lines = tuple(
-                line for line in source.lines if line.startswith(("import ", "from "))
-            )[:30]
+            lines = tuple(line for line in source.lines if line.startswith(("import ", "from ")))[
+                :30
+            ]
             imports.append((path, lines))
     innermost = failure.innermost
     return Context(

@@ -79,7 +79,7 @@ class _Resolver:
         return ", ".join(refs) if refs else "(none)"
 
     def resolve(self, name: str, path: str | None) -> tuple[str, str] | None:
-        """Find (path, qualname) for a function named name (or qualified name) in candidate files."""
+        """(path, qualname) of the function called name (plain or qualified) in candidate files."""
         pool = self.editable + [c for c in self.candidates if c not in self.editable]
         if path is not None:
             pool = [c for c in pool if c.path == path]
@@ -105,7 +105,9 @@ class _Resolver:
 
 def _parse_text(text: str, resolver: _Resolver) -> Proposal | Unparsed:
     if not text.strip():
-        return Unparsed("The reply was empty; reply with the corrected function in a ```python block.")
+        return Unparsed(
+            "The reply was empty; reply with the corrected function in a ```python block."
+        )
     blocks = [
         body
         for lang, body in _FENCE.findall(text)
@@ -134,9 +136,13 @@ def _parse_tool_calls(
         try:
             data = json.loads(raw)
         except json.JSONDecodeError as error:
-            return Unparsed(f"The tool call arguments are not valid JSON ({error.msg}); call it again.")
+            return Unparsed(
+                f"The tool call arguments are not valid JSON ({error.msg}); call it again."
+            )
         if not isinstance(data, dict) or not isinstance(data.get("edits"), list):
-            return Unparsed('The tool call needs an "edits" list of {path, function, code} objects.')
+            return Unparsed(
+                'The tool call needs an "edits" list of {path, function, code} objects.'
+            )
         explanations.append(str(data.get("explanation") or ""))
         for item in data["edits"]:
             if not isinstance(item, dict) or not isinstance(item.get("code"), str):
@@ -183,8 +189,9 @@ def _parse_code(
             return Unparsed(f"class {cls.name} has no methods; reply with the methods to replace.")
         for node in methods:
             edits.append(_def_edit(node, source, f"{cls.name}.{node.name}", path, resolver))
-    for node in imports:
-        edits.append(Edit("import", path or "", ast.get_source_segment(source, node) or "", ""))
+    for statement in imports:
+        text = ast.get_source_segment(source, statement) or ""
+        edits.append(Edit("import", path or "", "", text))
     return edits
 
 
@@ -220,7 +227,9 @@ def _body_edit(
     definition = file.find(qualname) if file is not None else None
     if file is None or definition is None or definition.body_start <= definition.start:
         return Unparsed(f"Reply with the complete definition of {rel}::{qualname}, not its body.")
-    header = textwrap.dedent("\n".join(file.lines[definition.start - 1 : definition.body_start - 1]))
+    header = textwrap.dedent(
+        "\n".join(file.lines[definition.start - 1 : definition.body_start - 1])
+    )
     if not header.rstrip().endswith(":"):
         return Unparsed(f"Reply with the complete definition of {rel}::{qualname}, not its body.")
     body = textwrap.indent(source, "    ")

@@ -100,7 +100,9 @@ def project_frames(tb: TracebackType | None, root: Path) -> tuple[Frame, ...]:
         code = tb.tb_frame.f_code
         rel = project_relpath(code.co_filename, root)
         if rel is not None:
-            frames.append(Frame(rel, tb.tb_lineno, code.co_name, _frame_locals(tb.tb_frame.f_locals)))
+            frames.append(
+                Frame(rel, tb.tb_lineno, code.co_name, _frame_locals(tb.tb_frame.f_locals))
+            )
         tb = tb.tb_next
     return tuple(frames)
 

@@ -80,9 +80,9 @@ class SourceFile:
         """The innermost function whose lines hold lineno."""
         best: Definition | None = None
         for definition in self.definitions:
-            if definition.start <= lineno <= definition.end:
-                if best is None or definition.start >= best.start:
-                    best = definition
+            inside = definition.start <= lineno <= definition.end
+            if inside and (best is None or definition.start >= best.start):
+                best = definition
         return best
 
     def source_of(self, definition: Definition) -> str:
@@ -107,7 +107,7 @@ class Sources:
 
 @dataclass(frozen=True)
 class TestFiles:
-    """Which files are tests: those pytest collected tests from, conftests, and python_files globs."""
+    """Test files: those pytest collected tests from, conftests, and python_files globs."""
 
     collected: frozenset[str]
     patterns: tuple[str, ...] = ("test_*.py", "*_test.py")

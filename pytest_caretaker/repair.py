@@ -16,7 +16,7 @@ from pytest_caretaker.failures import Failure
 from pytest_caretaker.localize import Candidate, Sources, TestFiles, localize
 from pytest_caretaker.rewrite import Applied, NotApplied, apply_edits
 from pytest_caretaker.settings import Settings
-from pytest_caretaker.verify import RunResult, Runner, judge
+from pytest_caretaker.verify import Runner, RunResult, judge
 
 MAX_FEEDBACK = 3_000
 
@@ -179,16 +179,19 @@ class Repairer:
             if isinstance(done, NotApplied):
                 return _Attempt(False, f"fix does not apply: {done.reason}", proposal=parsed)
             applied.append(done)
-        run = self.runner.run(
-            [failure.nodeid, *regression], {a.path: a.after for a in applied}
-        )
+        run = self.runner.run([failure.nodeid, *regression], {a.path: a.after for a in applied})
         verdict = judge(run, [failure.nodeid], regression)
         if not verdict.ok:
             return _Attempt(False, verdict.reason, verdict.detail, parsed, tuple(applied))
         return _Attempt(True, "", proposal=parsed, applied=tuple(applied))
 
     def _result(
-        self, failure: Failure, tally: _Tally, healed: bool, reason: str, attempt: _Attempt | None = None
+        self,
+        failure: Failure,
+        tally: _Tally,
+        healed: bool,
+        reason: str,
+        attempt: _Attempt | None = None,
     ) -> HealResult:
         proposal = attempt.proposal if attempt is not None else None
         return HealResult(

@@ -95,7 +95,7 @@ def closing_line(results: Sequence[HealResult], patch: Path | None, root: Path) 
 
 
 def combined_patch(results: Sequence[HealResult], sources: Sources) -> tuple[bytes, list[str]]:
-    """One patch for every healed result; a fix that does not combine with earlier ones is left out."""
+    """One patch of every healed result; a fix that does not combine with the others is left out."""
     from pytest_caretaker.rewrite import Applied, apply_edits, unified_diff
 
     edits_by_path: dict[str, list[Edit]] = {}

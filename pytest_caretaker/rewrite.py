@@ -15,6 +15,8 @@ import libcst as cst
 
 from pytest_caretaker.edits import Edit
 
+Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
+
 
 @dataclass(frozen=True)
 class Applied:
@@ -110,7 +112,9 @@ def apply_edits(path: str, before: bytes, edits: Sequence[Edit]) -> Applied | No
     try:
         after = updated.bytes
     except UnicodeEncodeError:
-        return NotApplied(f"the fix uses characters that {path}'s encoding ({module.encoding}) lacks")
+        return NotApplied(
+            f"the fix uses characters that {path}'s encoding ({module.encoding}) lacks"
+        )
     try:
         compile(after, path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as error:
@@ -154,7 +158,7 @@ def _add_statements(
     return module.with_changes(body=body)
 
 
-def _two_blank_lines(statement: cst.BaseStatement) -> cst.BaseStatement:
+def _two_blank_lines(statement: Statement) -> Statement:
     if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
         blank = [line for line in statement.leading_lines if line.comment is None]
         if len(blank) < 2:

@@ -90,8 +90,12 @@ class HealSession:
                 terminal.write_line(f"healing {index}/{total} {nodeid} …")
 
         outcome = heal_all(
-            self.config, self.settings, list(self.failures.values()), self.passed,
-            self.test_files, progress,
+            self.config,
+            self.settings,
+            list(self.failures.values()),
+            self.passed,
+            self.test_files,
+            progress,
         )
         self.results = outcome.results
         self.patch = outcome.patch

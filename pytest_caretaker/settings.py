@@ -31,7 +31,7 @@ class Settings:
     scope: Scope = "code"
     attempts: int = DEFAULT_ATTEMPTS
     timeout: float = DEFAULT_TIMEOUT
-    #: Where each value came from, for messages ("--heal-model", "CARETAKER_MODEL", "ini heal_model").
+    #: Where each value came from, for messages: "--heal-model", "CARETAKER_MODEL", ...
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     @property
@@ -149,7 +149,7 @@ def _pick(name: str, sources: Sources) -> tuple[object, str] | None:
 
 
 def resolve(sources: Sources) -> Settings:
-    """Resolve the three sources into Settings; raises SettingError naming the bad value's origin."""
+    """Resolve the sources into Settings; a SettingError names the bad value's origin."""
     if sources.env.get(WORKER_ENV):
         return Settings()
     values: dict[str, object] = {}

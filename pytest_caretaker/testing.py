@@ -95,8 +95,8 @@ class ScriptedServer:
 
     @property
     def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        port = self._httpd.server_address[1]
+        return f"http://127.0.0.1:{port}/v1"
 
     def script(self, *replies: Scripted) -> None:
         with self._lock:
@@ -118,7 +118,9 @@ class ScriptedServer:
                 return self.responder(body), number
             if self.replies:
                 return self.replies.pop(0), number
-        return fault(500, json.dumps({"error": {"message": "no scripted reply left"}}).encode()), number
+        return fault(
+            500, json.dumps({"error": {"message": "no scripted reply left"}}).encode()
+        ), number
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -129,7 +131,9 @@ class ScriptedServer:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-            def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+            def _send(
+                self, status: int, body: bytes, headers: dict[str, str] | None = None
+            ) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -141,7 +145,10 @@ class ScriptedServer:
             def do_GET(self) -> None:
                 server.paths.append(self.path)
                 if self.path.rstrip("/").endswith("/models"):
-                    data = [{"id": name, "object": "model", "owned_by": "scripted"} for name in server.models]
+                    data = [
+                        {"id": name, "object": "model", "owned_by": "scripted"}
+                        for name in server.models
+                    ]
                     self._send(200, json.dumps({"object": "list", "data": data}).encode())
                 elif self.path.rstrip("/").endswith("/api/tags"):
                     tags = [{"name": name, "model": name} for name in server.models]

@@ -41,7 +41,7 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Executed:
-    """What one test ran of the project: functions as (path, first line) in call order, and lines."""
+    """What one test ran of the project: functions as (path, first line), in call order; lines."""
 
     functions: tuple[tuple[str, int], ...] = ()
     lines: Mapping[str, frozenset[int]] = field(default_factory=dict)
@@ -150,7 +150,9 @@ class Runner:
         output, problem = self._execute(spec_file)
         seconds = time.monotonic() - started
         if problem is None and not result_file.exists():
-            problem = "the test process exited before reporting (did the code exit the interpreter?)"
+            problem = (
+                "the test process exited before reporting (did the code exit the interpreter?)"
+            )
         if problem is not None:
             return RunResult({}, {}, problem=problem, output=output, seconds=seconds)
         data = json.loads(result_file.read_text(encoding="utf-8"))
@@ -266,7 +268,9 @@ class _Server:
 
 
 def _run_process(command: list[str], timeout: float, spawn: Any) -> tuple[str, str | None]:
-    process = spawn(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    process = spawn(
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
     try:
         stdout, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

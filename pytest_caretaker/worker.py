@@ -79,7 +79,7 @@ class PatchFinder(importlib.abc.MetaPathFinder):
         path: Sequence[str] | None,
         target: ModuleType | None = None,
     ) -> importlib.machinery.ModuleSpec | None:
-        spec = None
+        spec: importlib.machinery.ModuleSpec | None = None
         for finder in list(sys.meta_path):
             find = getattr(finder, "find_spec", None)
             if finder is self or find is None:
@@ -89,7 +89,8 @@ class PatchFinder(importlib.abc.MetaPathFinder):
                 break
         if spec is None or not spec.origin:
             return spec
-        source = self.patches.get(file_id(spec.origin))
+        key = file_id(spec.origin)
+        source = self.patches.get(key) if key is not None else None
         if source is not None:
             rewrites = type(spec.loader).__name__ == "AssertionRewritingHook"
             spec.loader = PatchedLoader(spec.origin, source, self.config if rewrites else None)
