@@ -30,18 +30,6 @@ def module_of(nodeid: str) -> str:
 
 
 def heal_all(
-    config: pytest.Config,
-    settings: Settings,
-    recorded: Sequence[Failure],
-    passed: Sequence[str],
-    test_files: set[str],
-    progress: Callable[[int, int, str], None],
-) -> HealOutcome:
-    with Runner.for_config(config, settings.timeout) as runner:
-        return _heal_all(runner, config, settings, recorded, passed, test_files, progress)
-
-
-def _heal_all(
     runner: Runner,
     config: pytest.Config,
     settings: Settings,

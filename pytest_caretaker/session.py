@@ -15,6 +15,7 @@ import pytest
 
 from pytest_caretaker import failures, report
 from pytest_caretaker.settings import Settings
+from pytest_caretaker.verify import Runner
 
 
 class HealSession:
@@ -28,6 +29,7 @@ class HealSession:
         self.results: list[Any] = []
         self.patch: Path | None = None
         self.notes: list[str] = []
+        self.runner: Runner | None = None
 
     # -- during the run ----------------------------------------------------------------------
 
@@ -53,6 +55,10 @@ class HealSession:
             and call.excinfo is not None
             and item.nodeid not in self.failures
         ):
+            if self.runner is None and self.settings.models:
+                # The verifier's warm server preloads while the rest of the run goes on.
+                self.runner = Runner.for_config(self.config, self.settings.timeout)
+                self.runner.prestart()
             self.failures[item.nodeid] = failures.record(
                 item.nodeid,
                 result.when,
@@ -67,17 +73,20 @@ class HealSession:
     # -- after the run -----------------------------------------------------------------------
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if exitstatus == pytest.ExitCode.INTERRUPTED or not self.failures:
+        runner, self.runner = self.runner, None
+        if runner is None:
+            if self.failures and not self.settings.models:
+                self.notes.append(report.CONFIGURE_HINT)
             return
-        if not self.settings.models:
-            self.notes.append(report.CONFIGURE_HINT)
-            return
-        try:
-            self._heal()
-        except Exception as error:  # never an INTERNALERROR: the run's outcome stands
-            self.notes.append(f"caretaker: healing stopped by an internal error: {error!r}")
+        with runner:
+            if exitstatus == pytest.ExitCode.INTERRUPTED:
+                return
+            try:
+                self._heal(runner)
+            except Exception as error:  # never an INTERNALERROR: the run's outcome stands
+                self.notes.append(f"caretaker: healing stopped by an internal error: {error!r}")
 
-    def _heal(self) -> None:
+    def _heal(self, runner: Runner) -> None:
         from pytest_caretaker.heal import heal_all
 
         terminal = self.config.pluginmanager.get_plugin("terminalreporter")
@@ -90,6 +99,7 @@ class HealSession:
                 terminal.write_line(f"healing {index}/{total} {nodeid} …")
 
         outcome = heal_all(
+            runner,
             self.config,
             self.settings,
             list(self.failures.values()),

@@ -164,10 +164,14 @@ class Runner:
             seconds=seconds,
         )
 
+    def prestart(self) -> None:
+        """Start the warm server now, so that it preloads while the test run goes on."""
+        if self.warm and self._server is None:
+            self._server = _Server.start(self._command("--serve", str(self.root)), self._spawn)
+
     def _execute(self, spec_file: Path) -> tuple[str, str | None]:
         if self.warm:
-            if self._server is None:
-                self._server = _Server.start(self._command("--serve", str(self.root)), self._spawn)
+            self.prestart()
             if self._server is not None:
                 done = self._server.run(spec_file, self.timeout)
                 if done is not None:
