@@ -57,15 +57,17 @@ class SourceFile:
 
         def walk(nodes: Iterable[ast.stmt], prefix: str) -> None:
             for node in nodes:
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     qualname = f"{prefix}{node.name}"
-                    if not isinstance(node, ast.ClassDef):
-                        start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                        end = node.end_lineno or node.lineno
-                        found.append(Definition(qualname, start, end, node.body[0].lineno))
+                    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                    end = node.end_lineno or node.lineno
+                    found.append(Definition(qualname, start, end, node.body[0].lineno))
                     walk(node.body, qualname + ".")
-                elif isinstance(node, (ast.If, ast.Try, ast.With)):
-                    walk(ast.iter_child_nodes(node), prefix)  # type: ignore[arg-type]
+                elif isinstance(node, ast.ClassDef):
+                    walk(node.body, f"{prefix}{node.name}.")
+                else:
+                    # if/for/while/with/try/match: every statement list they hold, at this level
+                    walk(_nested_statements(node), prefix)
 
         walk(tree.body, "")
         return tuple(found)
@@ -87,6 +89,16 @@ class SourceFile:
 
     def source_of(self, definition: Definition) -> str:
         return "\n".join(self.lines[definition.start - 1 : definition.end]) + "\n"
+
+
+def _nested_statements(node: ast.AST) -> list[ast.stmt]:
+    statements: list[ast.stmt] = []
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.stmt):
+            statements.append(child)
+        elif isinstance(child, (ast.ExceptHandler, ast.match_case)):
+            statements.extend(child.body)
+    return statements
 
 
 class Sources:

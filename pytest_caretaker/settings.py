@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
+from urllib.parse import urlsplit
 
 Scope = Literal["code", "tests", "any"]
 SCOPES: tuple[Scope, ...] = ("code", "tests", "any")
@@ -99,7 +100,8 @@ def parse_api_base(text: str, where: str) -> str | None:
     value = text.strip()
     if not value:
         return None
-    if not value.startswith(("http://", "https://")):
+    parsed = urlsplit(value)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
         raise SettingError(f"{where}: expected an http:// or https:// URL, got {text!r}")
     return value.rstrip("/")
 
