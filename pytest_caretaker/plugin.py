@@ -87,8 +87,8 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     except SettingError as error:
         raise pytest.UsageError(f"caretaker: {error}") from None
-    if not settings.heal:
-        return
+    if not settings.heal or hasattr(config, "workerinput"):
+        return  # pytest-xdist workers never heal: the controller owns the session
     from pytest_caretaker.session import HealSession
 
     config.pluginmanager.register(HealSession(config, settings), SESSION_NAME)

@@ -18,6 +18,12 @@ from pytest_caretaker.settings import Settings
 from pytest_caretaker.verify import Runner
 
 
+XDIST_NOTE = (
+    "caretaker: healing does not run under pytest-xdist yet; "
+    "rerun the failing tests with -n 0 --heal (e.g. pytest --lf -n 0 --heal)"
+)
+
+
 class HealSession:
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
@@ -33,8 +39,17 @@ class HealSession:
 
     # -- during the run ----------------------------------------------------------------------
 
+    @property
+    def distributed(self) -> bool:
+        """Whether pytest-xdist runs the tests in workers (not supported yet: see the README)."""
+        return bool(getattr(self.config.option, "dist", "no") != "no")
+
     def pytest_report_header(self) -> str:
         return report.header(self.settings)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.distributed and report.failed and not self.notes:
+            self.notes.append(XDIST_NOTE)
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         for path in {item.path for item in items}:
