@@ -17,7 +17,6 @@ from pytest_caretaker import failures, report
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.verify import Runner
 
-
 XDIST_NOTE = (
     "caretaker: healing does not run under pytest-xdist yet; "
     "rerun the failing tests with -n 0 --heal (e.g. pytest --lf -n 0 --heal)"

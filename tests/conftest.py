@@ -20,8 +20,9 @@ def _no_caretaker_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="session")
 def _litellm_loaded() -> None:
-    # In-process pytester runs restore sys.modules afterwards; a litellm (or libcst) first imported inside one
-    # is half-removed and breaks importlib.metadata for the next run. Import it once, outside.
+    # In-process pytester runs restore sys.modules afterwards; a litellm (or libcst) first
+    # imported inside one is half-removed and breaks importlib.metadata for the next run.
+    # Import them once, outside.
     import libcst  # noqa: F401
     import litellm  # noqa: F401
 

@@ -11,7 +11,6 @@ TOOLS_MODEL = "openai/gpt-4o-mini"  # litellm knows it supports tool calling
 TEXT_MODEL = "openai/caretaker-scripted-text"  # unknown to litellm: the plain-text format
 
 
-
 def heal_args(server: ScriptedServer, model: str = TOOLS_MODEL, *more: str) -> list[str]:
     return ["--heal", "--heal-model", model, "--heal-api-base", server.base_url, *more]
 

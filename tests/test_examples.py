@@ -36,17 +36,24 @@ def test_quickstart_without_a_model(quickstart: pytest.Pytester) -> None:
 
 def test_quickstart_heals_with_a_model(quickstart: pytest.Pytester, llm: ScriptedServer) -> None:
     before = snapshot(quickstart.path)
-    llm.script(tool_call("The loop stops one window early.", [
-        {"path": "textstats.py", "function": "moving_average", "code": FIXED},
-    ]))
+    llm.script(
+        tool_call(
+            "The loop stops one window early.",
+            [
+                {"path": "textstats.py", "function": "moving_average", "code": FIXED},
+            ],
+        )
+    )
 
     result = quickstart.runpytest(*heal_args(llm))
 
-    result.stdout.fnmatch_lines([
-        "HEALED test_textstats.py::test_moving_average",
-        "  -    for start in range(len(values) - window):",
-        "  +    for start in range(len(values) - window + 1):",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "HEALED test_textstats.py::test_moving_average",
+            "  -    for start in range(len(values) - window):",
+            "  +    for start in range(len(values) - window + 1):",
+        ]
+    )
     assert snapshot(quickstart.path) == before
     subprocess.run(["git", "apply", ".caretaker/heal.patch"], cwd=quickstart.path, check=True)
     quickstart.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)

@@ -50,27 +50,38 @@ def git(cwd: object, *args: str) -> str:
 def test_flat_module_bug_is_healed_in_memory(calc: pytest.Pytester, llm: ScriptedServer) -> None:
     git(calc.path, "init", "-q")
     before = snapshot(calc.path)
-    llm.script(tool_call("mean divides by one too many.", [
-        {"path": "calc.py", "function": "mean", "code": GOOD_MEAN},
-    ]))
+    llm.script(
+        tool_call(
+            "mean divides by one too many.",
+            [
+                {"path": "calc.py", "function": "mean", "code": GOOD_MEAN},
+            ],
+        )
+    )
 
     result = calc.runpytest(*heal_args(llm))
 
     assert result.ret == 1  # the run tested the code as it was
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines([
-        "caretaker: heal (in memory) · model openai/gpt-4o-mini · scope code",
-        "HEALED test_calc.py::test_mean",
-        "  patched calc.py::mean",
-        "  -    return total(xs) / (len(xs) + 1)",
-        "  +    return total(xs) / len(xs)",
-        "  mean divides by one too many.",
-        "  1 attempt · 150 tokens · $0.0000 · * s · openai/gpt-4o-mini",
-        "caretaker: 1 healed, 0 not healed · 150 tokens · $0.0000 · fixes in .caretaker/heal.patch",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "caretaker: heal (in memory) · model openai/gpt-4o-mini · scope code",
+            "HEALED test_calc.py::test_mean",
+            "  patched calc.py::mean",
+            "  -    return total(xs) / (len(xs) + 1)",
+            "  +    return total(xs) / len(xs)",
+            "  mean divides by one too many.",
+            "  1 attempt · 150 tokens · $0.0000 · * s · openai/gpt-4o-mini",
+            "caretaker: 1 healed, 0 not healed · 150 tokens · $0.0000 · "
+            "fixes in .caretaker/heal.patch",
+        ]
+    )
     assert snapshot(calc.path) == before
     assert git(calc.path, "status", "--porcelain", "--untracked-files=all").split() == [
-        "??", "calc.py", "??", "test_calc.py",
+        "??",
+        "calc.py",
+        "??",
+        "test_calc.py",
     ]
     git(calc.path, "apply", "--check", ".caretaker/heal.patch")
     git(calc.path, "apply", ".caretaker/heal.patch")
@@ -114,7 +125,8 @@ def test_method_in_editable_src_package(
     package = pytester.path / "src" / "shapes"
     package.mkdir(parents=True)
     package.joinpath("__init__.py").write_text(SRC_SHAPES)
-    pytester.makepyfile(test_shapes="""
+    pytester.makepyfile(
+        test_shapes="""
         from shapes import Rectangle
 
         def test_area():
@@ -122,7 +134,8 @@ def test_method_in_editable_src_package(
 
         def test_square():
             assert Rectangle(2, 2).area() == 4
-    """)
+    """
+    )
     pytester.path.joinpath("pyproject.toml").write_text(
         '[project]\nname = "shapes"\nversion = "0.1"\n'
         '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
@@ -130,10 +143,23 @@ def test_method_in_editable_src_package(
     outside = tmp_path_factory.mktemp("editable")
     prefix = outside / "prefix"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-         "--prefix", str(prefix), "--config-settings", f"editable_mode={mode}",
-         "-e", str(pytester.path)],
-        check=True, capture_output=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--prefix",
+            str(prefix),
+            "--config-settings",
+            f"editable_mode={mode}",
+            "-e",
+            str(pytester.path),
+        ],
+        check=True,
+        capture_output=True,
     )
     (site,) = prefix.glob("lib/python*/site-packages")
     hook = outside / "hook"
@@ -150,11 +176,13 @@ def test_method_in_editable_src_package(
 
     result = pytester.runpytest_subprocess(*heal_args(llm, TEXT_MODEL))
 
-    result.stdout.fnmatch_lines([
-        "HEALED test_shapes.py::test_area",
-        "  patched src/shapes/__init__.py::Rectangle.area",
-        "  2 attempts · *",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "HEALED test_shapes.py::test_area",
+            "  patched src/shapes/__init__.py::Rectangle.area",
+            "  2 attempts · *",
+        ]
+    )
     assert result.ret == 1
     after = snapshot(pytester.path)
     for capture in ("stdout", "stderr"):  # runpytest_subprocess's own capture files
@@ -179,10 +207,12 @@ def test_bug_in_test_body_needs_scope_tests(pytester: pytest.Pytester, llm: Scri
 
     result = pytester.runpytest(*heal_args(llm))
 
-    result.stdout.fnmatch_lines([
-        "NOT HEALED test_body.py::test_sum_of_squares: the failure is in test code * "
-        "rerun with --heal-scope=tests *",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "NOT HEALED test_body.py::test_sum_of_squares: the failure is in test code * "
+            "rerun with --heal-scope=tests *",
+        ]
+    )
     assert llm.requests == []
 
 
@@ -191,13 +221,20 @@ def test_bug_in_test_body_healed_with_scope_tests(
 ) -> None:
     pytester.makepyfile(test_body=TEST_BODY_BUG)
     fixed = TEST_BODY_BUG.replace("x * 2", "x ** 2")
-    llm.script(tool_call("squares, not doubles", [
-        {"path": "test_body.py", "function": "test_sum_of_squares", "code": fixed},
-    ]))
+    llm.script(
+        tool_call(
+            "squares, not doubles",
+            [
+                {"path": "test_body.py", "function": "test_sum_of_squares", "code": fixed},
+            ],
+        )
+    )
 
     result = pytester.runpytest(*heal_args(llm, TOOLS_MODEL, "--heal-scope=tests"))
 
-    result.stdout.fnmatch_lines(["HEALED test_body.py::test_sum_of_squares", "*+        total += x ** 2"])
+    result.stdout.fnmatch_lines(
+        ["HEALED test_body.py::test_sum_of_squares", "*+        total += x ** 2"]
+    )
     assert "x * 2" in pytester.path.joinpath("test_body.py").read_text()
 
 
@@ -251,7 +288,9 @@ def test_rejected_tool_call_is_answered_with_a_tool_message(
     calc: pytest.Pytester, llm: ScriptedServer
 ) -> None:
     llm.script(
-        tool_call("oops", [{"path": "calc.py", "function": "mean", "code": "def mean(xs):\n  return (\n"}]),
+        tool_call(
+            "oops", [{"path": "calc.py", "function": "mean", "code": "def mean(xs):\n  return (\n"}]
+        ),
         tool_call("fix", [{"path": "calc.py", "function": "mean", "code": GOOD_MEAN}]),
     )
 
@@ -269,17 +308,27 @@ def test_fix_that_breaks_a_neighbour_is_rejected(
 ) -> None:
     breaks_total = "def total(xs):\n    return 2 * sum(xs) - sum(xs) + 1\n"  # total([1,2,3]) == 7
     cheat = "def mean(xs):\n    return 2\n"
-    llm.script(*[
-        tool_call("t", [{"path": "calc.py", "function": "total", "code": breaks_total},
-                        {"path": "calc.py", "function": "mean", "code": cheat}])
-    ] * 3)
+    llm.script(
+        *[
+            tool_call(
+                "t",
+                [
+                    {"path": "calc.py", "function": "total", "code": breaks_total},
+                    {"path": "calc.py", "function": "mean", "code": cheat},
+                ],
+            )
+        ]
+        * 3
+    )
 
     result = calc.runpytest(*heal_args(llm))
 
-    result.stdout.fnmatch_lines([
-        "NOT HEALED test_calc.py::test_mean: fix broke test_calc.py::test_total",
-        "caretaker: 0 healed, 1 not healed · 450 tokens · *",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "NOT HEALED test_calc.py::test_mean: fix broke test_calc.py::test_total",
+            "caretaker: 0 healed, 1 not healed · 450 tokens · *",
+        ]
+    )
     assert len(llm.requests) == 3
     assert "fix broke test_calc.py::test_total" in llm.requests[1]["messages"][-1]["content"]
     assert not calc.path.joinpath(".caretaker", "heal.patch").exists()
@@ -288,8 +337,13 @@ def test_fix_that_breaks_a_neighbour_is_rejected(
 def test_model_error_is_one_line_and_status_unchanged(
     calc: pytest.Pytester, llm: ScriptedServer
 ) -> None:
-    llm.responder = lambda body: text("", status=400, body=json.dumps(
-        {"error": {"message": "model overloaded", "type": "invalid_request_error"}}).encode())
+    llm.responder = lambda body: text(
+        "",
+        status=400,
+        body=json.dumps(
+            {"error": {"message": "model overloaded", "type": "invalid_request_error"}}
+        ).encode(),
+    )
 
     result = calc.runpytest(*heal_args(llm))
 
@@ -311,16 +365,20 @@ def test_no_model_configured(calc: pytest.Pytester) -> None:
     result = calc.runpytest_subprocess("--heal", timeout=60)
 
     assert result.ret == plain.ret == 1
-    result.stdout.fnmatch_lines([
-        "caretaker: heal (in memory) · no model configured · scope code",
-        "caretaker: no model configured, nothing was healed; pass --heal-model *",
-        "HEAVY: []",  # nothing was asked of any model: litellm was never even imported
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "caretaker: heal (in memory) · no model configured · scope code",
+            "caretaker: no model configured, nothing was healed; pass --heal-model *",
+            "HEAVY: []",  # nothing was asked of any model: litellm was never even imported
+        ]
+    )
     assert probe.exists()
 
 
 def test_passing_run_does_no_work(calc: pytest.Pytester, llm: ScriptedServer) -> None:
-    calc.makepyfile(test_calc="from calc import total\ndef test_total():\n    assert total([1]) == 1\n")
+    calc.makepyfile(
+        test_calc="from calc import total\ndef test_total():\n    assert total([1]) == 1\n"
+    )
 
     result = calc.runpytest(*heal_args(llm))
 

@@ -1,4 +1,4 @@
-"""The verifier runs tests in another process with candidates applied in memory, and contains them."""
+"""The verifier runs tests in another process with candidates in memory, and contains them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from helpers import snapshot
 
-from pytest_caretaker.verify import Outcome, RunResult, Runner, judge
+from pytest_caretaker.verify import Outcome, Runner, RunResult, judge
 
 CALC = "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n\n\ndef other():\n    return 1\n"
 TESTS = """\
@@ -74,7 +74,9 @@ def test_trace_records_the_project_functions_a_test_ran(runner: Runner) -> None:
 CONTAINED = {
     "hangs": b"def mean(xs):\n    while True:\n        pass\n",
     "exits with 0": b"import os\n\ndef mean(xs):\n    os._exit(0)\n",
-    "kills itself": b"import os, signal\n\ndef mean(xs):\n    os.kill(os.getpid(), signal.SIGKILL)\n",
+    "kills itself": (
+        b"import os, signal\n\ndef mean(xs):\n    os.kill(os.getpid(), signal.SIGKILL)\n"
+    ),
     "exits at import": b"import sys\nsys.exit(0)\n",
 }
 
@@ -109,7 +111,11 @@ def test_judge_names_the_broken_neighbour() -> None:
 
     verdict = judge(result, [MEAN], ["t.py::b"])
 
-    assert (verdict.ok, verdict.reason, verdict.detail) == (False, "fix broke t.py::b", "assert 1 == 2")
+    assert (verdict.ok, verdict.reason, verdict.detail) == (
+        False,
+        "fix broke t.py::b",
+        "assert 1 == 2",
+    )
     assert judge(result, [MEAN], []).ok
     missing = judge(result, [MEAN], ["t.py::gone"])
     assert missing.reason == "fix broke t.py::gone (it did not run)"
