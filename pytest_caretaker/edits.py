@@ -46,7 +46,7 @@ class Unparsed:
 
 _FENCE = re.compile(r"```[ \t]*([\w+.-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _FILE_HINT = re.compile(r"^\s*#\s*(?:file|path)\s*:\s*(\S+\.py)\s*$", re.I | re.M)
-_CODE_START = re.compile(r"^(?:@|def |async def |class |import |from \S+ import )", re.M)
+_CODE_START = re.compile(r"^[ \t]*(?:@|def |async def |class |import |from \S+ import )", re.M)
 
 
 def parse_reply(
@@ -91,14 +91,25 @@ class _Resolver:
                 "." not in name or candidate.qualname.endswith("." + name)
             ):
                 return candidate.path, candidate.qualname
+        # Not a candidate itself: a sibling method in a candidate's class, then any function of
+        # that name in the candidates' files, top-level first.
+        wanted: list[tuple[str, str]] = []
+        for candidate in pool:
+            owner, dot, _ = candidate.qualname.rpartition(".")
+            if dot and "." not in name:
+                wanted.append((candidate.path, f"{owner}.{name}"))
         paths = [path] if path is not None else list(dict.fromkeys(c.path for c in pool))
+        wanted += [(rel, name) for rel in paths]
+        for rel, qualname in wanted:
+            source = self.files(rel)
+            if source is not None and source.find(qualname) is not None:
+                return rel, qualname
+        if "." in name:
+            return None
         for rel in paths:
             source = self.files(rel)
-            if source is None:
-                continue
-            for definition in source.definitions:
-                tail = definition.qualname.rsplit(".", 1)[-1]
-                if definition.qualname == name or ("." not in name and tail == name):
+            for definition in source.definitions if source is not None else ():
+                if definition.qualname.rsplit(".", 1)[-1] == name:
                     return rel, definition.qualname
         return None
 
@@ -116,8 +127,13 @@ def _parse_text(text: str, resolver: _Resolver) -> Proposal | Unparsed:
     explanation = _FENCE.sub("", text).strip()
     if not blocks:
         start = _CODE_START.search(text)
-        blocks = [text[start.start() :]] if start else [text]
-        explanation = text[: start.start()].strip() if start else ""
+        if start is None:
+            return Unparsed(
+                "The reply holds no code. Reply with the complete corrected function in a "
+                f"```python block; the functions that may change: {resolver.allowed()}."
+            )
+        blocks = [text[start.start() :]]
+        explanation = text[: start.start()].strip()
     edits: list[Edit] = []
     for block in blocks:
         parsed = _parse_code(block, None, None, resolver)
@@ -171,6 +187,10 @@ def _parse_code(
             f"The code does not parse: {error.msg} at line {error.lineno} of the block. "
             "Reply with complete, valid Python for the whole function."
         )
+    if not tree.body:
+        return Unparsed(
+            "The code block holds no statement. Reply with the complete corrected function."
+        )
     defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
     imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
@@ -223,17 +243,25 @@ def _body_edit(
             f"definition (def ...) of one of: {resolver.allowed()}."
         )
     rel, qualname = target
+    whole = Unparsed(f"Reply with the complete definition of {rel}::{qualname}, not its body.")
     file = resolver.files(rel)
     definition = file.find(qualname) if file is not None else None
-    if file is None or definition is None or definition.body_start <= definition.start:
-        return Unparsed(f"Reply with the complete definition of {rel}::{qualname}, not its body.")
-    header = textwrap.dedent(
-        "\n".join(file.lines[definition.start - 1 : definition.body_start - 1])
-    )
-    if not header.rstrip().endswith(":"):
-        return Unparsed(f"Reply with the complete definition of {rel}::{qualname}, not its body.")
-    body = textwrap.indent(source, "    ")
-    return [Edit("replace", rel, qualname, header.rstrip("\n") + "\n" + body)]
+    if file is None or definition is None:
+        return whole
+    # The original signature (decorators, comments after the colon) around the new body.
+    import libcst as cst
+
+    try:
+        original = cst.parse_module(textwrap.dedent(file.source_of(definition))).body[0]
+        statements = cst.parse_module(source).body
+    except (cst.ParserSyntaxError, IndexError):
+        return whole
+    if not isinstance(original, cst.FunctionDef) or not isinstance(
+        original.body, cst.IndentedBlock
+    ):
+        return whole
+    replaced = original.with_changes(body=original.body.with_changes(body=statements))
+    return [Edit("replace", rel, qualname, cst.Module(body=[replaced]).code)]
 
 
 def _finish(edits: list[Edit], explanation: str, resolver: _Resolver) -> Proposal | Unparsed:

@@ -195,8 +195,8 @@ def unified_diff(applied: Applied) -> bytes:
         n=3,
     )
     out = [b"diff --git a/" + path + b" b/" + path + b"\n"]
-    for line in lines:
-        if line.startswith((b"---", b"+++")):
+    for index, line in enumerate(lines):
+        if index < 2:  # the ---/+++ header; a content line may start with -- or ++ too
             out.append(line.rstrip(b"\r\n") + b"\n")
         elif line.endswith(b"\n"):
             out.append(line)
