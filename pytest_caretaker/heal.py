@@ -4,13 +4,14 @@ then the combined patch of all verified fixes.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from pytest_caretaker import report
+from pytest_caretaker import llm, report
 from pytest_caretaker.failures import Failure
 from pytest_caretaker.localize import Sources, TestFiles
 from pytest_caretaker.repair import HealResult, Repairer
@@ -46,6 +47,8 @@ def heal_all(
     modules = {module_of(f.nodeid) for f in failing}
     neighbours = [nodeid for nodeid in passed if module_of(nodeid) in modules]
 
+    # litellm takes seconds to import: do it while the baseline rerun below waits on its worker.
+    threading.Thread(target=llm.preload, name="caretaker-import", daemon=True).start()
     # One traced rerun: does each failure reproduce alone, which neighbours pass in isolation,
     # and what project code each test executed (the evidence for localization).
     baseline = runner.run([f.nodeid for f in failing] + neighbours, trace=True)

@@ -5,9 +5,11 @@ Every fault (network, status, bad body, empty reply) becomes a ModelError with a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,15 +47,36 @@ class Reply:
 def _litellm() -> Any:
     # Never reach the network for litellm's price table at import time.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
+    # In its default "DEV" mode litellm loads a .env file into os.environ when imported, found by
+    # searching upward from its own files: with a virtualenv inside the project that is the
+    # project's .env, whose values would then flow into every verification run.
+    os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+    with _quiet():
+        import litellm
 
     litellm.suppress_debug_info = True
     return litellm
 
 
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """litellm's own warnings (pydantic schema notes) are not the user's: keep them out of the
+    run's warnings summary."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def preload() -> None:
+    """Import litellm ahead of the first call (from a thread, while other work goes on)."""
+    with contextlib.suppress(Exception):
+        _litellm()
+
+
 def supports_tools(model: str) -> bool:
     try:
-        return bool(_litellm().supports_function_calling(model=model))
+        with _quiet():
+            return bool(_litellm().supports_function_calling(model=model))
     except Exception:
         return False
 
@@ -93,7 +116,8 @@ def ask(
         kwargs["_skip_mcp_handler"] = True
     started = time.monotonic()
     try:
-        response = litellm.completion(**kwargs)
+        with _quiet():
+            response = litellm.completion(**kwargs)
     except Exception as error:  # litellm raises many types; each ends as a reason
         raise ModelError(_one_line(error)) from None
     seconds = time.monotonic() - started

@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -108,6 +107,12 @@ class ScriptedServer:
         self._thread.start()
         return self
 
+    def __enter__(self) -> ScriptedServer:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
     def stop(self) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
@@ -176,12 +181,3 @@ class ScriptedServer:
                 self._send(reply.status, json.dumps(data).encode(), reply.headers)
 
         return Handler
-
-
-@contextmanager
-def serve(*replies: Scripted) -> Iterator[ScriptedServer]:
-    server = ScriptedServer(list(replies)).start()
-    try:
-        yield server
-    finally:
-        server.stop()
