@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_caretaker import llm
-from pytest_caretaker.testing import ScriptedServer, fault, text, tool_call
+from pytest_caretaker.testing import Scripted, ScriptedServer, fault, text, tool_call
 
 
 def test_importing_litellm_does_not_load_the_projects_dotenv(tmp_path: Path) -> None:
@@ -56,9 +56,9 @@ def test_reply_carries_text_tool_calls_and_usage() -> None:
     [text(""), fault(400), fault(401), text("", body=b"not json at all")],
     ids=["empty reply", "bad request", "unauthorized", "not json"],
 )
-def test_faults_become_one_line_model_errors(scripted: object) -> None:
-    with ScriptedServer([scripted]).start() as server:  # type: ignore[list-item]
-        with pytest.raises(llm.ModelError) as caught:
-            llm.ask("openai/gpt-4o-mini", [{"role": "user", "content": "x"}], server.base_url, True)
+def test_faults_become_one_line_model_errors(scripted: Scripted) -> None:
+    messages = [{"role": "user", "content": "x"}]
+    with ScriptedServer([scripted]).start() as server, pytest.raises(llm.ModelError) as caught:
+        llm.ask("openai/gpt-4o-mini", messages, server.base_url, True)
     message = str(caught.value)
     assert message and "\n" not in message and len(message) < 260
