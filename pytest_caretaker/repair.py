@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,11 @@ class _Tally:
         self.cost += reply.cost
         self.model = reply.model
 
+    def absorb(self, result: HealResult) -> None:
+        self.prompt_tokens += result.prompt_tokens
+        self.completion_tokens += result.completion_tokens
+        self.cost += result.cost
+
 
 @dataclass(frozen=True)
 class _Attempt:
@@ -72,7 +77,6 @@ class Repairer:
     sources: Sources
     tests: TestFiles
     root: Path
-    log: list[str] = field(default_factory=list)
 
     def editable(self, candidate: Candidate) -> bool:
         scope = self.settings.scope
@@ -81,7 +85,7 @@ class Repairer:
     def heal(self, failure: Failure, baseline: RunResult, regression: Sequence[str]) -> HealResult:
         started = time.monotonic()
         result = self._heal(failure, baseline, regression)
-        return _replace(result, seconds=time.monotonic() - started)
+        return replace(result, seconds=time.monotonic() - started)
 
     def _heal(self, failure: Failure, baseline: RunResult, regression: Sequence[str]) -> HealResult:
         nodeid = failure.nodeid
@@ -94,17 +98,23 @@ class Repairer:
             failure, [nodeid], baseline.executed, regression, self.sources, self.tests
         )
         if not any(self.editable(c) for c in candidates):
-            return HealResult(nodeid, False, self._nothing_editable(candidates))
+            return HealResult(nodeid, False, self._nothing_editable())
         material = context.build(failure, candidates, self.sources, self.editable)
-        last: HealResult | None = None
+        tally = _Tally()
+        result = HealResult(nodeid, False, "no model to ask")
         for model in self.settings.models:
-            last = self._converse(model, failure, candidates, material, regression)
-            if last.healed or not last.reason.startswith("model error"):
-                return last
-        assert last is not None
-        return last
+            result, model_failed = self._converse(model, failure, candidates, material, regression)
+            tally.absorb(result)
+            if not model_failed:
+                break  # a model that answered decides; the next one is only for model errors
+        return replace(
+            result,
+            prompt_tokens=tally.prompt_tokens,
+            completion_tokens=tally.completion_tokens,
+            cost=tally.cost,
+        )
 
-    def _nothing_editable(self, candidates: Sequence[Candidate]) -> str:
+    def _nothing_editable(self) -> str:
         if self.settings.scope == "code":
             return (
                 "the failure is in test code (no code under test ran in it); "
@@ -121,7 +131,8 @@ class Repairer:
         candidates: Sequence[Candidate],
         material: context.Context,
         regression: Sequence[str],
-    ) -> HealResult:
+    ) -> tuple[HealResult, bool]:
+        """The result of one model's conversation, and whether the model itself failed."""
         tools = llm.supports_tools(model)
         messages: list[dict[str, Any]] = [
             {
@@ -136,12 +147,12 @@ class Repairer:
             try:
                 reply = llm.ask(model, messages, self.settings.api_base, tools)
             except llm.ModelError as error:
-                return self._result(failure, tally, False, f"model error: {error}")
+                return self._result(failure, tally, False, f"model error: {error}"), True
             tally.attempts = number
             tally.add(reply)
             attempt = self._attempt(reply, failure, candidates, regression)
             if attempt.ok:
-                return self._result(failure, tally, True, "", attempt)
+                return self._result(failure, tally, True, "", attempt), False
             messages.append(reply.as_message())
             feedback = prompts.render(
                 "retry", reason=attempt.reason, detail=attempt.detail[-MAX_FEEDBACK:], tools=tools
@@ -153,7 +164,7 @@ class Repairer:
                 )
             else:
                 messages.append({"role": "user", "content": feedback})
-        return self._result(failure, tally, False, attempt.reason)
+        return self._result(failure, tally, False, attempt.reason), False
 
     def _attempt(
         self,
@@ -207,9 +218,3 @@ class Repairer:
             cost=tally.cost,
             model=tally.model,
         )
-
-
-def _replace(result: HealResult, **changes: Any) -> HealResult:
-    from dataclasses import replace
-
-    return replace(result, **changes)

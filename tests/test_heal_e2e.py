@@ -9,7 +9,7 @@ import sys
 import pytest
 from helpers import TEXT_MODEL, TOOLS_MODEL, heal_args, snapshot
 
-from pytest_caretaker.testing import ScriptedServer, text, tool_call
+from pytest_caretaker.testing import Scripted, ScriptedServer, fault, text, tool_call
 
 CALC = """\
 def total(xs):
@@ -396,3 +396,25 @@ def test_under_xdist_says_how_to_heal_and_asks_nothing(
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["caretaker: healing does not run under pytest-xdist yet; *-n 0*"])
     assert llm.requests == []
+
+
+def test_second_model_heals_when_the_first_fails(
+    calc: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    def respond(body: dict[str, object]) -> Scripted:
+        if body["model"] == "gpt-4o-mini":
+            return fault(400)
+        return text(f"```python\n{GOOD_MEAN}```", prompt_tokens=40, completion_tokens=2)
+
+    llm.responder = respond
+
+    result = calc.runpytest(*heal_args(llm), "--heal-model", TEXT_MODEL)
+
+    result.stdout.fnmatch_lines(
+        [
+            "caretaker: heal (in memory) · models openai/gpt-4o-mini → * · scope code",
+            "HEALED test_calc.py::test_mean",
+            f"  1 attempt · 42 tokens · * · {TEXT_MODEL}",
+        ]
+    )
+    assert [request["model"] for request in llm.requests] == ["gpt-4o-mini", TEXT_MODEL[7:]]
