@@ -418,3 +418,16 @@ def test_second_model_heals_when_the_first_fails(
         ]
     )
     assert [request["model"] for request in llm.requests] == ["gpt-4o-mini", TEXT_MODEL[7:]]
+
+
+@pytest.mark.parametrize(("flags", "shown"), [((), True), (("-q",), False)])
+def test_progress_line_per_failure_quiet_under_q(
+    calc: pytest.Pytester, llm: ScriptedServer, flags: tuple[str, ...], shown: bool
+) -> None:
+    llm.script(tool_call("fix", [{"path": "calc.py", "function": "mean", "code": GOOD_MEAN}]))
+
+    result = calc.runpytest(*heal_args(llm), *flags)
+
+    result.stdout.fnmatch_lines(["HEALED test_calc.py::test_mean"])
+    progress = "healing 1/1 test_calc.py::test_mean …"
+    assert (progress in result.stdout.lines) is shown
