@@ -289,8 +289,12 @@ def _run_process(command: list[str], timeout: float, spawn: Any) -> tuple[str, s
 
 
 def _kill_group(pid: int) -> None:
+    """Kill a run and everything it started (it leads its own session)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+        if hasattr(os, "killpg"):
+            os.killpg(pid, signal.SIGKILL)
+        else:  # Windows: no process groups to kill; the run itself at least
+            os.kill(pid, signal.SIGTERM)
 
 
 def _executed(trace: dict[str, object] | None) -> dict[str, Executed]:
