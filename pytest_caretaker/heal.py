@@ -24,6 +24,7 @@ class HealOutcome:
     results: list[HealResult] = field(default_factory=list)
     patch: Path | None = None
     notes: list[str] = field(default_factory=list)
+    interrupted: bool = False
 
 
 def module_of(nodeid: str) -> str:
@@ -47,27 +48,35 @@ def heal_all(
     modules = {module_of(f.nodeid) for f in failing}
     neighbours = [nodeid for nodeid in passed if module_of(nodeid) in modules]
 
+    outcome = HealOutcome()
     # litellm takes seconds to import: do it while the baseline rerun below waits on its worker.
     threading.Thread(target=llm.preload, name="caretaker-import", daemon=True).start()
-    # One traced rerun: does each failure reproduce alone, which neighbours pass in isolation,
-    # and what project code each test executed (the evidence for localization).
-    baseline = runner.run([f.nodeid for f in failing] + neighbours, trace=True)
-    outcome = HealOutcome()
-    if baseline.problem is not None:
-        reason = f"the failing tests could not be rerun: {baseline.problem}"
-        outcome.results = [HealResult(f.nodeid, False, reason) for f in failing]
-        return outcome
-    repairer = Repairer(settings, runner, sources, tests, root)
-    for index, failure in enumerate(failing, start=1):
-        progress(index, len(failing), failure.nodeid)
-        regression = [
-            nodeid
-            for nodeid in neighbours
-            if module_of(nodeid) == module_of(failure.nodeid)
-            and baseline.outcomes.get(nodeid) is not None
-            and baseline.outcomes[nodeid].outcome == "passed"
-        ]
-        outcome.results.append(repairer.heal(failure, baseline, regression))
+    try:
+        # One traced rerun: does each failure reproduce alone, which neighbours pass alone,
+        # and what project code each test executed (the evidence for localization).
+        baseline = runner.run([f.nodeid for f in failing] + neighbours, trace=True)
+        if baseline.problem is not None:
+            reason = f"the failing tests could not be rerun: {baseline.problem}"
+            outcome.results = [HealResult(f.nodeid, False, reason) for f in failing]
+            return outcome
+        repairer = Repairer(settings, runner, sources, tests, root)
+        for index, failure in enumerate(failing, start=1):
+            progress(index, len(failing), failure.nodeid)
+            regression = [
+                nodeid
+                for nodeid in neighbours
+                if module_of(nodeid) == module_of(failure.nodeid)
+                and baseline.outcomes.get(nodeid) is not None
+                and baseline.outcomes[nodeid].outcome == "passed"
+            ]
+            outcome.results.append(repairer.heal(failure, baseline, regression))
+    except KeyboardInterrupt:
+        # Ctrl-C stops healing, not the report: what was verified before it still stands.
+        outcome.interrupted = True
+        outcome.notes.append(
+            f"caretaker: healing interrupted; {len(outcome.results)} of "
+            f"{len(failing)} failures were done"
+        )
     patch, left_out = report.combined_patch(outcome.results, sources)
     outcome.patch = report.write_patch(root, patch)
     for nodeid in left_out:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 
@@ -431,3 +433,22 @@ def test_progress_line_per_failure_quiet_under_q(
     result.stdout.fnmatch_lines(["HEALED test_calc.py::test_mean"])
     progress = "healing 1/1 test_calc.py::test_mean …"
     assert (progress in result.stdout.lines) is shown
+
+
+def test_ctrl_c_while_waiting_for_the_model_stops_cleanly(
+    calc: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    def interrupt(body: dict[str, object]) -> Scripted:
+        os.kill(os.getpid(), signal.SIGINT)  # the in-process run is waiting for this reply
+        return text(f"```python\n{GOOD_MEAN}```")
+
+    llm.responder = interrupt
+    before = snapshot(calc.path)
+
+    result = calc.runpytest(*heal_args(llm))
+
+    assert result.ret == 1  # the run's own outcome
+    result.stdout.fnmatch_lines(["caretaker: healing interrupted; 0 of 1 failures were done"])
+    result.stdout.no_fnmatch_line("*Traceback*")
+    result.stdout.no_fnmatch_line("*KeyboardInterrupt*")
+    assert snapshot(calc.path) == before
