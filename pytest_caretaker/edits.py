@@ -187,6 +187,8 @@ def _parse_code(
             f"The code does not parse: {error.msg} at line {error.lineno} of the block. "
             "Reply with complete, valid Python for the whole function."
         )
+    except ValueError:  # Python 3.10 and 3.11 refuse NUL bytes with a ValueError
+        return Unparsed("The code holds a NUL byte; reply with plain Python source.")
     if not tree.body:
         return Unparsed(
             "The code block holds no statement. Reply with the complete corrected function."

@@ -79,12 +79,8 @@ def test_flat_module_bug_is_healed_in_memory(calc: pytest.Pytester, llm: Scripte
         ]
     )
     assert snapshot(calc.path) == before
-    assert git(calc.path, "status", "--porcelain", "--untracked-files=all").split() == [
-        "??",
-        "calc.py",
-        "??",
-        "test_calc.py",
-    ]
+    status = git(calc.path, "status", "--porcelain", "--untracked-files=all").split()
+    assert "calc.py" in status and not [path for path in status if ".caretaker" in path]
     git(calc.path, "apply", "--check", ".caretaker/heal.patch")
     git(calc.path, "apply", ".caretaker/heal.patch")
     calc.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
