@@ -448,3 +448,17 @@ def test_ctrl_c_while_waiting_for_the_model_stops_cleanly(
     result.stdout.no_fnmatch_line("*Traceback*")
     result.stdout.no_fnmatch_line("*KeyboardInterrupt*")
     assert snapshot(calc.path) == before
+
+
+def test_importlib_import_mode(calc: pytest.Pytester, llm: ScriptedServer) -> None:
+    calc.makeini("[pytest]\npythonpath = .\naddopts = --import-mode=importlib\n")
+    wrong = "def mean(xs):\n    return total(xs) / (len(xs) - 1)\n"
+    llm.script(
+        tool_call("w", [{"path": "calc.py", "function": "mean", "code": wrong}]),
+        tool_call("fix", [{"path": "calc.py", "function": "mean", "code": GOOD_MEAN}]),
+    )
+
+    result = calc.runpytest(*heal_args(llm))
+
+    result.stdout.fnmatch_lines(["HEALED test_calc.py::test_mean", "  2 attempts · *"])
+    assert "assert 3.0 == 2" in llm.requests[1]["messages"][-1]["content"]
