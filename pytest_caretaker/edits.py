@@ -12,7 +12,7 @@ import ast
 import json
 import re
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -305,12 +305,3 @@ def _dedupe(edits: Sequence[Edit]) -> list[Edit]:
 def _clean_explanation(text: str) -> str:
     paragraph = " ".join(text.split())
     return paragraph[:1_000]
-
-
-def describe(edits: Sequence[Edit]) -> Mapping[str, list[str]]:
-    """Functions touched, per file, for the summary."""
-    touched: dict[str, list[str]] = {}
-    for edit in edits:
-        if edit.kind != "import":
-            touched.setdefault(edit.path, []).append(edit.qualname)
-    return touched
