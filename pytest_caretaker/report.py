@@ -105,7 +105,8 @@ def combined_patch(results: Sequence[HealResult], sources: Sources) -> tuple[byt
             continue
         trial = {path: list(edits) for path, edits in edits_by_path.items()}
         for edit in result.edits:
-            trial.setdefault(edit.path, []).append(edit)
+            if edit not in trial.setdefault(edit.path, []):  # the same fix healing several tests
+                trial[edit.path].append(edit)
         if all(_combines(path, edits, sources) for path, edits in trial.items()):
             edits_by_path = trial
         else:

@@ -1,0 +1,68 @@
+"""The summary's figures and the combined patch of verified fixes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_caretaker.edits import Edit
+from pytest_caretaker.localize import Sources
+from pytest_caretaker.repair import HealResult
+from pytest_caretaker.report import closing_line, combined_patch, plural
+
+CALC = b"def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n\n\ndef total(xs):\n    return 0\n"
+MEAN = Edit("replace", "calc.py", "mean", "def mean(xs):\n    return sum(xs) / len(xs)\n")
+OTHER_MEAN = Edit(
+    "replace", "calc.py", "mean", "def mean(xs):\n    return sum(xs) / max(len(xs), 1)\n"
+)
+TOTAL = Edit("replace", "calc.py", "total", "def total(xs):\n    return sum(xs)\n")
+
+
+@pytest.fixture
+def sources(tmp_path: Path) -> Sources:
+    tmp_path.joinpath("calc.py").write_bytes(CALC)
+    return Sources(tmp_path)
+
+
+def healed(nodeid: str, *edits: Edit) -> HealResult:
+    return HealResult(nodeid, True, edits=edits)
+
+
+def test_one_fix_healing_several_tests_is_in_the_patch_once(sources: Sources) -> None:
+    patch, left_out = combined_patch([healed("t::a", MEAN), healed("t::b", MEAN)], sources)
+
+    assert left_out == []
+    assert patch.count(b"+    return sum(xs) / len(xs)\n") == 1
+
+
+def test_fixes_of_different_functions_combine(sources: Sources) -> None:
+    patch, left_out = combined_patch([healed("t::a", MEAN), healed("t::b", TOTAL)], sources)
+
+    assert left_out == []
+    assert b"+    return sum(xs) / len(xs)\n" in patch and b"+    return sum(xs)\n" in patch
+
+
+def test_different_fixes_of_one_function_conflict(sources: Sources) -> None:
+    results = [healed("t::b", OTHER_MEAN), healed("t::a", MEAN), HealResult("t::c", False)]
+
+    patch, left_out = combined_patch(results, sources)
+
+    assert left_out == ["t::b"]  # in test id order: t::a's fix came first
+    assert b"len(xs))" not in patch and b"+    return sum(xs) / len(xs)\n" in patch
+
+
+def test_closing_line_counts_and_pluralises(tmp_path: Path) -> None:
+    results = [
+        HealResult("a", True, prompt_tokens=1000, completion_tokens=210, cost=0.0021),
+        HealResult("b", False, prompt_tokens=3000, cost=0.001),
+    ]
+    patch = tmp_path / ".caretaker" / "heal.patch"
+
+    line = closing_line(results, patch, tmp_path)
+
+    assert line == (
+        "caretaker: 1 healed, 1 not healed · 4,210 tokens · $0.0031 · "
+        "fixes in .caretaker/heal.patch"
+    )
+    assert (plural(1, "attempt"), plural(3, "attempt")) == ("1 attempt", "3 attempts")
