@@ -24,7 +24,6 @@ class HealOutcome:
     results: list[HealResult] = field(default_factory=list)
     patch: Path | None = None
     notes: list[str] = field(default_factory=list)
-    interrupted: bool = False
 
 
 def module_of(nodeid: str) -> str:
@@ -72,7 +71,6 @@ def heal_all(
             outcome.results.append(repairer.heal(failure, baseline, regression))
     except KeyboardInterrupt:
         # Ctrl-C stops healing, not the report: what was verified before it still stands.
-        outcome.interrupted = True
         outcome.notes.append(
             f"caretaker: healing interrupted; {len(outcome.results)} of "
             f"{len(failing)} failures were done"

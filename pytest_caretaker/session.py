@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_caretaker import failures, report
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.verify import Runner
+
+if TYPE_CHECKING:  # heal.py brings libcst; it is imported only once there is work
+    from pytest_caretaker.heal import HealOutcome
 
 XDIST_NOTE = (
     "caretaker: healing does not run under pytest-xdist yet; "
@@ -31,8 +34,7 @@ class HealSession:
         self.failures: dict[str, failures.Failure] = {}
         self.passed: list[str] = []
         self.test_files: set[str] = set()
-        self.results: list[Any] = []
-        self.patch: Path | None = None
+        self.outcome: HealOutcome | None = None
         self.notes: list[str] = []
         self.runner: Runner | None = None
 
@@ -112,7 +114,7 @@ class HealSession:
                     terminal.ensure_newline()
                 terminal.write_line(f"healing {index}/{total} {nodeid} …")
 
-        outcome = heal_all(
+        self.outcome = heal_all(
             runner,
             self.config,
             self.settings,
@@ -121,12 +123,14 @@ class HealSession:
             self.test_files,
             progress,
         )
-        self.results = outcome.results
-        self.patch = outcome.patch
-        self.notes.extend(outcome.notes)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.results:
-            report.summary(terminalreporter, self.results, self.patch, self.root)
-        for note in self.notes:
+        notes = list(self.notes)
+        if self.outcome is not None:
+            if self.outcome.results:
+                report.summary(
+                    terminalreporter, self.outcome.results, self.outcome.patch, self.root
+                )
+            notes += self.outcome.notes
+        for note in notes:
             terminalreporter.write_line(note, yellow=True)

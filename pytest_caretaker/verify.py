@@ -62,7 +62,6 @@ class Verdict:
     ok: bool
     reason: str = ""  # one line, for the summary
     detail: str = ""  # the evidence, for the model's next attempt
-    result: RunResult | None = None
 
 
 class Runner:
@@ -321,20 +320,20 @@ def _first_line(text: str) -> str:
 def judge(result: RunResult, failing: Sequence[str], regression: Sequence[str]) -> Verdict:
     """Accept only if every failing test passes and every regression test still passes."""
     if result.problem is not None:
-        return Verdict(False, result.problem, result.output[-2_000:], result)
+        return Verdict(False, result.problem, result.output[-2_000:])
     if result.collect_errors:
         detail = result.collect_errors[0]
-        return Verdict(False, f"collecting the tests failed: {_first_line(detail)}", detail, result)
+        return Verdict(False, f"collecting the tests failed: {_first_line(detail)}", detail)
     for nodeid in failing:
         outcome = result.outcomes.get(nodeid)
         if outcome is None:
-            return Verdict(False, f"{nodeid} did not run", result.output[-2_000:], result)
+            return Verdict(False, f"{nodeid} did not run", result.output[-2_000:])
         if outcome.outcome != "passed":
-            return Verdict(False, f"{nodeid} still fails", outcome.detail, result)
+            return Verdict(False, f"{nodeid} still fails", outcome.detail)
     for nodeid in regression:
         outcome = result.outcomes.get(nodeid)
         if outcome is None:
-            return Verdict(False, f"fix broke {nodeid} (it did not run)", "", result)
+            return Verdict(False, f"fix broke {nodeid} (it did not run)", "")
         if outcome.outcome != "passed":
-            return Verdict(False, f"fix broke {nodeid}", outcome.detail, result)
-    return Verdict(True, result=result)
+            return Verdict(False, f"fix broke {nodeid}", outcome.detail)
+    return Verdict(True)
