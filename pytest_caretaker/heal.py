@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from pytest_caretaker import llm, report
+from pytest_caretaker.builtin import Builtin
 from pytest_caretaker.failures import Failure
 from pytest_caretaker.localize import Sources, TestFiles
 from pytest_caretaker.repair import HealResult, Repairer
-from pytest_caretaker.settings import Settings
+from pytest_caretaker.settings import BUILTIN, Settings
+from pytest_caretaker.trials import Trials
 from pytest_caretaker.verify import Runner
 
 
@@ -48,8 +50,16 @@ def heal_all(
     neighbours = [nodeid for nodeid in passed if module_of(nodeid) in modules]
 
     outcome = HealOutcome()
-    # litellm takes seconds to import: do it while the baseline rerun below waits on its worker.
-    threading.Thread(target=llm.preload, name="caretaker-import", daemon=True).start()
+    if any(model != BUILTIN for model in settings.models):
+        # litellm takes seconds to import: do it while the baseline rerun waits on its worker.
+        threading.Thread(target=llm.preload, name="caretaker-import", daemon=True).start()
+    repairer = Repairer(settings, runner, sources, tests, root)
+    if BUILTIN in settings.models:
+        # The trial server collects these tests while the baseline rerun goes on.
+        trials = Trials.start(runner, [f.nodeid for f in failing] + neighbours)
+        repairer.builtin = Builtin(
+            runner, trials, sources, tests, repairer.editable_path, settings.builtin_budget
+        )
     try:
         # One traced rerun: does each failure reproduce alone, which neighbours pass alone,
         # and what project code each test executed (the evidence for localization).
@@ -58,7 +68,6 @@ def heal_all(
             reason = f"the failing tests could not be rerun: {baseline.problem}"
             outcome.results = [HealResult(f.nodeid, False, reason) for f in failing]
             return outcome
-        repairer = Repairer(settings, runner, sources, tests, root)
         for index, failure in enumerate(failing, start=1):
             progress(index, len(failing), failure.nodeid)
             regression = [
@@ -75,6 +84,9 @@ def heal_all(
             f"caretaker: healing interrupted; {len(outcome.results)} of "
             f"{len(failing)} failures were done"
         )
+    finally:
+        if repairer.builtin is not None:
+            repairer.builtin.close()
     patch, left_out = report.combined_patch(outcome.results, sources)
     outcome.patch = report.write_patch(root, patch)
     for nodeid in left_out:

@@ -36,12 +36,20 @@ class SourceFile:
     data: bytes
 
     @cached_property
-    def text(self) -> str:
+    def encoding(self) -> str:
         import io
         import tokenize
 
         encoding, _ = tokenize.detect_encoding(io.BytesIO(self.data).readline)
-        return self.data.decode(encoding, "replace").removeprefix("\ufeff")
+        return encoding
+
+    @cached_property
+    def text(self) -> str:
+        return self.data.decode(self.encoding, "replace").removeprefix("\ufeff")
+
+    def encode(self, text: str) -> bytes:
+        """New text of this file in its own encoding (and BOM)."""
+        return text.encode(self.encoding)  # "utf-8-sig" when the file has a BOM
 
     @cached_property
     def lines(self) -> list[str]:
@@ -152,6 +160,26 @@ def ochiai(failed: int, passed: int, total_failed: int) -> float:
     if failed == 0 or total_failed == 0:
         return 0.0
     return failed / math.sqrt(total_failed * (failed + passed))
+
+
+def line_scores(
+    failing: Sequence[str], passing: Sequence[str], executed: Mapping[str, Executed]
+) -> dict[tuple[str, int], float]:
+    """The Ochiai score of every (path, line) the failing tests executed."""
+
+    def counts(nodeids: Sequence[str]) -> dict[tuple[str, int], int]:
+        found: dict[tuple[str, int], int] = {}
+        for nodeid in nodeids:
+            run = executed.get(nodeid)
+            for path, lines in run.lines.items() if run is not None else ():
+                for line in lines:
+                    found[(path, line)] = found.get((path, line), 0) + 1
+        return found
+
+    failed = counts(failing)
+    passed = counts(passing)
+    total_failed = sum(1 for nodeid in failing if nodeid in executed)
+    return {key: ochiai(hits, passed.get(key, 0), total_failed) for key, hits in failed.items()}
 
 
 def localize(

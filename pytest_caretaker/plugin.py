@@ -28,7 +28,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="append",
         default=[],
         metavar="MODEL",
-        help="litellm model to ask, e.g. openai/gpt-4o-mini; repeat for fallbacks",
+        help="litellm model to ask, e.g. openai/gpt-4o-mini, or builtin (the model-free "
+        "repairer, the default); repeat for fallbacks",
     )
     group.addoption(
         "--heal-api-base",
@@ -54,12 +55,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="SECONDS",
         help="Seconds one verification run may take (default 60)",
     )
+    group.addoption(
+        "--heal-builtin-budget",
+        default=None,
+        metavar="SECONDS",
+        help="Seconds the built-in repairer may spend on one failure (default 20)",
+    )
     parser.addini("heal", "Repair failing tests in memory (like --heal)", type="bool", default=None)
     parser.addini("heal_model", "litellm model(s) to ask, one per line", type="linelist")
     parser.addini("heal_api_base", "Base URL of an OpenAI-compatible or Ollama server")
     parser.addini("heal_scope", "What may be edited: code, tests or any")
     parser.addini("heal_attempts", "Model rounds per failure")
     parser.addini("heal_timeout", "Seconds one verification run may take")
+    parser.addini("heal_builtin_budget", "Seconds the built-in repairer may spend on one failure")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -73,6 +81,7 @@ def pytest_configure(config: pytest.Config) -> None:
                     "scope": config.getoption("heal_scope"),
                     "attempts": config.getoption("heal_attempts"),
                     "timeout": config.getoption("heal_timeout"),
+                    "builtin_budget": config.getoption("heal_builtin_budget"),
                 },
                 env=os.environ,
                 ini={
@@ -82,6 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
                     "scope": config.getini("heal_scope"),
                     "attempts": config.getini("heal_attempts"),
                     "timeout": config.getini("heal_timeout"),
+                    "builtin_budget": config.getini("heal_builtin_budget"),
                 },
             )
         )

@@ -8,15 +8,18 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_caretaker import context, guard, llm, prompts
 from pytest_caretaker.edits import Edit, Proposal, Unparsed, parse_reply
 from pytest_caretaker.failures import Failure
 from pytest_caretaker.localize import Candidate, Sources, TestFiles, localize
 from pytest_caretaker.rewrite import Applied, NotApplied, apply_edits
-from pytest_caretaker.settings import Settings
+from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.verify import Runner, RunResult, judge
+
+if TYPE_CHECKING:
+    from pytest_caretaker.builtin import Builtin
 
 MAX_FEEDBACK = 3_000
 
@@ -77,10 +80,14 @@ class Repairer:
     sources: Sources
     tests: TestFiles
     root: Path
+    builtin: Builtin | None = None  # the model-free repairer, when it is in the chain
 
     def editable(self, candidate: Candidate) -> bool:
+        return self.editable_path(candidate.path)
+
+    def editable_path(self, path: str) -> bool:
         scope = self.settings.scope
-        return scope == "any" or (scope == "tests") == candidate.is_test
+        return scope == "any" or (scope == "tests") == (path in self.tests)
 
     def heal(self, failure: Failure, baseline: RunResult, regression: Sequence[str]) -> HealResult:
         started = time.monotonic()
@@ -103,6 +110,13 @@ class Repairer:
         tally = _Tally()
         result = HealResult(nodeid, False, "no model to ask")
         for model in self.settings.models:
+            if model == BUILTIN:
+                if self.builtin is None:
+                    continue
+                result = self.builtin.heal(nodeid, baseline, regression)
+                if result.healed:
+                    break
+                continue  # what it cannot repair goes to the next model of the chain
             result, model_failed = self._converse(model, failure, candidates, material, regression)
             tally.absorb(result)
             if not model_failed:

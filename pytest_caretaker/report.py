@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from pytest_caretaker.settings import Settings
+from pytest_caretaker.settings import BUILTIN, Settings
 
 if TYPE_CHECKING:  # the session imports this module; libcst only loads once there is work
     from pytest_caretaker.edits import Edit
@@ -20,11 +20,8 @@ if TYPE_CHECKING:  # the session imports this module; libcst only loads once the
 
 OUTPUT_DIR = ".caretaker"
 PATCH_NAME = "heal.patch"
-CONFIGURE_HINT = (
-    "caretaker: no model configured, nothing was healed; pass --heal-model openai/gpt-4o-mini "
-    "(or set CARETAKER_MODEL) with that provider's API key in the environment, or "
-    "--heal-api-base URL for a local OpenAI-compatible or Ollama server"
-)
+#: Said in the header when the built-in repairer runs because no model is configured.
+CONFIGURE_HINT = "no model configured; --heal-model or CARETAKER_MODEL picks one"
 
 
 class Writer(Protocol):
@@ -37,10 +34,10 @@ def plural(count: int, word: str) -> str:
 
 
 def header(settings: Settings) -> str:
-    model = " → ".join(settings.models) if settings.models else "no model configured"
+    model = " → ".join(settings.models)
     label = "model" if len(settings.models) < 2 else "models"
-    if not settings.models:
-        return f"caretaker: {settings.mode} · {model} · scope {settings.scope}"
+    if "models" not in settings.sources:
+        model += f" ({CONFIGURE_HINT})"
     return f"caretaker: {settings.mode} · {label} {model} · scope {settings.scope}"
 
 
@@ -75,6 +72,11 @@ def summary(writer: Writer, results: Sequence[HealResult], patch: Path | None, r
 
 
 def stats(result: HealResult) -> str:
+    if result.model == BUILTIN:
+        return (
+            f"{plural(result.attempts, 'candidate')} tried · no model, no tokens · "
+            f"{result.seconds:.1f} s · {BUILTIN}"
+        )
     return (
         f"{plural(result.attempts, 'attempt')} · {plural(result.tokens, 'token')} · "
         f"${result.cost:.4f} · {result.seconds:.1f} s · {result.model}"
@@ -85,10 +87,11 @@ def closing_line(results: Sequence[HealResult], patch: Path | None, root: Path) 
     healed = sum(1 for r in results if r.healed)
     tokens = sum(r.tokens for r in results)
     cost = sum(r.cost for r in results)
-    line = (
-        f"caretaker: {healed} healed, {len(results) - healed} not healed · "
-        f"{plural(tokens, 'token')} · ${cost:.4f}"
-    )
+    line = f"caretaker: {healed} healed, {len(results) - healed} not healed · "
+    if all(r.model == BUILTIN for r in results):
+        line += "no model used"
+    else:
+        line += f"{plural(tokens, 'token')} · ${cost:.4f}"
     if patch is not None:
         line += f" · fixes in {patch.relative_to(root).as_posix()}"
     return line

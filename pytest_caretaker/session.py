@@ -71,7 +71,7 @@ class HealSession:
             and call.excinfo is not None
             and item.nodeid not in self.failures
         ):
-            if self.runner is None and self.settings.models:
+            if self.runner is None:
                 # The verifier's warm server preloads while the rest of the run goes on.
                 self.runner = Runner.for_config(self.config, self.settings.timeout)
                 self.runner.prestart()
@@ -91,8 +91,6 @@ class HealSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         runner, self.runner = self.runner, None
         if runner is None:
-            if self.failures and not self.settings.models:
-                self.notes.append(report.CONFIGURE_HINT)
             return
         with runner:
             if exitstatus == pytest.ExitCode.INTERRUPTED:

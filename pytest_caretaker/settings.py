@@ -16,8 +16,11 @@ SCOPES: tuple[Scope, ...] = ("code", "tests", "any")
 #: Set in the environment of caretaker's own verification runs so that they never heal themselves.
 WORKER_ENV = "CARETAKER_WORKER"
 
+#: The model-free repairer's name in a model chain, and the chain when no model is configured.
+BUILTIN = "builtin"
 DEFAULT_ATTEMPTS = 3
 DEFAULT_TIMEOUT = 60.0
+DEFAULT_BUILTIN_BUDGET = 20.0
 
 
 class SettingError(ValueError):
@@ -27,11 +30,12 @@ class SettingError(ValueError):
 @dataclass(frozen=True)
 class Settings:
     heal: bool = False
-    models: tuple[str, ...] = ()
+    models: tuple[str, ...] = (BUILTIN,)
     api_base: str | None = None
     scope: Scope = "code"
     attempts: int = DEFAULT_ATTEMPTS
     timeout: float = DEFAULT_TIMEOUT
+    builtin_budget: float = DEFAULT_BUILTIN_BUDGET
     #: Where each value came from, for messages: "--heal-model", "CARETAKER_MODEL", ...
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -126,6 +130,7 @@ _FLAGS = {
     "scope": "--heal-scope",
     "attempts": "--heal-attempts",
     "timeout": "--heal-timeout",
+    "builtin_budget": "--heal-builtin-budget",
 }
 _INI = {
     "heal": "heal",
@@ -134,6 +139,7 @@ _INI = {
     "scope": "heal_scope",
     "attempts": "heal_attempts",
     "timeout": "heal_timeout",
+    "builtin_budget": "heal_builtin_budget",
 }
 
 
@@ -163,6 +169,8 @@ def resolve(sources: Sources) -> Settings:
         raw, where = picked
         origin[name] = where
         values[name] = _convert(name, raw, where)
+    if values.get("models") == ():
+        del values["models"], origin["models"]  # e.g. CARETAKER_MODEL=",": the default
     return Settings(**values, sources=origin)  # type: ignore[arg-type]
 
 

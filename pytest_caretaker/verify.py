@@ -21,7 +21,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -138,7 +138,7 @@ class Runner:
         spec = {
             "root": str(self.root),
             "args": [*self.args, "--basetemp", str(workdir / "basetemp")],
-            "nodeids": [self._absolute(nodeid) for nodeid in nodeids],
+            "nodeids": [self.absolute(nodeid) for nodeid in nodeids],
             "patches": patch_files,
             "trace": trace,
             "result": str(result_file),
@@ -166,7 +166,7 @@ class Runner:
     def prestart(self) -> None:
         """Start the warm server now, so that it preloads while the test run goes on."""
         if self.warm and self._server is None:
-            self._server = _Server.start(self._command("--serve", str(self.root)), self._spawn)
+            self._server = _Server.start(self.command("--serve", str(self.root)), self.spawn)
 
     def _execute(self, spec_file: Path) -> tuple[str, str | None]:
         if self.warm:
@@ -178,12 +178,15 @@ class Runner:
                 self._server.close()  # it died: carry on without it
                 self._server = None
             self.warm = False
-        return _run_process(self._command(str(spec_file)), self.timeout, self._spawn)
+        return _run_process(self.command(str(spec_file)), self.timeout, self.spawn)
 
-    def _command(self, *args: str) -> list[str]:
+    def command(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "pytest_caretaker.worker", *args]
 
-    def _spawn(self, command: list[str], **options: Any) -> subprocess.Popen[bytes]:
+    def trial_command(self, spec_file: Path) -> list[str]:
+        return [sys.executable, "-m", "pytest_caretaker.trials", str(spec_file)]
+
+    def spawn(self, command: list[str], **options: Any) -> subprocess.Popen[bytes]:
         env = {key: value for key, value in os.environ.items() if key not in _DROPPED_ENV}
         env[WORKER_ENV] = "1"
         env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -191,55 +194,40 @@ class Runner:
             command, cwd=self.invocation_dir, env=env, start_new_session=True, **options
         )
 
-    def _absolute(self, nodeid: str) -> str:
+    def absolute(self, nodeid: str) -> str:
         path, sep, rest = nodeid.partition("::")
         return str(self.root / path) + sep + rest
 
 
-class _Server:
-    """The parent's handle on a warm worker server: one run at a time, over a line protocol."""
+_C = TypeVar("_C", bound="Channel")
+
+
+class Channel:
+    """A line protocol with a server process on its stdin and stdout."""
 
     def __init__(self, process: subprocess.Popen[bytes]) -> None:
         self.process = process
         self.buffer = b""
 
     @classmethod
-    def start(cls, command: list[str], spawn: Any) -> _Server | None:
+    def start(cls: type[_C], command: list[str], spawn: Any) -> _C | None:
         try:
             process = spawn(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         except OSError:
             return None
         return cls(process)
 
-    def run(self, spec_file: Path, timeout: float) -> tuple[str, str | None] | None:
-        """Output and problem of one run, or None when the server itself failed."""
+    def send(self, line: str) -> bool:
         assert self.process.stdin is not None
         try:
-            self.process.stdin.write(f"{spec_file}\n".encode())
+            self.process.stdin.write(f"{line}\n".encode())
             self.process.stdin.flush()
-        except OSError:
-            return None
-        pid_line = self._readline(SERVER_START_TIMEOUT)
-        if pid_line is None or not pid_line.isdigit():
-            return None
-        pid = int(pid_line)
-        problem = None
-        done = self._readline(timeout)
-        if done is None:
-            _kill_group(pid)
-            problem = f"the tests did not finish within {timeout:g} s (does the code loop forever?)"
-            done = self._readline(SERVER_START_TIMEOUT)
-            if done is None:
-                return None
-        output_file = spec_file.with_name("output.txt")
-        output = output_file.read_text("utf-8", "replace") if output_file.exists() else ""
-        if problem is None and done.startswith("done "):
-            code = os.waitstatus_to_exitcode(int(done.split()[1]))
-            if code < 0:
-                problem = f"the test process was killed by signal {-code}"
-        return output, problem
+        except (OSError, ValueError):  # the server is gone, or the channel was closed
+            return False
+        return True
 
-    def _readline(self, timeout: float) -> str | None:
+    def readline(self, timeout: float) -> str | None:
+        """The next line, or None when the server closed or said nothing within the timeout."""
         assert self.process.stdout is not None
         fd = self.process.stdout.fileno()
         deadline = time.monotonic() + timeout
@@ -250,7 +238,7 @@ class _Server:
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
                 return None
-            chunk = os.read(fd, 4096)
+            chunk = os.read(fd, 65536)
             if not chunk:
                 return None
             self.buffer += chunk
@@ -264,10 +252,38 @@ class _Server:
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            _kill_group(self.process.pid)
+            kill_group(self.process.pid)
             self.process.wait()
         if self.process.stdout is not None:
             self.process.stdout.close()
+
+
+class _Server(Channel):
+    """The warm worker server (worker.py --serve): one run at a time."""
+
+    def run(self, spec_file: Path, timeout: float) -> tuple[str, str | None] | None:
+        """Output and problem of one run, or None when the server itself failed."""
+        if not self.send(str(spec_file)):
+            return None
+        pid_line = self.readline(SERVER_START_TIMEOUT)
+        if pid_line is None or not pid_line.isdigit():
+            return None
+        pid = int(pid_line)
+        problem = None
+        done = self.readline(timeout)
+        if done is None:
+            kill_group(pid)
+            problem = f"the tests did not finish within {timeout:g} s (does the code loop forever?)"
+            done = self.readline(SERVER_START_TIMEOUT)
+            if done is None:
+                return None
+        output_file = spec_file.with_name("output.txt")
+        output = output_file.read_text("utf-8", "replace") if output_file.exists() else ""
+        if problem is None and done.startswith("done "):
+            code = os.waitstatus_to_exitcode(int(done.split()[1]))
+            if code < 0:
+                problem = f"the test process was killed by signal {-code}"
+        return output, problem
 
 
 def _run_process(command: list[str], timeout: float, spawn: Any) -> tuple[str, str | None]:
@@ -277,7 +293,7 @@ def _run_process(command: list[str], timeout: float, spawn: Any) -> tuple[str, s
     try:
         stdout, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill_group(process.pid)
+        kill_group(process.pid)
         stdout, _ = process.communicate()
         text = stdout.decode("utf-8", "replace")
         return text, f"the tests did not finish within {timeout:g} s (does the code loop forever?)"
@@ -287,7 +303,7 @@ def _run_process(command: list[str], timeout: float, spawn: Any) -> tuple[str, s
     return text, None
 
 
-def _kill_group(pid: int) -> None:
+def kill_group(pid: int) -> None:
     """Kill a run and everything it started (it leads its own session)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         if hasattr(os, "killpg"):

@@ -26,12 +26,30 @@ def quickstart(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-def test_quickstart_without_a_model(quickstart: pytest.Pytester) -> None:
+def test_quickstart_heals_without_a_model(quickstart: pytest.Pytester) -> None:
+    before = snapshot(quickstart.path)
+
     result = quickstart.runpytest("--heal")
 
-    assert result.ret == 1
+    assert result.ret == 1  # the run tested the code as it was
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["caretaker: no model configured, nothing was healed; *"])
+    result.stdout.fnmatch_lines(
+        [
+            "caretaker: heal (in memory) · model builtin (no model configured; *) · scope code",
+            "HEALED test_textstats.py::test_moving_average",
+            "  patched textstats.py::moving_average",
+            "  -    for start in range(len(values) - window):",
+            "  +    for start in range(len(values) - window + 1):",
+            "  Plausible fix by the built-in repairer (no model): *",
+            "  * candidates tried · no model, no tokens · * s · builtin",
+            "caretaker: 1 healed, 0 not healed · no model used · fixes in .caretaker/heal.patch",
+        ]
+    )
+    assert snapshot(quickstart.path) == before
+    applied = subprocess.run(
+        ["git", "apply", "--check", ".caretaker/heal.patch"], cwd=quickstart.path, check=False
+    )
+    assert applied.returncode == 0
 
 
 def test_quickstart_heals_with_a_model(quickstart: pytest.Pytester, llm: ScriptedServer) -> None:

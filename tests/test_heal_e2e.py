@@ -351,7 +351,7 @@ def test_model_error_is_one_line_and_status_unchanged(
     result.stdout.no_fnmatch_line("*Traceback*")
 
 
-def test_no_model_configured(calc: pytest.Pytester) -> None:
+def test_no_model_configured_uses_the_builtin_repairer(calc: pytest.Pytester) -> None:
     plain = calc.runpytest("-p", "no:caretaker")
     probe = calc.makeconftest("""
         import sys
@@ -365,9 +365,11 @@ def test_no_model_configured(calc: pytest.Pytester) -> None:
     assert result.ret == plain.ret == 1
     result.stdout.fnmatch_lines(
         [
-            "caretaker: heal (in memory) · no model configured · scope code",
-            "caretaker: no model configured, nothing was healed; pass --heal-model *",
-            "HEAVY: []",  # nothing was asked of any model: litellm was never even imported
+            "caretaker: heal (in memory) · model builtin (no model configured; --heal-model or "
+            "CARETAKER_MODEL picks one) · scope code",
+            "HEALED test_calc.py::test_mean",
+            "caretaker: 1 healed, 0 not healed · no model used · fixes in .caretaker/heal.patch",
+            "HEAVY: ['libcst']",  # nothing was asked of any model: litellm was never imported
         ]
     )
     assert probe.exists()

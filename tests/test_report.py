@@ -66,3 +66,11 @@ def test_closing_line_counts_and_pluralises(tmp_path: Path) -> None:
         "fixes in .caretaker/heal.patch"
     )
     assert (plural(1, "attempt"), plural(3, "attempt")) == ("1 attempt", "3 attempts")
+
+
+def test_closing_line_without_any_model_call(tmp_path: Path) -> None:
+    results = [HealResult("a", True, model="builtin"), HealResult("b", False, model="builtin")]
+
+    line = closing_line(results, None, tmp_path)
+
+    assert line == "caretaker: 1 healed, 1 not healed · no model used"

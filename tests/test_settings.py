@@ -183,7 +183,7 @@ def test_resolve_defaults_when_nothing_is_given() -> None:
     settings = resolve(sources())
     assert settings == Settings()
     assert settings.heal is False
-    assert settings.models == ()
+    assert settings.models == ("builtin",)  # no model configured: the built-in repairer
     assert settings.api_base is None
     assert settings.scope == "code"
     assert settings.attempts == 3 == DEFAULT_ATTEMPTS

@@ -1,0 +1,662 @@
+"""Mutate: the built-in repairer's edit operators, small libcst transforms over one function.
+
+A function's source is cut out of its file and dedented, so that a method parses on its own, and
+parsed with libcst once. Every operator looks at one kind of node and proposes replacement nodes;
+each proposal becomes a ``Mutant``: a text edit (start, end, replacement) of the file's text. A
+candidate file is then one string splice away, never a regeneration of the module, and every byte
+outside the edited node stays as it was.
+
+The operator families (``OPERATORS``) and their priors: the most common one-token bugs of real
+projects (a boundary comparison, an off-by-one) first; deleting or inserting a statement last.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import (
+    CodeRange,
+    ExpressionContext,
+    ExpressionContextProvider,
+    MetadataWrapper,
+    PositionProvider,
+)
+
+from pytest_caretaker.localize import Definition, SourceFile
+
+OPERATORS = (
+    "comparison",
+    "arithmetic",
+    "boolean",
+    "constant",
+    "off_by_one",
+    "variable",
+    "swap",
+    "unwrap",
+    "builtin_pair",
+    "delete",
+    "insert",
+)
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    path: str
+    function: str  # qualname of the top-level function or method whose source changes
+    line: int  # the line (in the file) of the statement the edit is in
+    operator: str  # one of OPERATORS
+    description: str  # "`<` → `<=`"
+    prior: float  # how often an edit of this kind is the fix, relatively
+    start: int  # character offsets into the file's text
+    end: int
+    replacement: str
+
+    def apply(self, text: str) -> str:
+        return text[: self.start] + self.replacement + text[self.end :]
+
+
+# -- the operators: node -> (new node, prior) ----------------------------------------------------
+
+Proposal = tuple[cst.CSTNode, float]
+
+_COMPARISONS: dict[type[cst.BaseCompOp], str] = {
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
+}
+_BOUNDARY = {("<", "<="), ("<=", "<"), (">", ">="), (">=", ">")}
+_NEGATION = {("==", "!="), ("!=", "=="), ("<", ">="), (">=", "<"), (">", "<="), ("<=", ">")}
+_PAIRED_COMPARISONS: dict[type[cst.BaseCompOp], type[cst.BaseCompOp]] = {
+    cst.Is: cst.IsNot,
+    cst.IsNot: cst.Is,
+    cst.In: cst.NotIn,
+    cst.NotIn: cst.In,
+}
+
+
+def comparison(node: cst.Comparison) -> Iterator[Proposal]:
+    """Swap one comparison operator: the boundary (< <=) first, then negation, then the rest."""
+    for index, target in enumerate(node.comparisons):
+        kind = type(target.operator)
+        alternatives: list[tuple[cst.BaseCompOp, float]] = []
+        if kind in _PAIRED_COMPARISONS:
+            alternatives.append((_PAIRED_COMPARISONS[kind](), 0.8))
+        elif kind in _COMPARISONS:
+            old = _COMPARISONS[kind]
+            for new_kind, new in _COMPARISONS.items():
+                if new_kind is kind:
+                    continue
+                prior = 1.0 if (old, new) in _BOUNDARY else 0.8 if (old, new) in _NEGATION else 0.5
+                alternatives.append((new_kind(), prior))
+        for operator, prior in alternatives:
+            operator = operator.with_changes(  # keep the spacing around the operator
+                whitespace_before=target.operator.whitespace_before,  # type: ignore[attr-defined]
+                whitespace_after=target.operator.whitespace_after,  # type: ignore[attr-defined]
+            )
+            targets = list(node.comparisons)
+            targets[index] = target.with_changes(operator=operator)
+            yield node.with_changes(comparisons=targets), prior
+
+
+_ARITHMETIC: dict[type[cst.BaseBinaryOp], tuple[type[cst.BaseBinaryOp], ...]] = {
+    cst.Add: (cst.Subtract,),
+    cst.Subtract: (cst.Add,),
+    cst.Multiply: (cst.Divide, cst.FloorDivide, cst.Add),
+    cst.Divide: (cst.FloorDivide, cst.Multiply),
+    cst.FloorDivide: (cst.Divide, cst.Modulo, cst.Multiply),
+    cst.Modulo: (cst.FloorDivide,),
+    cst.Power: (cst.Multiply,),
+    cst.BitAnd: (cst.BitOr, cst.BitXor),
+    cst.BitOr: (cst.BitAnd, cst.BitXor),
+    cst.BitXor: (cst.BitOr, cst.BitAnd),
+    cst.LeftShift: (cst.RightShift,),
+    cst.RightShift: (cst.LeftShift,),
+}
+_AUGMENTED: dict[type[cst.BaseAugOp], tuple[type[cst.BaseAugOp], ...]] = {
+    cst.AddAssign: (cst.SubtractAssign,),
+    cst.SubtractAssign: (cst.AddAssign,),
+    cst.MultiplyAssign: (cst.DivideAssign, cst.FloorDivideAssign, cst.AddAssign),
+    cst.DivideAssign: (cst.FloorDivideAssign, cst.MultiplyAssign),
+    cst.FloorDivideAssign: (cst.DivideAssign, cst.ModuloAssign, cst.MultiplyAssign),
+    cst.ModuloAssign: (cst.FloorDivideAssign,),
+    cst.BitAndAssign: (cst.BitOrAssign, cst.BitXorAssign),
+    cst.BitOrAssign: (cst.BitAndAssign, cst.BitXorAssign),
+    cst.BitXorAssign: (cst.BitOrAssign, cst.BitAndAssign),
+    cst.LeftShiftAssign: (cst.RightShiftAssign,),
+    cst.RightShiftAssign: (cst.LeftShiftAssign,),
+}
+_PRECEDENCE: dict[type[cst.BaseBinaryOp], int] = {
+    cst.BitOr: 1,
+    cst.BitXor: 2,
+    cst.BitAnd: 3,
+    cst.LeftShift: 4,
+    cst.RightShift: 4,
+    cst.Add: 5,
+    cst.Subtract: 5,
+    cst.Multiply: 6,
+    cst.Divide: 6,
+    cst.FloorDivide: 6,
+    cst.Modulo: 6,
+    cst.MatrixMultiply: 6,
+    cst.Power: 8,
+}
+
+
+def arithmetic(node: cst.BinaryOperation | cst.AugAssign) -> Iterator[Proposal]:
+    """Swap an arithmetic or bitwise operator (+ -, * / //, & | ^, << >>), augmented ones too."""
+    spacing = {
+        "whitespace_before": node.operator.whitespace_before,  # type: ignore[union-attr]
+        "whitespace_after": node.operator.whitespace_after,  # type: ignore[union-attr]
+    }
+    if isinstance(node, cst.AugAssign):
+        for new_aug in _AUGMENTED.get(type(node.operator), ()):
+            prior = 0.7 if len(_AUGMENTED[type(node.operator)]) == 1 else 0.6
+            yield node.with_changes(operator=new_aug(**spacing)), prior
+        return
+    old = type(node.operator)
+    for index, new_kind in enumerate(_ARITHMETIC.get(old, ())):
+        new: cst.BaseExpression = node.with_changes(operator=new_kind(**spacing))
+        if _PRECEDENCE[new_kind] != _PRECEDENCE[old]:
+            new = _parenthesized(new)  # the new operator must group as the old one did
+        yield new, 0.7 if index == 0 else 0.5
+
+
+def boolean(node: cst.BooleanOperation | cst.UnaryOperation) -> Iterator[Proposal]:
+    """Swap ``and``/``or``, or drop a ``not``."""
+    if isinstance(node, cst.UnaryOperation):
+        if isinstance(node.operator, cst.Not):
+            yield _atomic(node.expression), 0.6
+        return
+    swapped: cst.BaseBooleanOp
+    spacing = {
+        "whitespace_before": node.operator.whitespace_before,
+        "whitespace_after": node.operator.whitespace_after,
+    }
+    swapped = cst.Or(**spacing) if isinstance(node.operator, cst.And) else cst.And(**spacing)
+    yield node.with_changes(operator=swapped), 0.7
+
+
+def constant(node: cst.Integer) -> Iterator[Proposal]:
+    """An integer literal plus or minus one (decimal literals only)."""
+    if not node.value.isdigit():
+        return
+    value = int(node.value)
+    yield node.with_changes(value=str(value + 1)), 0.8
+    if value > 0:
+        yield node.with_changes(value=str(value - 1)), 0.8
+
+
+def off_by_one(node: cst.BaseExpression, prior: float) -> Iterator[Proposal]:
+    """``expr + 1`` and ``expr - 1`` for an expression used as an index, argument or operand."""
+    if isinstance(node, cst.Integer):
+        return  # constant() covers literals
+    left = node.with_changes(lpar=[], rpar=[])
+    if not _additive_safe(left):
+        left = _parenthesized(left)
+    for operator in (cst.Add(), cst.Subtract()):
+        yield cst.BinaryOperation(left=left, operator=operator, right=cst.Integer("1")), prior
+
+
+def variable(node: cst.Name, names: Sequence[str]) -> Iterator[Proposal]:
+    """Another local variable or parameter of the function in place of this one."""
+    for name in names:
+        if name != node.value:
+            yield node.with_changes(value=name), 0.5
+
+
+def swap(node: cst.Call | cst.BinaryOperation) -> Iterator[Proposal]:
+    """Swap two positional arguments of a call, or the operands of a binary operator."""
+    if isinstance(node, cst.BinaryOperation):
+        if not isinstance(node.operator, (cst.Add, cst.Multiply, cst.BitAnd, cst.BitOr)):
+            yield (
+                node.with_changes(left=_atomic(node.right), right=_atomic(node.left)),
+                0.5,
+            )
+        return
+    args = list(node.args)
+    positional = [i for i, arg in enumerate(args) if arg.keyword is None and not arg.star]
+    for a_index, a in enumerate(positional):
+        for b in positional[a_index + 1 :]:
+            swapped = list(args)
+            swapped[a] = args[a].with_changes(value=args[b].value)
+            swapped[b] = args[b].with_changes(value=args[a].value)
+            yield node.with_changes(args=swapped), 0.6
+
+
+def unwrap(node: cst.Call) -> Iterator[Proposal]:
+    """``f(a)`` -> ``a``."""
+    if len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
+        yield _atomic(node.args[0].value), 0.4
+
+
+_BUILTIN_PAIRS = {
+    "min": "max",
+    "max": "min",
+    "any": "all",
+    "all": "any",
+    "True": "False",
+    "False": "True",
+}
+
+
+def builtin_pair(node: cst.Name) -> Iterator[Proposal]:
+    """min/max, any/all, True/False."""
+    other = _BUILTIN_PAIRS.get(node.value)
+    if other is not None:
+        yield node.with_changes(value=other), 0.8
+
+
+def _atomic(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The node, parenthesized unless it binds tighter than any operator it may land next to."""
+    if node.lpar or isinstance(
+        node,
+        (
+            cst.Name,
+            cst.Attribute,
+            cst.Call,
+            cst.Subscript,
+            cst.Integer,
+            cst.Float,
+            cst.Imaginary,
+            cst.SimpleString,
+            cst.ConcatenatedString,
+            cst.FormattedString,
+            cst.List,
+            cst.Tuple,
+            cst.Dict,
+            cst.Set,
+            cst.ListComp,
+            cst.SetComp,
+            cst.DictComp,
+            cst.GeneratorExp,
+        ),
+    ):
+        return node
+    return _parenthesized(node)
+
+
+def _additive_safe(node: cst.BaseExpression) -> bool:
+    """Whether ``node + 1`` means ``(node) + 1`` without parentheses."""
+    if isinstance(node, cst.BinaryOperation):
+        return _PRECEDENCE.get(type(node.operator), 0) >= _PRECEDENCE[cst.Add]
+    if isinstance(node, cst.UnaryOperation):
+        return not isinstance(node.operator, cst.Not)
+    return _atomic(node) is node
+
+
+def _parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+# -- finding the places: one pass over the function ----------------------------------------------
+
+
+@dataclass
+class _Statement:
+    line: int  # first line, in the function's own (dedented) text
+    end: int  # last line
+    indent: str  # its indentation in the function's text
+    copy: str = ""  # a one-line simple statement: its text without indentation, else ""
+    deletable: bool = False  # a simple statement other than a docstring or pass
+
+
+@dataclass
+class _Block:
+    statements: list[_Statement] = field(default_factory=list)
+
+
+class _Sites(cst.CSTVisitor):
+    """Collects the proposals of every operator at every node of one function's body."""
+
+    METADATA_DEPENDENCIES = (PositionProvider, ExpressionContextProvider)
+
+    def __init__(self, module: cst.Module, lines: Sequence[str]) -> None:
+        super().__init__()
+        self.module = module
+        self.lines = lines
+        self.found: list[tuple[cst.CSTNode, int, str, cst.CSTNode, float]] = []
+        self.names: dict[str, None] = {}  # locals and parameters, in order of appearance
+        self.loads: list[tuple[cst.Name, int]] = []
+        self.blocks: list[_Block] = []
+        self._statement_lines: list[int] = []
+        self._not_variables: set[int] = set()  # ids of Names that are keywords or def names
+        self._off_by_one: dict[int, float] = {}  # id of an expression -> its prior
+
+    def _range(self, node: cst.CSTNode) -> CodeRange:
+        return self.get_metadata(PositionProvider, node)
+
+    # statements ----------------------------------------------------------------------------------
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
+        block = _Block()
+        for statement in node.body:
+            where = self._range(statement)
+            line = self.lines[where.start.line - 1]
+            copy, deletable = "", False
+            if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+                deletable = not _is_docstring_or_pass(statement)
+                if deletable and where.start.line == where.end.line:
+                    copy = self.module.code_for_node(statement.with_changes(leading_lines=[]))
+            block.statements.append(
+                _Statement(
+                    line=where.start.line,
+                    end=where.end.line,
+                    indent=line[: len(line) - len(line.lstrip(" \t"))],
+                    copy=copy.lstrip(" \t"),
+                    deletable=deletable,
+                )
+            )
+        self.blocks.append(block)
+        return True
+
+    # what is not the function's body -----------------------------------------------------------
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        if not self._statement_lines:
+            self._not_variables.add(id(node.name))  # the function itself
+        return True
+
+    def visit_Decorator(self, node: cst.Decorator) -> bool:
+        return False
+
+    def visit_Annotation(self, node: cst.Annotation) -> bool:
+        return False
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        self.names.setdefault(node.name.value)
+        return False
+
+    # expressions ---------------------------------------------------------------------------------
+
+    def _add(self, node: cst.CSTNode, operator: str, proposals: Iterator[Proposal]) -> None:
+        if self._statement_lines:  # not in a default value or a decorator
+            line = self._statement_lines[-1]
+            self.found.extend((node, line, operator, new, prior) for new, prior in proposals)
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        if node.keyword is not None:
+            self._not_variables.add(id(node.keyword))
+        if not node.star:
+            self._off_by_one[id(node.value)] = 0.8
+        return True
+
+    def visit_Index(self, node: cst.Index) -> bool:
+        self._off_by_one[id(node.value)] = 0.8
+        return True
+
+    def visit_Slice(self, node: cst.Slice) -> bool:
+        for bound in (node.lower, node.upper):
+            if bound is not None:
+                self._off_by_one[id(bound)] = 0.8
+        return True
+
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        self._off_by_one[id(node.value)] = 0.5
+        return True
+
+    def visit_Return(self, node: cst.Return) -> bool:
+        if node.value is not None:
+            self._off_by_one[id(node.value)] = 0.5
+        return True
+
+    def visit_Comparison(self, node: cst.Comparison) -> bool:
+        self._add(node, "comparison", comparison(node))
+        self._off_by_one[id(node.left)] = 0.7
+        for target in node.comparisons:
+            self._off_by_one[id(target.comparator)] = 0.7
+        return True
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> bool:
+        self._add(node, "arithmetic", arithmetic(node))
+        self._add(node, "swap", swap(node))
+        return True
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> bool:
+        self._add(node, "arithmetic", arithmetic(node))
+        return True
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> bool:
+        self._add(node, "boolean", boolean(node))
+        return True
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> bool:
+        self._add(node, "boolean", boolean(node))
+        return True
+
+    def visit_Integer(self, node: cst.Integer) -> bool:
+        self._add(node, "constant", constant(node))
+        return True
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        self._add(node, "swap", swap(node))
+        self._add(node, "unwrap", unwrap(node))
+        return True
+
+    def visit_Name(self, node: cst.Name) -> bool:
+        if id(node) in self._not_variables:
+            return True
+        context = self.get_metadata(ExpressionContextProvider, node, None)
+        if context is ExpressionContext.STORE:
+            self.names.setdefault(node.value)
+        elif context is ExpressionContext.LOAD and self._statement_lines:
+            self.loads.append((node, self._statement_lines[-1]))
+            self._add(node, "builtin_pair", builtin_pair(node))
+        return True
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, _STATEMENTS):
+            self._statement_lines.append(self._range(node).start.line)
+        prior = self._off_by_one.pop(id(node), None)
+        if prior is not None and isinstance(node, cst.BaseExpression):
+            self._add(node, "off_by_one", off_by_one(node, prior))
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        if isinstance(original_node, _STATEMENTS):
+            self._statement_lines.pop()
+
+
+#: Nodes whose expressions belong to the line they start on (compound statements: the header).
+_STATEMENTS = (cst.SimpleStatementLine, cst.If, cst.While, cst.For, cst.With, cst.ExceptHandler)
+
+
+def _is_docstring_or_pass(statement: cst.SimpleStatementLine) -> bool:
+    small = statement.body[0]
+    if isinstance(small, cst.Pass):
+        return True
+    return isinstance(small, cst.Expr) and isinstance(
+        small.value, (cst.SimpleString, cst.ConcatenatedString)
+    )
+
+
+# -- from proposals to text edits of the file ---------------------------------------------------
+
+
+def outermost(source: SourceFile) -> tuple[Definition, ...]:
+    """Top-level functions and methods: the units whose code the repairer replaces."""
+    found = source.definitions
+    return tuple(
+        d
+        for d in found
+        if not any(o is not d and o.start <= d.start and d.end <= o.end for o in found)
+    )
+
+
+def mutants(source: SourceFile, definition: Definition) -> list[Mutant]:
+    """Every single-edit mutant of one function (duplicates removed), in the order found."""
+    cut = _Cut.of(source, definition)
+    if cut is None:
+        return []
+    try:
+        module = cst.parse_module(cut.text)
+    except (cst.ParserSyntaxError, RecursionError):
+        return []
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    sites = _Sites(module, cut.text_lines)
+    wrapper.visit(sites)
+    positions = wrapper.resolve(PositionProvider)
+    built = _Builder(source.path, definition.qualname, cut)
+
+    def node_edit(
+        node: cst.CSTNode, line: int, operator: str, new: cst.CSTNode, prior: float
+    ) -> None:
+        where = positions[node]
+        start = cut.offset(where.start.line, where.start.column)
+        end = cut.offset(where.end.line, where.end.column)
+        # The node's own parentheses lie outside its range: they stay where they are.
+        bare = new.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else new
+        built.add(line, operator, prior, start, end, cut.indented(module.code_for_node(bare)))
+
+    for node, line, operator, new, prior in sites.found:
+        node_edit(node, line, operator, new, prior)
+    names = list(sites.names)
+    for name, line in sites.loads:
+        if name.value in sites.names:
+            for new, prior in variable(name, names):
+                node_edit(name, line, "variable", new, prior)
+    copies = [s.copy for block in sites.blocks for s in block.statements if s.copy]
+    for block in sites.blocks:
+        _statement_edits(block, copies, cut, built)
+    return built.found
+
+
+def function_source(source: SourceFile, mutant: Mutant) -> str:
+    """The dedented source of the mutant's whole function, as an Edit replaces it."""
+    definition = source.find(mutant.function)
+    if definition is None:
+        raise ValueError(f"{source.path} has no function {mutant.function}")
+    before = source.text[mutant.start : mutant.end]
+    delta = len(_NEWLINE.findall(mutant.replacement)) - len(_NEWLINE.findall(before))
+    text = mutant.apply(source.text)
+    lines = _NEWLINE.split(text)
+    newlines = [*_NEWLINE.findall(text), ""]
+    chunk = [
+        lines[index] + newlines[index]
+        for index in range(definition.start - 1, definition.end + delta)
+    ]
+    indent = chunk[0][: len(chunk[0]) - len(chunk[0].lstrip(" \t"))]
+    return "".join(line[len(indent) :] if line.startswith(indent) else line for line in chunk)
+
+
+def _statement_edits(block: _Block, copies: Sequence[str], cut: _Cut, built: _Builder) -> None:
+    """delete a statement (``pass`` if it is alone); insert a copy of a one-line statement."""
+    for statement in block.statements:
+        if statement.deletable:
+            start, end = cut.line_start(statement.line), cut.line_start(statement.end + 1)
+            alone = len(block.statements) == 1
+            new = f"{cut.indent}{statement.indent}pass{cut.newline}" if alone else ""
+            built.add(statement.line, "delete", 0.3, start, end, new)
+    last = block.statements[-1]
+    places = [(s.line, cut.line_start(s.line), s.indent) for s in block.statements]
+    places.append((last.line, cut.line_start(last.end + 1), last.indent))
+    for line, at, indent in places:
+        for copy in copies:
+            built.add(line, "insert", 0.2, at, at, cut.indent + indent + copy)
+
+
+class _Builder:
+    """Turns edits of the file's text into Mutants, dropping duplicates and no-ops."""
+
+    def __init__(self, path: str, function: str, cut: _Cut) -> None:
+        self.path = path
+        self.function = function
+        self.cut = cut
+        self.found: list[Mutant] = []
+        self.seen: set[tuple[int, int, str]] = set()
+
+    def add(self, line: int, operator: str, prior: float, start: int, end: int, new: str) -> None:
+        old = self.cut.file_text[start:end]
+        if new == old or (start, end, new) in self.seen:
+            return
+        self.seen.add((start, end, new))
+        if not old:
+            description = f"insert `{_short(new)}`"
+        elif not new.strip():
+            description = f"delete `{_short(old)}`"
+        else:
+            description = f"`{_short(old)}` → `{_short(new)}`"
+        self.found.append(
+            Mutant(
+                path=self.path,
+                function=self.function,
+                line=self.cut.first + line - 1,
+                operator=operator,
+                description=description,
+                prior=prior,
+                start=start,
+                end=end,
+                replacement=new,
+            )
+        )
+
+
+@dataclass(frozen=True)
+class _Cut:
+    """A function's lines cut out of its file and dedented, with the way back to file offsets."""
+
+    text: str  # the dedented function
+    file_text: str
+    first: int  # its first line in the file
+    indent: str  # what was removed from every non-blank line
+    starts: tuple[int, ...]  # file offset of each of its lines, and of the line after it
+    stripped: tuple[bool, ...]  # whether the indent was removed from that line
+    newline: str
+
+    @classmethod
+    def of(cls, source: SourceFile, definition: Definition) -> _Cut | None:
+        file_text = source.text
+        line_starts = [0] + [m.end() for m in _NEWLINE.finditer(file_text)]
+        if line_starts[-1] != len(file_text):
+            line_starts.append(len(file_text))
+        first, last = definition.start, definition.end
+        if last >= len(line_starts):
+            return None
+        starts = tuple(line_starts[first - 1 : last + 1])
+        lines = [file_text[a:b] for a, b in itertools.pairwise(starts)]
+        indent = lines[0][: len(lines[0]) - len(lines[0].lstrip(" \t"))]
+        stripped: list[bool] = []
+        parts: list[str] = []
+        for line in lines:
+            if line.startswith(indent):
+                parts.append(line[len(indent) :])
+                stripped.append(True)
+            elif not line.strip():
+                parts.append(line)
+                stripped.append(False)
+            else:
+                return None  # a line less indented than the def: a multi-line string, say
+        found = _NEWLINE.search(lines[0])
+        newline = found.group() if found else "\n"
+        return cls("".join(parts), file_text, first, indent, starts, tuple(stripped), newline)
+
+    @property
+    def text_lines(self) -> list[str]:
+        return self.text.splitlines()
+
+    def offset(self, line: int, column: int) -> int:
+        """File offset of a (line, column) of the dedented text."""
+        return self.starts[line - 1] + column + (len(self.indent) if self.stripped[line - 1] else 0)
+
+    def line_start(self, line: int) -> int:
+        return self.starts[min(line, len(self.starts)) - 1]
+
+    def indented(self, code: str) -> str:
+        """Code generated at the dedented level, indented back to the function's level."""
+        if not self.indent:
+            return code
+        return re.sub(r"(\r\n|\r|\n)(?=[^\r\n])", lambda m: m.group(1) + self.indent, code)
+
+
+def _short(code: str, limit: int = 60) -> str:
+    one_line = " ".join(code.split())
+    return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
