@@ -26,7 +26,9 @@ from pytest_caretaker.testing import ScriptedServer, tool_call
 from pytest_caretaker.verify import Runner
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXED = (ROOT / "examples/quickstart/textstats.py").read_text().replace("- window)", "- window + 1)")
+FIXED = (
+    (ROOT / "examples/quickstart/textstats.py").read_text().replace("- window)", "- window + 1)")
+)
 NODE = "test_textstats.py::test_moving_average"
 
 
@@ -45,12 +47,26 @@ def main() -> None:
     try:
         project = work / "quickstart"
         shutil.copytree(ROOT / "examples/quickstart", project)
-        fix = tool_call("off by one", [{"path": "textstats.py", "function": "moving_average",
-                                        "code": FIXED.split('"""', 2)[2].strip() + "\n"}])
+        fix = tool_call(
+            "off by one",
+            [
+                {
+                    "path": "textstats.py",
+                    "function": "moving_average",
+                    "code": FIXED.split('"""', 2)[2].strip() + "\n",
+                }
+            ],
+        )
         server = ScriptedServer(responder=lambda body: fix).start()
         base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-        heal = [*base, "--heal", "--heal-model", "openai/gpt-4o-mini",
-                "--heal-api-base", server.base_url]
+        heal = [
+            *base,
+            "--heal",
+            "--heal-model",
+            "openai/gpt-4o-mini",
+            "--heal-api-base",
+            server.base_url,
+        ]
         plain_times, heal_times = [], []
         for _ in range(repeat):  # interleaved, so drift hits both alike
             plain_times.append(timed(base, project))
@@ -59,8 +75,10 @@ def main() -> None:
         plain, healed = statistics.median(plain_times), statistics.median(heal_times)
         print(f"pytest on the example, plain          {plain:6.2f} s (median of {repeat})")
         print(f"pytest on the example, --heal          {healed:6.2f} s")
-        print(f"  heal overhead at zero model latency  {healed - plain:6.2f} s "
-              f"({len(server.requests)} model requests in all)")
+        print(
+            f"  heal overhead at zero model latency  {healed - plain:6.2f} s "
+            f"({len(server.requests)} model requests in all)"
+        )
 
         args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(project)]
         patch = {"textstats.py": FIXED.encode()}

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pytest_caretaker import mutate
 from pytest_caretaker.edits import Edit
@@ -33,9 +33,11 @@ from pytest_caretaker.trials import Trials
 from pytest_caretaker.verify import Runner, RunResult, judge
 
 NAME = "builtin"
-#: Bounds of the per-candidate time limit, which is a multiple of the unchanged tests' time.
-MIN_LIMIT = 0.5
+#: The per-candidate time limit is a multiple of the unchanged tests' time, at least MIN_LIMIT
+#: in a trial and MIN_RUN_LIMIT in the ordinary verifier (a fresh process to start).
 LIMIT_FACTOR = 10.0
+MIN_LIMIT = 0.25
+MIN_RUN_LIMIT = 5.0
 
 
 @dataclass
@@ -46,6 +48,9 @@ class Builtin:
     tests: TestFiles
     editable: Callable[[str], bool]  # may this file be edited (the scope)
     budget: float
+    #: Candidates that healed an earlier failure of this session: tried first, since one bug
+    #: often fails several tests, and one fix then heals them all.
+    fixes: list[Mutant] = field(default_factory=list)
 
     def heal(self, nodeid: str, baseline: RunResult, regression: Sequence[str]) -> HealResult:
         started = time.monotonic()
@@ -54,11 +59,15 @@ class Builtin:
         if not ranked:
             reason = "the built-in repairer found nothing to edit in the code the test ran"
             return HealResult(nodeid, False, reason, model=NAME)
+        earlier = [m for m in self.fixes if m in ranked]
+        ranked = earlier + [m for m in ranked if m not in earlier]
         tests = [nodeid, *regression]
         limit = self._limit(tests)
+        run_limit = min(self.runner.timeout, max(MIN_RUN_LIMIT, LIMIT_FACTOR * baseline.seconds))
         tried = 0
         for mutant in ranked:
-            if time.monotonic() > deadline:
+            left = deadline - time.monotonic()
+            if left <= 0:
                 return HealResult(
                     nodeid,
                     False,
@@ -68,9 +77,10 @@ class Builtin:
                     model=NAME,
                 )
             tried += 1
-            fixed = self._try(mutant, tests, regression, limit)
+            fixed = self._try(mutant, tests, regression, min(limit, left), min(run_limit, left))
             if fixed is not None:
                 edit, applied = fixed
+                self.fixes.append(mutant)
                 return HealResult(
                     nodeid,
                     True,
@@ -83,8 +93,9 @@ class Builtin:
         return HealResult(
             nodeid,
             False,
-            f"none of the built-in repairer's {len(ranked):,} candidate edits made the test pass "
-            "without breaking another; a model may find a larger fix (--heal-model)",
+            f"the built-in repairer tried all {plural(len(ranked), 'candidate edit')} in "
+            f"{time.monotonic() - started:.1f} s; none made the test pass without breaking "
+            "another (a model may find a larger fix: --heal-model)",
             attempts=tried,
             model=NAME,
         )
@@ -132,7 +143,12 @@ class Builtin:
             self.trials = None
 
     def _try(
-        self, mutant: Mutant, tests: Sequence[str], regression: Sequence[str], limit: float
+        self,
+        mutant: Mutant,
+        tests: Sequence[str],
+        regression: Sequence[str],
+        limit: float,
+        run_limit: float,
     ) -> tuple[Edit, Applied] | None:
         """The candidate's edit and patch if it heals the test; None otherwise."""
         source = self.sources.get(mutant.path)
@@ -160,7 +176,7 @@ class Builtin:
             return None
         applied = Applied(mutant.path, source.data, after)
         # The proof, as for a model's fix: a fresh process importing the patched file.
-        run = self.runner.run(tests, {mutant.path: after})
+        run = self.runner.run(tests, {mutant.path: after}, timeout=run_limit)
         if not judge(run, tests[:1], regression).ok:
             return None
         return Edit(

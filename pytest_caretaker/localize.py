@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatch
@@ -53,7 +54,10 @@ class SourceFile:
 
     @cached_property
     def lines(self) -> list[str]:
-        return self.text.splitlines()
+        # The newlines Python's tokenizer knows, not str.splitlines() (which also splits at form
+        # feeds and other separators that may sit inside a string literal).
+        lines = re.split(r"\r\n|\r|\n", self.text)
+        return lines[:-1] if lines and not lines[-1] else lines
 
     @cached_property
     def definitions(self) -> tuple[Definition, ...]:

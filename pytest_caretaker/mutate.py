@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import itertools
 import re
+import textwrap
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState
 from libcst.metadata import (
     CodeRange,
     ExpressionContext,
@@ -164,10 +166,23 @@ def arithmetic(node: cst.BinaryOperation | cst.AugAssign) -> Iterator[Proposal]:
         return
     old = type(node.operator)
     for index, new_kind in enumerate(_ARITHMETIC.get(old, ())):
-        new: cst.BaseExpression = node.with_changes(operator=new_kind(**spacing))
+        new: cst.BaseExpression = node.with_changes(
+            operator=new_kind(**spacing),
+            left=_grouped(node.left, _PRECEDENCE[new_kind], right=False),
+            right=_grouped(node.right, _PRECEDENCE[new_kind], right=True),
+        )
         if _PRECEDENCE[new_kind] != _PRECEDENCE[old]:
             new = _parenthesized(new)  # the new operator must group as the old one did
         yield new, 0.7 if index == 0 else 0.5
+
+
+def _grouped(child: cst.BaseExpression, precedence: int, right: bool) -> cst.BaseExpression:
+    """child, parenthesized if an operator of this precedence would regroup it."""
+    if isinstance(child, cst.BinaryOperation) and not child.lpar:
+        inner = _PRECEDENCE.get(type(child.operator), 0)
+        if inner < precedence or (right and inner == precedence):
+            return _parenthesized(child)
+    return child
 
 
 def boolean(node: cst.BooleanOperation | cst.UnaryOperation) -> Iterator[Proposal]:
@@ -195,15 +210,22 @@ def constant(node: cst.Integer) -> Iterator[Proposal]:
         yield node.with_changes(value=str(value - 1)), 0.8
 
 
-def off_by_one(node: cst.BaseExpression, prior: float) -> Iterator[Proposal]:
-    """``expr + 1`` and ``expr - 1`` for an expression used as an index, argument or operand."""
+def off_by_one(node: cst.BaseExpression, prior: float, grouped: bool = False) -> Iterator[Proposal]:
+    """``expr + 1`` and ``expr - 1`` for an expression used as an index, argument or operand.
+
+    grouped: the expression is an operand of an operator that binds tighter than ``+``, so the
+    new sum needs parentheses (``n * k`` -> ``(n - 1) * k``).
+    """
     if isinstance(node, cst.Integer):
         return  # constant() covers literals
     left = node.with_changes(lpar=[], rpar=[])
     if not _additive_safe(left):
         left = _parenthesized(left)
     for operator in (cst.Add(), cst.Subtract()):
-        yield cst.BinaryOperation(left=left, operator=operator, right=cst.Integer("1")), prior
+        new: cst.BaseExpression = cst.BinaryOperation(
+            left=left, operator=operator, right=cst.Integer("1")
+        )
+        yield (_parenthesized(new) if grouped and not node.lpar else new), prior
 
 
 def variable(node: cst.Name, names: Sequence[str]) -> Iterator[Proposal]:
@@ -271,13 +293,11 @@ def _atomic(node: cst.BaseExpression) -> cst.BaseExpression:
             cst.ConcatenatedString,
             cst.FormattedString,
             cst.List,
-            cst.Tuple,
             cst.Dict,
             cst.Set,
             cst.ListComp,
             cst.SetComp,
             cst.DictComp,
-            cst.GeneratorExp,
         ),
     ):
         return node
@@ -329,7 +349,8 @@ class _Sites(cst.CSTVisitor):
         self.blocks: list[_Block] = []
         self._statement_lines: list[int] = []
         self._not_variables: set[int] = set()  # ids of Names that are keywords or def names
-        self._off_by_one: dict[int, float] = {}  # id of an expression -> its prior
+        # id of an expression -> (prior, whether its sum needs parentheses)
+        self._off_by_one: dict[int, tuple[float, bool]] = {}
 
     def _range(self, node: cst.CSTNode) -> CodeRange:
         return self.get_metadata(PositionProvider, node)
@@ -340,6 +361,9 @@ class _Sites(cst.CSTVisitor):
         block = _Block()
         for statement in node.body:
             where = self._range(statement)
+            decorators = getattr(statement, "decorators", ())
+            if decorators:
+                where = CodeRange(self._range(decorators[0]).start, where.end)
             line = self.lines[where.start.line - 1]
             copy, deletable = "", False
             if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
@@ -386,38 +410,43 @@ class _Sites(cst.CSTVisitor):
         if node.keyword is not None:
             self._not_variables.add(id(node.keyword))
         if not node.star:
-            self._off_by_one[id(node.value)] = 0.8
+            self._off_by_one[id(node.value)] = (0.8, False)
         return True
 
     def visit_Index(self, node: cst.Index) -> bool:
-        self._off_by_one[id(node.value)] = 0.8
+        self._off_by_one[id(node.value)] = (0.8, False)
         return True
 
     def visit_Slice(self, node: cst.Slice) -> bool:
         for bound in (node.lower, node.upper):
             if bound is not None:
-                self._off_by_one[id(bound)] = 0.8
+                self._off_by_one[id(bound)] = (0.8, False)
         return True
 
     def visit_Assign(self, node: cst.Assign) -> bool:
-        self._off_by_one[id(node.value)] = 0.5
+        self._off_by_one[id(node.value)] = (0.5, False)
         return True
 
     def visit_Return(self, node: cst.Return) -> bool:
         if node.value is not None:
-            self._off_by_one[id(node.value)] = 0.5
+            self._off_by_one[id(node.value)] = (0.5, False)
         return True
 
     def visit_Comparison(self, node: cst.Comparison) -> bool:
         self._add(node, "comparison", comparison(node))
-        self._off_by_one[id(node.left)] = 0.7
+        self._off_by_one[id(node.left)] = (0.7, False)
         for target in node.comparisons:
-            self._off_by_one[id(target.comparator)] = 0.7
+            self._off_by_one[id(target.comparator)] = (0.7, False)
         return True
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> bool:
         self._add(node, "arithmetic", arithmetic(node))
         self._add(node, "swap", swap(node))
+        # Operands of + and - need no rule of their own: ±1 on the whole sum is the same edit.
+        if not isinstance(node.operator, (cst.Add, cst.Subtract)):
+            grouped = _PRECEDENCE.get(type(node.operator), 0) > _PRECEDENCE[cst.Add]
+            for operand in (node.left, node.right):
+                self._off_by_one.setdefault(id(operand), (0.6, grouped))
         return True
 
     def visit_AugAssign(self, node: cst.AugAssign) -> bool:
@@ -455,9 +484,9 @@ class _Sites(cst.CSTVisitor):
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, _STATEMENTS):
             self._statement_lines.append(self._range(node).start.line)
-        prior = self._off_by_one.pop(id(node), None)
-        if prior is not None and isinstance(node, cst.BaseExpression):
-            self._add(node, "off_by_one", off_by_one(node, prior))
+        context = self._off_by_one.pop(id(node), None)
+        if context is not None and isinstance(node, cst.BaseExpression):
+            self._add(node, "off_by_one", off_by_one(node, *context))
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
@@ -467,7 +496,17 @@ class _Sites(cst.CSTVisitor):
 
 
 #: Nodes whose expressions belong to the line they start on (compound statements: the header).
-_STATEMENTS = (cst.SimpleStatementLine, cst.If, cst.While, cst.For, cst.With, cst.ExceptHandler)
+_STATEMENTS = (
+    cst.SimpleStatementLine,
+    cst.SimpleStatementSuite,
+    cst.Match,
+    cst.MatchCase,
+    cst.If,
+    cst.While,
+    cst.For,
+    cst.With,
+    cst.ExceptHandler,
+)
 
 
 def _is_docstring_or_pass(statement: cst.SimpleStatementLine) -> bool:
@@ -515,7 +554,15 @@ def mutants(source: SourceFile, definition: Definition) -> list[Mutant]:
         end = cut.offset(where.end.line, where.end.column)
         # The node's own parentheses lie outside its range: they stay where they are.
         bare = new.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else new
-        built.add(line, operator, prior, start, end, cut.indented(module.code_for_node(bare)))
+        statement = cut.text_lines[line - 1]
+        indent = statement[: len(statement) - len(statement.lstrip(" \t"))]
+        state = CodegenState(
+            default_indent=module.default_indent,
+            default_newline=module.default_newline,
+            indent_tokens=[indent] if indent else [],
+        )
+        bare._codegen(state)
+        built.add(line, operator, prior, start, end, cut.indented("".join(state.tokens)))
 
     for node, line, operator, new, prior in sites.found:
         node_edit(node, line, operator, new, prior)
@@ -559,9 +606,16 @@ def _statement_edits(block: _Block, copies: Sequence[str], cut: _Cut, built: _Bu
     last = block.statements[-1]
     places = [(s.line, cut.line_start(s.line), s.indent) for s in block.statements]
     places.append((last.line, cut.line_start(last.end + 1), last.indent))
-    for line, at, indent in places:
+    for index, (line, at, indent) in enumerate(places):
+        before = (
+            cut.newline
+            if at == len(cut.file_text) and not cut.file_text.endswith(("\n", "\r"))
+            else ""
+        )
+        previous = block.statements[index - 1].copy if index else None
         for copy in copies:
-            built.add(line, "insert", 0.2, at, at, cut.indent + indent + copy)
+            if copy != previous:  # the same file as the insert before that statement
+                built.add(line, "insert", 0.2, at, at, before + cut.indent + indent + copy)
 
 
 class _Builder:
@@ -579,6 +633,13 @@ class _Builder:
         if new == old or (start, end, new) in self.seen:
             return
         self.seen.add((start, end, new))
+        text = self.cut.file_text
+        first, last = self.cut.starts[0], self.cut.starts[-1]
+        function = text[first:start] + new + text[end:last]
+        try:
+            compile(textwrap.dedent(function), "<mutant>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return
         if not old:
             description = f"insert `{_short(new)}`"
         elif not new.strip():
@@ -641,7 +702,7 @@ class _Cut:
 
     @property
     def text_lines(self) -> list[str]:
-        return self.text.splitlines()
+        return _NEWLINE.split(self.text)
 
     def offset(self, line: int, column: int) -> int:
         """File offset of a (line, column) of the dedented text."""

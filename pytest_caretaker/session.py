@@ -7,6 +7,7 @@ Healing never changes the exit status: the run tested the code as it was.
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,14 @@ XDIST_NOTE = (
     "caretaker: healing does not run under pytest-xdist yet; "
     "rerun the failing tests with -n 0 --heal (e.g. pytest --lf -n 0 --heal)"
 )
+
+
+def _where(error: BaseException) -> str:
+    """ " at file:line" of the innermost frame that raised error, for a report of the bug."""
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return ""
+    return f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}"
 
 
 class HealSession:
@@ -98,7 +107,10 @@ class HealSession:
             try:
                 self._heal(runner)
             except Exception as error:  # never an INTERNALERROR: the run's outcome stands
-                self.notes.append(f"caretaker: healing stopped by an internal error: {error!r}")
+                self.notes.append(
+                    f"caretaker: healing stopped by an internal error: {error!r}"
+                    f"{_where(error)}; please report it"
+                )
 
     def _heal(self, runner: Runner) -> None:
         from pytest_caretaker.heal import heal_all

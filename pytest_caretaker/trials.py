@@ -35,6 +35,7 @@ from typing import IO, Any
 
 import pytest
 
+from pytest_caretaker.failures import project_relpath
 from pytest_caretaker.verify import SERVER_START_TIMEOUT, Channel, Runner, kill_group
 from pytest_caretaker.worker import WorkerPlugin
 
@@ -157,6 +158,7 @@ class Trials:
 class TrialPlugin(WorkerPlugin):
     def __init__(self, root: Path, commands: IO[str], replies: IO[str]) -> None:
         super().__init__(root, {}, trace=False)
+        self.root = root
         self.commands = commands
         self.replies = replies
         self._functions: dict[tuple[str, str, int], list[types.FunctionType]] = {}
@@ -166,6 +168,7 @@ class TrialPlugin(WorkerPlugin):
         items = {item.nodeid: item for item in session.items}
         # Children share the server's memory copy-on-write; a garbage collection in a child
         # would touch (and so copy) every object of the session. Frozen objects are left alone.
+        self._index_functions()
         gc.freeze()
         self._reply({"collected": sorted(items), "errors": self.collect_errors})
         for line in self.commands:
@@ -190,6 +193,7 @@ class TrialPlugin(WorkerPlugin):
             try:
                 os.close(read)
                 os.setsid()
+                _cap_memory()
                 data = json.dumps(self._child(request, items, live)).encode()
                 while data:
                     data = data[os.write(write, data) :]
@@ -241,25 +245,29 @@ class TrialPlugin(WorkerPlugin):
         return next(iter(items.values())).config if items else None
 
     def _live(self, path: str, qualname: str, line: int) -> list[types.FunctionType]:
-        """The function objects whose code a candidate replaces (found once, then remembered)."""
-        key = (os.path.realpath(path), qualname, line)
-        if key not in self._functions:
-            name = qualname.rsplit(".", 1)[-1]
-            real: dict[str, str] = {}
-            found = []
-            for candidate in gc.get_objects():
-                if not isinstance(candidate, types.FunctionType):
-                    continue
-                code = candidate.__code__
-                if code.co_name != name or code.co_firstlineno != line:
-                    continue
-                filename = code.co_filename
-                if filename not in real:
-                    real[filename] = os.path.realpath(filename)
-                if real[filename] == key[0] and _qualname(code, qualname):
-                    found.append(candidate)
-            self._functions[key] = found
-        return self._functions[key]
+        """The function objects whose code a candidate replaces."""
+        return self._functions.get((os.path.realpath(path), qualname, line), [])
+
+    def _index_functions(self) -> None:
+        """Every function object of the project, by (real path, qualname, first line).
+
+        Done once, before gc.freeze(): frozen objects are no longer listed by gc.get_objects().
+        """
+        real: dict[str, str | None] = {}
+        for candidate in gc.get_objects():
+            if not isinstance(candidate, types.FunctionType):
+                continue
+            code = candidate.__code__
+            filename = code.co_filename
+            if filename not in real:
+                resolved = os.path.realpath(filename)
+                inside = project_relpath(resolved, self.root) is not None
+                real[filename] = resolved if inside else None
+            where = real[filename]
+            if where is not None:
+                qualname = getattr(code, "co_qualname", candidate.__qualname__)
+                key = (where, qualname, code.co_firstlineno)
+                self._functions.setdefault(key, []).append(candidate)
 
 
 def _qualname(code: types.CodeType, qualname: str) -> bool:
@@ -296,6 +304,23 @@ def _codes(code: types.CodeType) -> Iterator[types.CodeType]:
         if isinstance(constant, types.CodeType):
             yield constant
             yield from _codes(constant)
+
+
+def _cap_memory(headroom: int = 2 << 30) -> None:
+    """Let a child grow by headroom bytes at most: a mutant that appends to the list it loops
+    over fills memory faster than any time limit stops it; it gets a MemoryError instead."""
+    try:
+        import resource
+
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            size = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE") + headroom
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            size = min(size, hard)
+        if soft == resource.RLIM_INFINITY or soft > size:
+            resource.setrlimit(resource.RLIMIT_AS, (size, hard))
+    except (ImportError, OSError, ValueError):
+        pass  # no /proc or no limits here: the time limit alone contains the child
 
 
 def _read_all(fd: int, limit: float) -> tuple[bytes, bool]:

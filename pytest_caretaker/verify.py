@@ -118,16 +118,26 @@ class Runner:
         nodeids: Sequence[str],
         patches: Mapping[str, bytes] | None = None,
         trace: bool = False,
+        timeout: float | None = None,
     ) -> RunResult:
-        """Run nodeids with patches (root-relative path -> new bytes) served in memory."""
+        """Run nodeids with patches (root-relative path -> new bytes) served in memory.
+
+        timeout, when given, shortens this run's limit (never lengthens it).
+        """
         workdir = Path(tempfile.mkdtemp(prefix="caretaker-"))
+        limit = self.timeout if timeout is None else min(timeout, self.timeout)
         try:
-            return self._run(workdir, nodeids, patches or {}, trace)
+            return self._run(workdir, nodeids, patches or {}, trace, limit)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
     def _run(
-        self, workdir: Path, nodeids: Sequence[str], patches: Mapping[str, bytes], trace: bool
+        self,
+        workdir: Path,
+        nodeids: Sequence[str],
+        patches: Mapping[str, bytes],
+        trace: bool,
+        timeout: float,
     ) -> RunResult:
         patch_files: dict[str, str] = {}
         for index, (rel, data) in enumerate(sorted(patches.items())):
@@ -146,7 +156,7 @@ class Runner:
         spec_file = workdir / "spec.json"
         spec_file.write_text(json.dumps(spec), encoding="utf-8")
         started = time.monotonic()
-        output, problem = self._execute(spec_file)
+        output, problem = self._execute(spec_file, timeout)
         seconds = time.monotonic() - started
         if problem is None and not result_file.exists():
             problem = (
@@ -168,17 +178,17 @@ class Runner:
         if self.warm and self._server is None:
             self._server = _Server.start(self.command("--serve", str(self.root)), self.spawn)
 
-    def _execute(self, spec_file: Path) -> tuple[str, str | None]:
+    def _execute(self, spec_file: Path, timeout: float) -> tuple[str, str | None]:
         if self.warm:
             self.prestart()
             if self._server is not None:
-                done = self._server.run(spec_file, self.timeout)
+                done = self._server.run(spec_file, timeout)
                 if done is not None:
                     return done
                 self._server.close()  # it died: carry on without it
                 self._server = None
             self.warm = False
-        return _run_process(self.command(str(spec_file)), self.timeout, self.spawn)
+        return _run_process(self.command(str(spec_file)), timeout, self.spawn)
 
     def command(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "pytest_caretaker.worker", *args]

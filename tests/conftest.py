@@ -18,12 +18,20 @@ def _no_caretaker_env(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _heal_modules_loaded() -> None:
+    # In-process pytester runs restore sys.modules afterwards; a module first imported inside
+    # one is removed again, and the next run imports it anew: libcst's native parser then
+    # returns nodes of the first import's classes (isinstance fails). Import them once, outside.
+    import libcst.metadata  # noqa: F401
+
+    import pytest_caretaker.heal  # noqa: F401  (all of the heal pipeline)
+
+
 @pytest.fixture(scope="session")
 def _litellm_loaded() -> None:
-    # In-process pytester runs restore sys.modules afterwards; a litellm (or libcst) first
-    # imported inside one is half-removed and breaks importlib.metadata for the next run.
-    # Import them once, outside.
-    import libcst  # noqa: F401
+    # The same for litellm, which also breaks importlib.metadata when half-removed; it takes
+    # seconds to import, so only the tests that talk to a model pay for it.
     import litellm  # noqa: F401
 
 

@@ -452,3 +452,109 @@ def test_localize_with_two_failing_tests(project: Path) -> None:
         "calc.py::buggy",
         "test_calc.py::test_helper_again",
     ]
+
+
+# -- line_scores -----------------------------------------------------------------------------------
+
+F1 = "test_m.py::test_fails"
+F2 = "test_m.py::test_fails_too"
+P1, P2, P3 = "test_m.py::test_a", "test_m.py::test_b", "test_m.py::test_c"
+
+
+def ran(*lines: int, path: str = "m.py") -> Executed:
+    return Executed(lines={path: frozenset(lines)})
+
+
+def spectrum() -> dict[str, Executed]:
+    """Line 1: every test; 2: F1 and two passing; 3: F1 and F2 only; 4: F2 only; 5: F1 only;
+    7, 8: passing tests only."""
+    return {
+        F1: ran(1, 2, 3, 5),
+        F2: ran(1, 3, 4),
+        P1: ran(1, 2, 7),
+        P2: ran(1, 2),
+        P3: ran(1, 8),
+    }
+
+
+def test_line_scores_of_one_failing_test() -> None:
+    scores = loc.line_scores([F1], [P1, P2, P3], spectrum())
+    assert scores == {
+        ("m.py", 1): pytest.approx(1 / math.sqrt(4)),  # failing and 3 passing: 0.5
+        ("m.py", 2): pytest.approx(1 / math.sqrt(3)),  # failing and 2 passing
+        ("m.py", 3): 1.0,  # the failing test only
+        ("m.py", 5): 1.0,
+    }
+    assert scores[("m.py", 1)] == pytest.approx(0.5)
+
+
+def test_line_scores_leave_out_lines_only_passing_tests_ran() -> None:
+    scores = loc.line_scores([F1], [P1, P2, P3], spectrum())
+    assert ("m.py", 7) not in scores
+    assert ("m.py", 8) not in scores
+    assert ("m.py", 4) not in scores  # run by a failing test that is not in this group
+
+
+def test_line_scores_of_two_failing_tests() -> None:
+    scores = loc.line_scores([F1, F2], [P1, P2, P3], spectrum())
+    assert scores == {
+        ("m.py", 1): pytest.approx(2 / math.sqrt(2 * 5)),
+        ("m.py", 2): pytest.approx(1 / math.sqrt(2 * 3)),
+        ("m.py", 3): pytest.approx(1.0),  # 2 / sqrt(2 * 2): every failing test, no passing one
+        ("m.py", 4): pytest.approx(1 / math.sqrt(2)),
+        ("m.py", 5): pytest.approx(1 / math.sqrt(2)),
+    }
+
+
+def test_line_scores_without_passing_tests() -> None:
+    scores = loc.line_scores([F1, F2], [], spectrum())
+    assert scores[("m.py", 1)] == pytest.approx(1.0)
+    assert scores[("m.py", 5)] == pytest.approx(1 / math.sqrt(2))
+
+
+def test_line_scores_a_failing_test_without_a_trace_does_not_count() -> None:
+    missing = "test_m.py::test_not_traced"
+    with_missing = loc.line_scores([F1, missing], [P1, P2, P3], spectrum())
+    assert with_missing == loc.line_scores([F1], [P1, P2, P3], spectrum())
+    assert with_missing[("m.py", 3)] == 1.0  # total_failed is 1, not 2
+
+
+def test_line_scores_a_passing_test_without_a_trace_is_ignored() -> None:
+    scores = loc.line_scores([F1], [P1, "test_m.py::test_not_traced"], spectrum())
+    assert scores[("m.py", 1)] == pytest.approx(1 / math.sqrt(2))
+    assert scores[("m.py", 2)] == pytest.approx(1 / math.sqrt(2))
+    assert scores[("m.py", 3)] == 1.0
+
+
+def test_line_scores_tell_files_apart() -> None:
+    executed = {
+        F1: Executed(lines={"a.py": frozenset({1}), "b.py": frozenset({1})}),
+        P1: ran(1, path="a.py"),
+    }
+    assert loc.line_scores([F1], [P1], executed) == {
+        ("a.py", 1): pytest.approx(1 / math.sqrt(2)),
+        ("b.py", 1): 1.0,
+    }
+
+
+def test_line_scores_ignore_the_functions_of_a_trace() -> None:
+    executed = {F1: Executed(functions=(("m.py", 1),)), P1: ran(1)}
+    assert loc.line_scores([F1], [P1], executed) == {}
+
+
+@pytest.mark.parametrize(
+    ("failing", "passing"),
+    [
+        pytest.param([], [P1, P2], id="no-failing-tests"),
+        pytest.param(["test_m.py::test_not_traced"], [P1], id="failing-test-not-traced"),
+    ],
+)
+def test_line_scores_empty(failing: list[str], passing: list[str]) -> None:
+    assert loc.line_scores(failing, passing, spectrum()) == {}
+
+
+def test_lines_match_ast_line_numbers_after_a_form_feed() -> None:
+    source = SourceFile("mod.py", b"def f():\n    return 1\n\x0c\ndef g():\n    return 2\n")
+    assert source.find("g") == Definition("g", 4, 5, 5)
+    assert source.lines[3] == "def g():"
+    assert source.source_of(Definition("g", 4, 5, 5)) == "def g():\n    return 2\n"

@@ -1,0 +1,178 @@
+"""The built-in repairer on the bug collection, measured side by side in one run (not a test).
+
+    python benchmarks/builtin_repair.py [--budget 20] [--sample 30]
+
+1. `pytest --heal` (no model: the built-in repairer) over a copy of examples/bugs in one session:
+   per bug, whether it was healed as the catalog expects, the candidates tried and the time; then
+   the healed count, the median and max time to a plausible fix, and end-to-end candidates per
+   second (generation, trials and the confirming run included).
+2. Verification throughput on the same candidates: the first --sample mutants of one bug checked
+   by the trial server (a forked child of a collected session) and by a plain
+   `python -m pytest <test file>` subprocess each, with the mutant written to disk; the ratio is
+   the figure that matters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pytest_caretaker import mutate
+from pytest_caretaker.localize import SourceFile
+from pytest_caretaker.trials import Trials
+from pytest_caretaker.verify import Runner
+
+ROOT = Path(__file__).resolve().parent.parent
+BUGS = ROOT / "examples" / "bugs"
+RESULT = re.compile(r"^(HEALED|NOT HEALED) (\S+?)(?:: |$)")
+STATS = re.compile(r"^  ([\d,]+) candidates? tried · .* · ([\d.]+) s · builtin$")
+
+
+def heal_collection(workdir: Path, budget: float) -> tuple[dict[str, dict[str, object]], float]:
+    """Per failing test id: healed, candidates, seconds, reason; and the session's wall time."""
+    command = [sys.executable, "-m", "pytest", "--heal", "-q", "-p", "no:cacheprovider"]
+    command += ["-o", f"heal_builtin_budget={budget:g}"]
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=workdir, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    results: dict[str, dict[str, object]] = {}
+    current: dict[str, object] | None = None
+    for line in done.stdout.splitlines():
+        found = RESULT.match(line)
+        if found:
+            current = {"healed": found.group(1) == "HEALED", "line": line, "candidates": 0}
+            results[found.group(2)] = current
+            if not current["healed"]:
+                current["reason"] = line.split(": ", 1)[-1]
+                tried = re.search(r"([\d,]+) (?:of [\d,]+ )?candidate edits?", line)
+                spent = re.search(r"in ([\d.]+) s|budget of ([\d.]+) s", line)
+                current["candidates"] = int(tried.group(1).replace(",", "")) if tried else 0
+                current["seconds"] = float(spent.group(1) or spent.group(2)) if spent else 0.0
+            continue
+        stats = STATS.match(line)
+        if stats and current is not None:
+            current["candidates"] = int(stats.group(1).replace(",", ""))
+            current["seconds"] = float(stats.group(2))
+        elif current is not None and line.startswith("  Plausible fix"):
+            current["fix"] = line.strip()
+    if not results:
+        print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
+        raise SystemExit("the heal run reported nothing")
+    return results, wall
+
+
+def throughput(workdir: Path, bug: str, sample: int) -> tuple[float, float, int]:
+    """Seconds per candidate: trial server vs a plain pytest subprocess, on the same mutants."""
+    source = SourceFile(f"{bug}.py", (workdir / f"{bug}.py").read_bytes())
+    candidates = [m for d in mutate.outermost(source) for m in mutate.mutants(source, d)][:sample]
+    tests = [f"test_{bug}.py"]
+    args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(workdir)]
+    runner = Runner(workdir, workdir, args, 10.0)
+    collect = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", *tests],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    nodeids = [line for line in collect.stdout.splitlines() if "::" in line]
+    trials = Trials.start(runner, nodeids)
+    if trials is None or not trials.ready():
+        raise SystemExit("trials are not available here (they need fork, on Linux)")
+    started = time.perf_counter()
+    for mutant in candidates:
+        definition = source.find(mutant.function)
+        assert definition is not None
+        trials.run(
+            nodeids,
+            5.0,
+            path=str(workdir / mutant.path),
+            qualname=mutant.function,
+            line=definition.start,
+            source=mutant.apply(source.text),
+        )
+    trial_each = (time.perf_counter() - started) / len(candidates)
+    trials.close()
+    runner.close()
+
+    plain_dir = Path(tempfile.mkdtemp(prefix="caretaker-plain-"))
+    for name in (f"{bug}.py", f"test_{bug}.py"):
+        shutil.copy(workdir / name, plain_dir / name)
+    started = time.perf_counter()
+    for mutant in candidates:
+        (plain_dir / mutant.path).write_text(mutant.apply(source.text), encoding="utf-8")
+        subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests],
+            cwd=plain_dir,
+            capture_output=True,
+            check=False,
+            timeout=60,
+        )
+    plain_each = (time.perf_counter() - started) / len(candidates)
+    shutil.rmtree(plain_dir, ignore_errors=True)
+    return trial_each, plain_each, len(candidates)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--budget", type=float, default=20.0, help="--heal-builtin-budget")
+    parser.add_argument("--sample", type=int, default=30, help="mutants for the throughput")
+    parser.add_argument("--bug", default="clamp_value", help="the bug whose mutants are timed")
+    options = parser.parse_args()
+    catalog = json.loads((BUGS / "catalog.json").read_text(encoding="utf-8"))
+    workdir = Path(tempfile.mkdtemp(prefix="caretaker-bugs-"))
+    shutil.copytree(BUGS, workdir, dirs_exist_ok=True)
+    try:
+        results, wall = heal_collection(workdir, options.budget)
+        trial_each, plain_each, sampled = throughput(workdir, options.bug, options.sample)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    print(f"{'bug':<22} {'family':<13} {'expected':<9} {'result':<11} {'cand.':>6} {'s':>6}")
+    healed_times: list[float] = []
+    candidates = 0
+    seconds = 0.0
+    as_expected = 0
+    for bug, entry in sorted(catalog.items()):
+        mine = {k: v for k, v in results.items() if k.startswith(f"test_{bug}.py::")}
+        healed = bool(mine) and all(v["healed"] for v in mine.values())
+        tried = sum(int(v.get("candidates", 0)) for v in mine.values())  # type: ignore[call-overload]
+        spent = sum(float(v.get("seconds", 0.0)) for v in mine.values())  # type: ignore[arg-type]
+        expected = "healed" if entry["family"] != "none" else "out of reach"
+        as_expected += (expected == "healed") == healed
+        candidates += tried
+        seconds += spent
+        if healed:
+            healed_times.append(spent)
+        result = "HEALED" if healed else "NOT HEALED"
+        print(
+            f"{bug:<22} {entry['family']:<13} {expected[:9]:<9} {result:<11} {tried:>6} {spent:>6.2f}"
+        )
+    reachable = sum(1 for e in catalog.values() if e["family"] != "none")
+    print()
+    print(f"healed: {len(healed_times)} of {len(catalog)} bugs ({reachable} within reach)")
+    print(f"as the catalog expects: {as_expected} of {len(catalog)}")
+    if healed_times:
+        print(
+            f"time to a plausible fix: median {statistics.median(healed_times):.2f} s, "
+            f"max {max(healed_times):.2f} s"
+        )
+    print(f"end to end: {candidates} candidates in {seconds:.1f} s = {candidates / seconds:.0f}/s")
+    print(f"the whole `pytest --heal` session: {wall:.1f} s")
+    print(
+        f"verification of {sampled} mutants of {options.bug}: trial {trial_each * 1000:.1f} ms "
+        f"({1 / trial_each:.0f}/s), plain pytest subprocess {plain_each * 1000:.0f} ms "
+        f"({1 / plain_each:.1f}/s): {plain_each / trial_each:.0f}x"
+    )
+
+
+if __name__ == "__main__":
+    main()
