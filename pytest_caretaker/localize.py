@@ -133,6 +133,8 @@ class Sources:
 class TestFiles:
     """Test files: those pytest collected tests from, conftests, and python_files globs."""
 
+    __test__ = False  # not a test class, whatever pytest's python_classes say
+
     collected: frozenset[str]
     patterns: tuple[str, ...] = ("test_*.py", "*_test.py")
 

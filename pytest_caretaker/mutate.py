@@ -228,6 +228,21 @@ def off_by_one(node: cst.BaseExpression, prior: float, grouped: bool = False) ->
         yield (_parenthesized(new) if grouped and not node.lpar else new), prior
 
 
+def drop_one(node: cst.BinaryOperation) -> Iterator[Proposal]:
+    """``expr + 1`` -> ``expr`` and ``expr - 1`` -> ``expr``: the off-by-one taken away.
+
+    Tried before the literal's ±1, which makes the same change less readably (``expr + 0``).
+    """
+    if isinstance(node.operator, (cst.Add, cst.Subtract)) and _is_one(node.right):
+        yield _atomic(node.left), 0.85
+    elif isinstance(node.operator, cst.Add) and _is_one(node.left):
+        yield _atomic(node.right), 0.85
+
+
+def _is_one(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Integer) and node.value == "1"
+
+
 def variable(node: cst.Name, names: Sequence[str]) -> Iterator[Proposal]:
     """Another local variable or parameter of the function in place of this one."""
     for name in names:
@@ -442,6 +457,7 @@ class _Sites(cst.CSTVisitor):
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> bool:
         self._add(node, "arithmetic", arithmetic(node))
         self._add(node, "swap", swap(node))
+        self._add(node, "off_by_one", drop_one(node))
         # Operands of + and - need no rule of their own: ±1 on the whole sum is the same edit.
         if not isinstance(node.operator, (cst.Add, cst.Subtract)):
             grouped = _PRECEDENCE.get(type(node.operator), 0) > _PRECEDENCE[cst.Add]
@@ -552,8 +568,20 @@ def mutants(source: SourceFile, definition: Definition) -> list[Mutant]:
         where = positions[node]
         start = cut.offset(where.start.line, where.start.column)
         end = cut.offset(where.end.line, where.end.column)
-        # The node's own parentheses lie outside its range: they stay where they are.
-        bare = new.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else new
+        # The node's own parentheses lie outside its range: they stay where they are, unless
+        # the new node is an atom that needs none (`(len(xs) + 1)` -> `len(xs)`).
+        own = getattr(node, "lpar", None)
+        bare = new.with_changes(lpar=[], rpar=[]) if own else new
+        text = cut.file_text
+        if (
+            own
+            and len(own) == 1
+            and isinstance(bare, cst.BaseExpression)
+            and _atomic(bare) is bare
+            and text[start - 1 : start] == "("
+            and text[end : end + 1] == ")"
+        ):
+            start, end = start - 1, end + 1
         statement = cut.text_lines[line - 1]
         indent = statement[: len(statement) - len(statement.lstrip(" \t"))]
         state = CodegenState(

@@ -13,7 +13,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import snapshot
+from helpers import TOOLS_MODEL, heal_args, snapshot
+
+from pytest_caretaker.testing import ScriptedServer, fault, tool_call
 
 BUGS = Path(__file__).resolve().parent.parent / "examples" / "bugs"
 CATALOG: dict[str, dict[str, object]] = json.loads((BUGS / "catalog.json").read_text())
@@ -123,3 +125,88 @@ def test_the_first_fix_is_tried_first_for_the_next_failure(pytester: pytest.Pyte
     tried = [int(n) for n in re.findall(r"^  (\d+) candidates? tried", result.stdout.str(), re.M)]
     assert tried[1:] == [1, 1]  # the later failures needed one candidate: the first fix
     assert "conflicts with another fix" not in result.stdout.str()
+
+
+CALC = """\
+def mean(xs):
+    return sum(xs) / (len(xs) + 1)
+
+
+def greet(name):
+    return "Hello, " + name + "?"
+"""
+TEST_CALC = """\
+from calc import greet, mean
+
+
+def test_mean():
+    assert mean([1, 2, 3]) == 2
+
+
+def test_mean_of_one():
+    assert mean([5]) == 5
+
+
+def test_greet():
+    assert greet("Ada") == "Hello, Ada!"
+"""
+GOOD_GREET = 'def greet(name):\n    return "Hello, " + name + "!"\n'
+
+
+def test_builtin_first_then_a_model_for_what_it_cannot_heal(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    pytester.makepyfile(calc=CALC, test_calc=TEST_CALC)
+    llm.script(
+        tool_call(
+            "The greeting ends with !",
+            [{"path": "calc.py", "function": "greet", "code": GOOD_GREET}],
+        )
+    )
+
+    result = pytester.runpytest(
+        "--heal",
+        "--heal-model",
+        "builtin",
+        "--heal-model",
+        TOOLS_MODEL,
+        "--heal-api-base",
+        llm.base_url,
+        "--heal-builtin-budget",
+        "5",
+    )
+
+    result.stdout.fnmatch_lines(
+        [
+            f"caretaker: heal (in memory) · models builtin → {TOOLS_MODEL} · scope code",
+            "HEALED test_calc.py::test_greet",
+            f"  1 attempt · * tokens · * · {TOOLS_MODEL}",
+            "HEALED test_calc.py::test_mean",
+            "  * candidates tried · no model, no tokens · * s · builtin",
+        ]
+    )
+    assert len(llm.requests) == 1  # the model was asked only about greet
+    assert "def greet" in json.dumps(llm.requests[0]) and "def mean" not in json.dumps(
+        llm.requests[0]
+    )
+
+
+def test_a_failing_model_falls_back_to_builtin(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    pytester.makepyfile(
+        calc=CALC.split("\n\n\ndef greet")[0] + "\n",
+        test_calc=TEST_CALC.split("\n\n\ndef test_greet")[0].replace("greet, ", "") + "\n",
+    )
+    llm.responder = lambda body: fault(500)
+
+    result = pytester.runpytest(*heal_args(llm), "--heal-model", "builtin")
+
+    result.stdout.fnmatch_lines(
+        [
+            f"caretaker: heal (in memory) · models {TOOLS_MODEL} → builtin · scope code",
+            "HEALED test_calc.py::test_mean",
+            "  * candidates tried · no model, no tokens · * s · builtin",
+        ]
+    )
+    assert llm.requests  # the model was asked first

@@ -953,3 +953,15 @@ def test_mutant_descriptions() -> None:
     assert "delete `b = a`" in descriptions
     assert "insert `b = a`" in descriptions
     assert {m.operator for m in found} >= {"comparison", "delete", "insert"}
+
+
+def test_an_off_by_one_is_taken_away_with_its_parentheses() -> None:
+    source = SourceFile("m.py", b"def f(xs):\n    return sum(xs) / (len(xs) + 1)\n")
+    (definition,) = mutate.outermost(source)
+
+    found = mutate.mutants(source, definition)
+
+    dropped = [m for m in found if m.apply(source.text).endswith("sum(xs) / len(xs)\n")]
+    assert len(dropped) == 1
+    assert dropped[0].operator == "off_by_one"
+    assert dropped[0].prior > max(m.prior for m in found if m.operator == "constant")
