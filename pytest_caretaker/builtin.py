@@ -51,13 +51,17 @@ class Builtin:
     #: Candidates that healed an earlier failure of this session: tried first, since one bug
     #: often fails several tests, and one fix then heals them all.
     fixes: list[Mutant] = field(default_factory=list)
+    _mutants: dict[tuple[str, str], list[Mutant]] = field(default_factory=dict)
 
     def heal(self, nodeid: str, baseline: RunResult, regression: Sequence[str]) -> HealResult:
         started = time.monotonic()
         deadline = started + self.budget
         ranked = self.candidates(nodeid, baseline, regression)
         if not ranked:
-            reason = "the built-in repairer found nothing to edit in the code the test ran"
+            reason = (
+                "the built-in repairer found nothing it may edit in the code the test ran "
+                "(it never edits tests)"
+            )
             return HealResult(nodeid, False, reason, model=NAME)
         earlier = [m for m in self.fixes if m in ranked]
         ranked = earlier + [m for m in ranked if m not in earlier]
@@ -108,13 +112,18 @@ class Builtin:
         scored: list[tuple[float, int, Mutant]] = []
         for path in sorted({path for path, _ in scores}):
             source = self.sources.get(path)
-            if source is None or not self.editable(path):
+            # Never a test: an edit that makes a test pass by changing the test (deleting its
+            # assert, say) is no fix. Models may edit tests under --heal-scope; this does not.
+            if source is None or path in self.tests or not self.editable(path):
                 continue
             for definition in mutate.outermost(source):
                 lines = range(definition.start, definition.end + 1)
                 if not any((path, line) in scores for line in lines):
                     continue
-                for mutant in mutate.mutants(source, definition):
+                key = (path, definition.qualname)
+                if key not in self._mutants:
+                    self._mutants[key] = mutate.mutants(source, definition)
+                for mutant in self._mutants[key]:
                     score = scores.get((path, mutant.line), 0.0) * mutant.prior
                     if score > 0:
                         scored.append((score, len(scored), mutant))
@@ -164,7 +173,6 @@ class Builtin:
                 qualname=mutant.function,
                 line=definition.start if definition is not None else 0,
                 source=text,
-                rewrite=mutant.path in self.tests,
             )
             if trial is None:
                 self.close()  # the server died: go on without it

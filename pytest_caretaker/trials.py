@@ -12,13 +12,12 @@ A trial is a fast filter, not the proof: the repairer confirms a candidate that 
 the ordinary verifier (a fresh import of the patched file), as it does a model's fix.
 
 Protocol (JSON lines): the server says ``{"collected": [...], "errors": [...]}`` once, then answers
-each request ``{"tests", "path", "qualname", "line", "source", "rewrite", "limit"}`` with
+each request ``{"tests", "path", "qualname", "line", "source", "limit"}`` with
 ``{"outcomes": {...}, "problem": str | null, "unsupported": bool}``.
 """
 
 from __future__ import annotations
 
-import ast
 import gc
 import json
 import os
@@ -107,7 +106,6 @@ class Trials:
         qualname: str = "",
         line: int = 0,
         source: str = "",
-        rewrite: bool = False,
     ) -> Trial | None:
         """Run tests (in this order) with one function's code replaced; None if the server died.
 
@@ -120,7 +118,6 @@ class Trials:
             "qualname": qualname,
             "line": line,
             "source": source,
-            "rewrite": rewrite,
             "limit": limit,
         }
         started = time.monotonic()
@@ -224,7 +221,7 @@ class TrialPlugin(WorkerPlugin):
     ) -> dict[str, Any]:
         if live:
             try:
-                code = _function_code(request, live[0].__code__.co_filename, self._config(items))
+                code = _function_code(request, live[0].__code__.co_filename)
             except (SyntaxError, ValueError) as error:
                 return {"problem": f"the candidate does not compile: {error}"}
             if code is None or any(f.__code__.co_freevars != code.co_freevars for f in live):
@@ -232,17 +229,18 @@ class TrialPlugin(WorkerPlugin):
             for function in live:
                 function.__code__ = code
         tests = [items[nodeid] for nodeid in request["tests"] if nodeid in items]
+        from _pytest.runner import runtestprotocol
+
         self.outcomes.clear()
         for index, item in enumerate(tests):
             following = tests[index + 1] if index + 1 < len(tests) else None
-            item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
+            # Reports go straight to the outcomes, not through the reporting hooks: nobody
+            # reads a trial's terminal output.
+            for report in runtestprotocol(item, log=False, nextitem=following):
+                self.pytest_runtest_logreport(report)
             if self.outcomes.get(item.nodeid, {}).get("outcome") != "passed":
                 break  # one test that does not pass decides the trial
         return {"outcomes": self.outcomes}
-
-    @staticmethod
-    def _config(items: Mapping[str, pytest.Item]) -> pytest.Config | None:
-        return next(iter(items.values())).config if items else None
 
     def _live(self, path: str, qualname: str, line: int) -> list[types.FunctionType]:
         """The function objects whose code a candidate replaces."""
@@ -275,22 +273,13 @@ def _qualname(code: types.CodeType, qualname: str) -> bool:
     return own is None or own == qualname
 
 
-def _function_code(
-    request: dict[str, Any], filename: str, config: pytest.Config | None
-) -> types.CodeType | None:
+def _function_code(request: dict[str, Any], filename: str) -> types.CodeType | None:
     """The new code object of the candidate's function, compiled from the whole new file.
 
+    Only code under test is swapped (never a test module, whose asserts pytest rewrites).
     Raises SyntaxError (or ValueError) when the file does not compile.
     """
-    source: str = request["source"]
-    if request["rewrite"] and config is not None:
-        from _pytest.assertion.rewrite import rewrite_asserts
-
-        tree = ast.parse(source, filename=filename)
-        rewrite_asserts(tree, source.encode(), filename, config)
-        module_code = compile(tree, filename, "exec", dont_inherit=True)
-    else:
-        module_code = compile(source, filename, "exec", dont_inherit=True)
+    module_code = compile(request["source"], filename, "exec", dont_inherit=True)
     name = request["qualname"].rsplit(".", 1)[-1]
     for code in _codes(module_code):
         same = code.co_name == name and code.co_firstlineno == request["line"]

@@ -126,4 +126,19 @@ def test_nothing_to_edit_is_said_so(runner: Runner, project: Path) -> None:
     result = repairer(runner, with_trials=False).heal(MEAN, empty, [])
 
     assert not result.healed
-    assert result.reason == "the built-in repairer found nothing to edit in the code the test ran"
+    assert result.reason == (
+        "the built-in repairer found nothing it may edit in the code the test ran "
+        "(it never edits tests)"
+    )
+
+
+def test_tests_are_never_edited_whatever_the_scope(runner: Runner, baseline: RunResult) -> None:
+    # Under --heal-scope=any a model may edit tests; deleting a failing assert is no fix, so the
+    # built-in repairer never proposes an edit to a test file.
+    builtin = repairer(runner, with_trials=False)
+    builtin.editable = lambda path: True
+
+    ranked = builtin.candidates(MEAN, baseline, [EMPTY])
+
+    assert ranked
+    assert {m.path for m in ranked} == {"calc.py"}
