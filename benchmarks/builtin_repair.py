@@ -6,7 +6,9 @@
    per bug, whether it was healed as the catalog expects, the candidates tried and the time; then
    the healed count, the median and max time to a plausible fix, and end-to-end candidates per
    second (generation, trials and the confirming run included).
-2. Verification throughput on the same candidates: the first --sample mutants of one bug checked
+2. Localization cost: the traced rerun (per-test line coverage, done only when healing) against
+   the same rerun untraced, over every test of the collection (median of 3, warm runner).
+3. Verification throughput on the same candidates: the first --sample mutants of one bug checked
    by the trial server (a forked child of a collected session) and by a plain
    `python -m pytest <test file>` subprocess each, with the mutant written to disk; the ratio is
    the figure that matters.
@@ -67,6 +69,24 @@ def heal_collection(workdir: Path, budget: float) -> tuple[dict[str, dict[str, o
         print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
         raise SystemExit("the heal run reported nothing")
     return results, wall
+
+
+def localization_cost(workdir: Path) -> tuple[float, float, int]:
+    """Seconds of the rerun of every test, traced and untraced (median of 3 each)."""
+    collect = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    nodeids = [line for line in collect.stdout.splitlines() if "::" in line]
+    args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(workdir)]
+    with Runner(workdir, workdir, args, 60.0) as runner:
+        runner.run(nodeids[:1])  # start the warm server
+        plain = statistics.median(runner.run(nodeids).seconds for _ in range(3))
+        traced = statistics.median(runner.run(nodeids, trace=True).seconds for _ in range(3))
+    return plain, traced, len(nodeids)
 
 
 def throughput(workdir: Path, bug: str, sample: int) -> tuple[float, float, int]:
@@ -133,6 +153,7 @@ def main() -> None:
     try:
         results, wall = heal_collection(workdir, options.budget)
         trial_each, plain_each, sampled = throughput(workdir, options.bug, options.sample)
+        untraced, traced, reran = localization_cost(workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -167,6 +188,10 @@ def main() -> None:
         )
     print(f"end to end: {candidates} candidates in {seconds:.1f} s = {candidates / seconds:.0f}/s")
     print(f"the whole `pytest --heal` session: {wall:.1f} s")
+    print(
+        f"localization: rerun of {reran} tests traced {traced:.2f} s vs untraced "
+        f"{untraced:.2f} s ({traced / untraced:.2f}x, in the repair phase only)"
+    )
     print(
         f"verification of {sampled} mutants of {options.bug}: trial {trial_each * 1000:.1f} ms "
         f"({1 / trial_each:.0f}/s), plain pytest subprocess {plain_each * 1000:.0f} ms "

@@ -87,7 +87,7 @@ def heal_all(
     finally:
         if repairer.builtin is not None:
             repairer.builtin.close()
-    patch, left_out = report.combined_patch(outcome.results, sources)
+    patch, left_out = report.combined_patch(outcome.results)
     outcome.patch = report.write_patch(root, patch)
     for nodeid in left_out:
         outcome.notes.append(

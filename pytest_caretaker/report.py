@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING, Protocol
 from pytest_caretaker.settings import BUILTIN, Settings
 
 if TYPE_CHECKING:  # the session imports this module; libcst only loads once there is work
-    from pytest_caretaker.edits import Edit
-    from pytest_caretaker.localize import Sources
     from pytest_caretaker.repair import HealResult
     from pytest_caretaker.rewrite import Applied
 
@@ -97,42 +95,35 @@ def closing_line(results: Sequence[HealResult], patch: Path | None, root: Path) 
     return line
 
 
-def combined_patch(results: Sequence[HealResult], sources: Sources) -> tuple[bytes, list[str]]:
-    """One patch of every healed result; a fix that does not combine with the others is left out."""
-    from pytest_caretaker.rewrite import Applied, apply_edits, unified_diff
+def combined_patch(results: Sequence[HealResult]) -> tuple[bytes, list[str]]:
+    """One patch of every healed result; a fix that does not combine with the others is left out.
 
-    edits_by_path: dict[str, list[Edit]] = {}
+    Fixes combine line by line: two fixes of one function that change different lines (two bugs
+    in it, each failing its own test) are both in the patch; one fix healing several tests is
+    in it once.
+    """
+    from pytest_caretaker.rewrite import Applied, merge, unified_diff
+
+    before: dict[str, bytes] = {}
+    afters: dict[str, list[bytes]] = {}
     left_out: list[str] = []
     for result in sorted(results, key=lambda r: r.nodeid):
         if not result.healed:
             continue
-        trial = {path: list(edits) for path, edits in edits_by_path.items()}
-        for edit in result.edits:
-            if edit not in trial.setdefault(edit.path, []):  # the same fix healing several tests
-                trial[edit.path].append(edit)
-        if all(_combines(path, edits, sources) for path, edits in trial.items()):
-            edits_by_path = trial
+        trial = {path: list(versions) for path, versions in afters.items()}
+        for applied in result.applied:
+            before.setdefault(applied.path, applied.before)
+            trial.setdefault(applied.path, []).append(applied.after)
+        if all(merge(path, before[path], v) is not None for path, v in trial.items()):
+            afters = trial
         else:
             left_out.append(result.nodeid)
     chunks: list[bytes] = []
-    for path in sorted(edits_by_path):
-        source = sources.get(path)
-        if source is None:
-            continue
-        applied = apply_edits(path, source.data, edits_by_path[path])
-        if isinstance(applied, Applied):
-            chunks.append(unified_diff(applied))
+    for path in sorted(afters):
+        merged = merge(path, before[path], afters[path])
+        if merged is not None:
+            chunks.append(unified_diff(Applied(path, before[path], merged)))
     return b"".join(chunks), left_out
-
-
-def _combines(path: str, edits: list[Edit], sources: Sources) -> bool:
-    from pytest_caretaker.rewrite import Applied, apply_edits
-
-    source = sources.get(path)
-    qualnames = [e.qualname for e in edits if e.kind == "replace"]
-    if source is None or len(qualnames) != len(set(qualnames)):
-        return False
-    return isinstance(apply_edits(path, source.data, edits), Applied)
 
 
 def write_patch(root: Path, patch: bytes) -> Path | None:

@@ -8,6 +8,7 @@ decorators unless the new source brings its own. Results are values: Applied or 
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -181,6 +182,41 @@ def _is_docstring(statement: cst.BaseStatement) -> bool:
         and isinstance(statement.body[0], cst.Expr)
         and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )
+
+
+def merge(path: str, before: bytes, afters: Sequence[bytes]) -> bytes | None:
+    """before with the changes of every version in afters, or None when they do not combine.
+
+    Each version's changes are its differing line ranges against before. Identical changes count
+    once; two changes of overlapping lines, or two insertions at one place, do not combine, and
+    neither does a result that does not compile.
+    """
+    lines = before.splitlines(keepends=True)
+    changes: dict[tuple[int, int], list[bytes]] = {}
+    for after in afters:
+        new = after.splitlines(keepends=True)
+        matcher = difflib.SequenceMatcher(None, lines, new, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                continue
+            if changes.setdefault((i1, i2), new[j1:j2]) != new[j1:j2]:
+                return None  # the same lines changed two ways
+    ranges = sorted(changes)
+    for (a1, a2), (b1, b2) in itertools.pairwise(ranges):
+        if b1 < a2 or (b1 == a2 and (a1 == a2 or b1 == b2)):
+            return None  # overlapping, or an insertion where the other change starts or ends
+    out: list[bytes] = []
+    at = 0
+    for i1, i2 in ranges:
+        out += lines[at:i1] + changes[(i1, i2)]
+        at = i2
+    merged = b"".join(out + lines[at:])
+    if path.endswith(".py"):
+        try:
+            compile(merged, path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return None
+    return merged
 
 
 def unified_diff(applied: Applied) -> bytes:

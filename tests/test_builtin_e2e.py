@@ -182,7 +182,7 @@ def test_builtin_first_then_a_model_for_what_it_cannot_heal(
             "HEALED test_calc.py::test_greet",
             f"  1 attempt · * tokens · * · {TOOLS_MODEL}",
             "HEALED test_calc.py::test_mean",
-            "  * candidates tried · no model, no tokens · * s · builtin",
+            "  * tried · no model, no tokens · * s · builtin",
         ]
     )
     assert len(llm.requests) == 1  # the model was asked only about greet
@@ -206,7 +206,7 @@ def test_a_failing_model_falls_back_to_builtin(
         [
             f"caretaker: heal (in memory) · models {TOOLS_MODEL} → builtin · scope code",
             "HEALED test_calc.py::test_mean",
-            "  * candidates tried · no model, no tokens · * s · builtin",
+            "  * tried · no model, no tokens · * s · builtin",
         ]
     )
     assert llm.requests  # the model was asked first

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from pytest_caretaker.edits import Edit
-from pytest_caretaker.localize import Sources
 from pytest_caretaker.repair import HealResult
 from pytest_caretaker.report import closing_line, combined_patch, plural
+from pytest_caretaker.rewrite import Applied, apply_edits
 
 CALC = b"def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n\n\ndef total(xs):\n    return 0\n"
 MEAN = Edit("replace", "calc.py", "mean", "def mean(xs):\n    return sum(xs) / len(xs)\n")
@@ -19,37 +17,52 @@ OTHER_MEAN = Edit(
 TOTAL = Edit("replace", "calc.py", "total", "def total(xs):\n    return sum(xs)\n")
 
 
-@pytest.fixture
-def sources(tmp_path: Path) -> Sources:
-    tmp_path.joinpath("calc.py").write_bytes(CALC)
-    return Sources(tmp_path)
-
-
 def healed(nodeid: str, *edits: Edit) -> HealResult:
-    return HealResult(nodeid, True, edits=edits)
+    """A healed result as the repairers make it: the edits and the file they give."""
+    applied = apply_edits("calc.py", CALC, edits)
+    assert isinstance(applied, Applied)
+    return HealResult(nodeid, True, edits=edits, applied=(applied,))
 
 
-def test_one_fix_healing_several_tests_is_in_the_patch_once(sources: Sources) -> None:
-    patch, left_out = combined_patch([healed("t::a", MEAN), healed("t::b", MEAN)], sources)
+def test_one_fix_healing_several_tests_is_in_the_patch_once() -> None:
+    patch, left_out = combined_patch([healed("t::a", MEAN), healed("t::b", MEAN)])
 
     assert left_out == []
     assert patch.count(b"+    return sum(xs) / len(xs)\n") == 1
 
 
-def test_fixes_of_different_functions_combine(sources: Sources) -> None:
-    patch, left_out = combined_patch([healed("t::a", MEAN), healed("t::b", TOTAL)], sources)
+def test_fixes_of_different_functions_combine() -> None:
+    patch, left_out = combined_patch([healed("t::a", MEAN), healed("t::b", TOTAL)])
 
     assert left_out == []
     assert b"+    return sum(xs) / len(xs)\n" in patch and b"+    return sum(xs)\n" in patch
 
 
-def test_different_fixes_of_one_function_conflict(sources: Sources) -> None:
+def test_different_fixes_of_one_function_conflict() -> None:
     results = [healed("t::b", OTHER_MEAN), healed("t::a", MEAN), HealResult("t::c", False)]
 
-    patch, left_out = combined_patch(results, sources)
+    patch, left_out = combined_patch(results)
 
     assert left_out == ["t::b"]  # in test id order: t::a's fix came first
     assert b"len(xs))" not in patch and b"+    return sum(xs) / len(xs)\n" in patch
+
+
+def test_two_fixes_of_one_function_on_different_lines_combine() -> None:
+    # Two bugs in one function, each failing its own test, each healed by its own fix.
+    source = b"def mean(xs):\n    n = len(xs) + 1\n    return sum(xs) * n\n"
+
+    def fix(nodeid: str, after: bytes) -> HealResult:
+        return HealResult(nodeid, True, applied=(Applied("calc.py", source, after),))
+
+    first = fix("t::a", source.replace(b" + 1", b""))
+    second = fix("t::b", source.replace(b" * n", b" / n"))
+    overlapping = fix("t::c", source.replace(b" + 1", b" - 1"))
+
+    patch, left_out = combined_patch([first, second, overlapping])
+
+    assert left_out == ["t::c"]  # it changes the line t::a's fix changed, differently
+    assert b"+    n = len(xs)\n" in patch and b"+    return sum(xs) / n\n" in patch
+    assert patch.count(b"\n@@ ") + patch.startswith(b"@@ ") == 1  # one hunk, both changes
 
 
 def test_closing_line_counts_and_pluralises(tmp_path: Path) -> None:
