@@ -1,13 +1,11 @@
-"""Mutate: the built-in repairer's edit operators, small libcst transforms over one function.
+"""Mutate: every single-edit variant of one function, as text edits of its file.
 
 A function's source is cut out of its file and dedented, so that a method parses on its own, and
-parsed with libcst once. Every operator looks at one kind of node and proposes replacement nodes;
-each proposal becomes a ``Mutant``: a text edit (start, end, replacement) of the file's text. A
-candidate file is then one string splice away, never a regeneration of the module, and every byte
-outside the edited node stays as it was.
-
-The operator families (``OPERATORS``) and their priors: the most common one-token bugs of real
-projects (a boundary comparison, an off-by-one) first; deleting or inserting a statement last.
+parsed with libcst once. One pass over its body finds where each operator (operators.py) applies
+and which statement line each place belongs to; statement deletion and insertion are done here, on
+whole lines. Each proposal becomes a ``Mutant``: a text edit (start, end, replacement) of the
+file's text. A candidate file is then one string splice away, never a regeneration of the module,
+and every byte outside the edited node stays as it was. A mutant that does not compile is dropped.
 """
 
 from __future__ import annotations
@@ -29,19 +27,20 @@ from libcst.metadata import (
 )
 
 from pytest_caretaker.localize import Definition, SourceFile
-
-OPERATORS = (
-    "comparison",
-    "arithmetic",
-    "boolean",
-    "constant",
-    "off_by_one",
-    "variable",
-    "swap",
-    "unwrap",
-    "builtin_pair",
-    "delete",
-    "insert",
+from pytest_caretaker.operators import (
+    PRECEDENCE,
+    Proposal,
+    arithmetic,
+    atomic,
+    boolean,
+    builtin_pair,
+    comparison,
+    constant,
+    drop_one,
+    off_by_one,
+    swap,
+    unwrap,
+    variable,
 )
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -52,7 +51,7 @@ class Mutant:
     path: str
     function: str  # qualname of the top-level function or method whose source changes
     line: int  # the line (in the file) of the statement the edit is in
-    operator: str  # one of OPERATORS
+    operator: str  # one of operators.OPERATORS
     description: str  # "`<` → `<=`"
     prior: float  # how often an edit of this kind is the fix, relatively
     start: int  # character offsets into the file's text
@@ -61,275 +60,6 @@ class Mutant:
 
     def apply(self, text: str) -> str:
         return text[: self.start] + self.replacement + text[self.end :]
-
-
-# -- the operators: node -> (new node, prior) ----------------------------------------------------
-
-Proposal = tuple[cst.CSTNode, float]
-
-_COMPARISONS: dict[type[cst.BaseCompOp], str] = {
-    cst.LessThan: "<",
-    cst.LessThanEqual: "<=",
-    cst.GreaterThan: ">",
-    cst.GreaterThanEqual: ">=",
-    cst.Equal: "==",
-    cst.NotEqual: "!=",
-}
-_BOUNDARY = {("<", "<="), ("<=", "<"), (">", ">="), (">=", ">")}
-_NEGATION = {("==", "!="), ("!=", "=="), ("<", ">="), (">=", "<"), (">", "<="), ("<=", ">")}
-_PAIRED_COMPARISONS: dict[type[cst.BaseCompOp], type[cst.BaseCompOp]] = {
-    cst.Is: cst.IsNot,
-    cst.IsNot: cst.Is,
-    cst.In: cst.NotIn,
-    cst.NotIn: cst.In,
-}
-
-
-def comparison(node: cst.Comparison) -> Iterator[Proposal]:
-    """Swap one comparison operator: the boundary (< <=) first, then negation, then the rest."""
-    for index, target in enumerate(node.comparisons):
-        kind = type(target.operator)
-        alternatives: list[tuple[cst.BaseCompOp, float]] = []
-        if kind in _PAIRED_COMPARISONS:
-            alternatives.append((_PAIRED_COMPARISONS[kind](), 0.8))
-        elif kind in _COMPARISONS:
-            old = _COMPARISONS[kind]
-            for new_kind, new in _COMPARISONS.items():
-                if new_kind is kind:
-                    continue
-                prior = 1.0 if (old, new) in _BOUNDARY else 0.8 if (old, new) in _NEGATION else 0.5
-                alternatives.append((new_kind(), prior))
-        for operator, prior in alternatives:
-            operator = operator.with_changes(  # keep the spacing around the operator
-                whitespace_before=target.operator.whitespace_before,  # type: ignore[attr-defined]
-                whitespace_after=target.operator.whitespace_after,  # type: ignore[attr-defined]
-            )
-            targets = list(node.comparisons)
-            targets[index] = target.with_changes(operator=operator)
-            yield node.with_changes(comparisons=targets), prior
-
-
-_ARITHMETIC: dict[type[cst.BaseBinaryOp], tuple[type[cst.BaseBinaryOp], ...]] = {
-    cst.Add: (cst.Subtract,),
-    cst.Subtract: (cst.Add,),
-    cst.Multiply: (cst.Divide, cst.FloorDivide, cst.Add),
-    cst.Divide: (cst.FloorDivide, cst.Multiply),
-    cst.FloorDivide: (cst.Divide, cst.Modulo, cst.Multiply),
-    cst.Modulo: (cst.FloorDivide,),
-    cst.Power: (cst.Multiply,),
-    cst.BitAnd: (cst.BitOr, cst.BitXor),
-    cst.BitOr: (cst.BitAnd, cst.BitXor),
-    cst.BitXor: (cst.BitOr, cst.BitAnd),
-    cst.LeftShift: (cst.RightShift,),
-    cst.RightShift: (cst.LeftShift,),
-}
-_AUGMENTED: dict[type[cst.BaseAugOp], tuple[type[cst.BaseAugOp], ...]] = {
-    cst.AddAssign: (cst.SubtractAssign,),
-    cst.SubtractAssign: (cst.AddAssign,),
-    cst.MultiplyAssign: (cst.DivideAssign, cst.FloorDivideAssign, cst.AddAssign),
-    cst.DivideAssign: (cst.FloorDivideAssign, cst.MultiplyAssign),
-    cst.FloorDivideAssign: (cst.DivideAssign, cst.ModuloAssign, cst.MultiplyAssign),
-    cst.ModuloAssign: (cst.FloorDivideAssign,),
-    cst.BitAndAssign: (cst.BitOrAssign, cst.BitXorAssign),
-    cst.BitOrAssign: (cst.BitAndAssign, cst.BitXorAssign),
-    cst.BitXorAssign: (cst.BitOrAssign, cst.BitAndAssign),
-    cst.LeftShiftAssign: (cst.RightShiftAssign,),
-    cst.RightShiftAssign: (cst.LeftShiftAssign,),
-}
-_PRECEDENCE: dict[type[cst.BaseBinaryOp], int] = {
-    cst.BitOr: 1,
-    cst.BitXor: 2,
-    cst.BitAnd: 3,
-    cst.LeftShift: 4,
-    cst.RightShift: 4,
-    cst.Add: 5,
-    cst.Subtract: 5,
-    cst.Multiply: 6,
-    cst.Divide: 6,
-    cst.FloorDivide: 6,
-    cst.Modulo: 6,
-    cst.MatrixMultiply: 6,
-    cst.Power: 8,
-}
-
-
-def arithmetic(node: cst.BinaryOperation | cst.AugAssign) -> Iterator[Proposal]:
-    """Swap an arithmetic or bitwise operator (+ -, * / //, & | ^, << >>), augmented ones too."""
-    spacing = {
-        "whitespace_before": node.operator.whitespace_before,  # type: ignore[union-attr]
-        "whitespace_after": node.operator.whitespace_after,  # type: ignore[union-attr]
-    }
-    if isinstance(node, cst.AugAssign):
-        for new_aug in _AUGMENTED.get(type(node.operator), ()):
-            prior = 0.7 if len(_AUGMENTED[type(node.operator)]) == 1 else 0.6
-            yield node.with_changes(operator=new_aug(**spacing)), prior
-        return
-    old = type(node.operator)
-    for index, new_kind in enumerate(_ARITHMETIC.get(old, ())):
-        new: cst.BaseExpression = node.with_changes(
-            operator=new_kind(**spacing),
-            left=_grouped(node.left, _PRECEDENCE[new_kind], right=False),
-            right=_grouped(node.right, _PRECEDENCE[new_kind], right=True),
-        )
-        if _PRECEDENCE[new_kind] != _PRECEDENCE[old]:
-            new = _parenthesized(new)  # the new operator must group as the old one did
-        yield new, 0.7 if index == 0 else 0.5
-
-
-def _grouped(child: cst.BaseExpression, precedence: int, right: bool) -> cst.BaseExpression:
-    """child, parenthesized if an operator of this precedence would regroup it."""
-    if isinstance(child, cst.BinaryOperation) and not child.lpar:
-        inner = _PRECEDENCE.get(type(child.operator), 0)
-        if inner < precedence or (right and inner == precedence):
-            return _parenthesized(child)
-    return child
-
-
-def boolean(node: cst.BooleanOperation | cst.UnaryOperation) -> Iterator[Proposal]:
-    """Swap ``and``/``or``, or drop a ``not``."""
-    if isinstance(node, cst.UnaryOperation):
-        if isinstance(node.operator, cst.Not):
-            yield _atomic(node.expression), 0.6
-        return
-    swapped: cst.BaseBooleanOp
-    spacing = {
-        "whitespace_before": node.operator.whitespace_before,
-        "whitespace_after": node.operator.whitespace_after,
-    }
-    swapped = cst.Or(**spacing) if isinstance(node.operator, cst.And) else cst.And(**spacing)
-    yield node.with_changes(operator=swapped), 0.7
-
-
-def constant(node: cst.Integer) -> Iterator[Proposal]:
-    """An integer literal plus or minus one (decimal literals only)."""
-    if not node.value.isdigit():
-        return
-    value = int(node.value)
-    yield node.with_changes(value=str(value + 1)), 0.8
-    if value > 0:
-        yield node.with_changes(value=str(value - 1)), 0.8
-
-
-def off_by_one(node: cst.BaseExpression, prior: float, grouped: bool = False) -> Iterator[Proposal]:
-    """``expr + 1`` and ``expr - 1`` for an expression used as an index, argument or operand.
-
-    grouped: the expression is an operand of an operator that binds tighter than ``+``, so the
-    new sum needs parentheses (``n * k`` -> ``(n - 1) * k``).
-    """
-    if isinstance(node, cst.Integer):
-        return  # constant() covers literals
-    left = node.with_changes(lpar=[], rpar=[])
-    if not _additive_safe(left):
-        left = _parenthesized(left)
-    for operator in (cst.Add(), cst.Subtract()):
-        new: cst.BaseExpression = cst.BinaryOperation(
-            left=left, operator=operator, right=cst.Integer("1")
-        )
-        yield (_parenthesized(new) if grouped and not node.lpar else new), prior
-
-
-def drop_one(node: cst.BinaryOperation) -> Iterator[Proposal]:
-    """``expr + 1`` -> ``expr`` and ``expr - 1`` -> ``expr``: the off-by-one taken away.
-
-    Tried before the literal's ±1, which makes the same change less readably (``expr + 0``).
-    """
-    if isinstance(node.operator, (cst.Add, cst.Subtract)) and _is_one(node.right):
-        yield _atomic(node.left), 0.85
-    elif isinstance(node.operator, cst.Add) and _is_one(node.left):
-        yield _atomic(node.right), 0.85
-
-
-def _is_one(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Integer) and node.value == "1"
-
-
-def variable(node: cst.Name, names: Sequence[str]) -> Iterator[Proposal]:
-    """Another local variable or parameter of the function in place of this one."""
-    for name in names:
-        if name != node.value:
-            yield node.with_changes(value=name), 0.5
-
-
-def swap(node: cst.Call | cst.BinaryOperation) -> Iterator[Proposal]:
-    """Swap two positional arguments of a call, or the operands of a binary operator."""
-    if isinstance(node, cst.BinaryOperation):
-        if not isinstance(node.operator, (cst.Add, cst.Multiply, cst.BitAnd, cst.BitOr)):
-            yield (
-                node.with_changes(left=_atomic(node.right), right=_atomic(node.left)),
-                0.5,
-            )
-        return
-    args = list(node.args)
-    positional = [i for i, arg in enumerate(args) if arg.keyword is None and not arg.star]
-    for a_index, a in enumerate(positional):
-        for b in positional[a_index + 1 :]:
-            swapped = list(args)
-            swapped[a] = args[a].with_changes(value=args[b].value)
-            swapped[b] = args[b].with_changes(value=args[a].value)
-            yield node.with_changes(args=swapped), 0.6
-
-
-def unwrap(node: cst.Call) -> Iterator[Proposal]:
-    """``f(a)`` -> ``a``."""
-    if len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
-        yield _atomic(node.args[0].value), 0.4
-
-
-_BUILTIN_PAIRS = {
-    "min": "max",
-    "max": "min",
-    "any": "all",
-    "all": "any",
-    "True": "False",
-    "False": "True",
-}
-
-
-def builtin_pair(node: cst.Name) -> Iterator[Proposal]:
-    """min/max, any/all, True/False."""
-    other = _BUILTIN_PAIRS.get(node.value)
-    if other is not None:
-        yield node.with_changes(value=other), 0.8
-
-
-def _atomic(node: cst.BaseExpression) -> cst.BaseExpression:
-    """The node, parenthesized unless it binds tighter than any operator it may land next to."""
-    if node.lpar or isinstance(
-        node,
-        (
-            cst.Name,
-            cst.Attribute,
-            cst.Call,
-            cst.Subscript,
-            cst.Integer,
-            cst.Float,
-            cst.Imaginary,
-            cst.SimpleString,
-            cst.ConcatenatedString,
-            cst.FormattedString,
-            cst.List,
-            cst.Dict,
-            cst.Set,
-            cst.ListComp,
-            cst.SetComp,
-            cst.DictComp,
-        ),
-    ):
-        return node
-    return _parenthesized(node)
-
-
-def _additive_safe(node: cst.BaseExpression) -> bool:
-    """Whether ``node + 1`` means ``(node) + 1`` without parentheses."""
-    if isinstance(node, cst.BinaryOperation):
-        return _PRECEDENCE.get(type(node.operator), 0) >= _PRECEDENCE[cst.Add]
-    if isinstance(node, cst.UnaryOperation):
-        return not isinstance(node.operator, cst.Not)
-    return _atomic(node) is node
-
-
-def _parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
-    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 # -- finding the places: one pass over the function ----------------------------------------------
@@ -460,7 +190,7 @@ class _Sites(cst.CSTVisitor):
         self._add(node, "off_by_one", drop_one(node))
         # Operands of + and - need no rule of their own: ±1 on the whole sum is the same edit.
         if not isinstance(node.operator, (cst.Add, cst.Subtract)):
-            grouped = _PRECEDENCE.get(type(node.operator), 0) > _PRECEDENCE[cst.Add]
+            grouped = PRECEDENCE.get(type(node.operator), 0) > PRECEDENCE[cst.Add]
             for operand in (node.left, node.right):
                 self._off_by_one.setdefault(id(operand), (0.6, grouped))
         return True
@@ -577,7 +307,7 @@ def mutants(source: SourceFile, definition: Definition) -> list[Mutant]:
             own
             and len(own) == 1
             and isinstance(bare, cst.BaseExpression)
-            and _atomic(bare) is bare
+            and atomic(bare) is bare
             and text[start - 1 : start] == "("
             and text[end : end + 1] == ")"
         ):

@@ -57,7 +57,7 @@ def outcomes(text: str) -> dict[str, str]:
 
 
 def test_the_collection_covers_every_operator_family() -> None:
-    from pytest_caretaker.mutate import OPERATORS
+    from pytest_caretaker.operators import OPERATORS
 
     assert set(FAMILIES) == set(OPERATORS)
     for family in FAMILIES:

@@ -12,6 +12,7 @@ import pytest
 from pytest_caretaker import mutate
 from pytest_caretaker.localize import Definition, SourceFile
 from pytest_caretaker.mutate import Mutant
+from pytest_caretaker.operators import OPERATORS
 
 
 def source_file(text: str, path: str = "mod.py") -> SourceFile:
@@ -423,7 +424,7 @@ def test_every_operator_family_is_covered_and_known() -> None:
         return xs[c]
     """
     _, found = mutants_of(text)
-    assert {m.operator for m in found} == set(mutate.OPERATORS)
+    assert {m.operator for m in found} == set(OPERATORS)
 
 
 # -- delete and insert -----------------------------------------------------------------------------
