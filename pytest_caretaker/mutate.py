@@ -32,6 +32,7 @@ from pytest_caretaker.operators import (
     Proposal,
     arithmetic,
     atomic,
+    attribute,
     boolean,
     builtin_pair,
     comparison,
@@ -91,6 +92,9 @@ class _Sites(cst.CSTVisitor):
         self.found: list[tuple[cst.CSTNode, int, str, cst.CSTNode, float]] = []
         self.names: dict[str, None] = {}  # locals and parameters, in order of appearance
         self.loads: list[tuple[cst.Name, int]] = []
+        # obj.attr reads, and the attributes of each such obj the function names anywhere
+        self.attribute_loads: list[tuple[cst.Attribute, str, int]] = []
+        self.attributes: dict[str, dict[str, None]] = {}
         self.blocks: list[_Block] = []
         self._statement_lines: list[int] = []
         self._not_variables: set[int] = set()  # ids of Names that are keywords or def names
@@ -216,6 +220,15 @@ class _Sites(cst.CSTVisitor):
         self._add(node, "unwrap", unwrap(node))
         return True
 
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if isinstance(node.value, cst.Name):
+            base = node.value.value
+            self.attributes.setdefault(base, {}).setdefault(node.attr.value)
+            context = self.get_metadata(ExpressionContextProvider, node, None)
+            if context is ExpressionContext.LOAD and self._statement_lines:
+                self.attribute_loads.append((node, base, self._statement_lines[-1]))
+        return True
+
     def visit_Name(self, node: cst.Name) -> bool:
         if id(node) in self._not_variables:
             return True
@@ -329,6 +342,9 @@ def mutants(source: SourceFile, definition: Definition) -> list[Mutant]:
         if name.value in sites.names:
             for new, prior in variable(name, names):
                 node_edit(name, line, "variable", new, prior)
+    for node, base, line in sites.attribute_loads:
+        for new, prior in attribute(node, list(sites.attributes[base])):
+            node_edit(node, line, "variable", new, prior)
     copies = [s.copy for block in sites.blocks for s in block.statements if s.copy]
     for block in sites.blocks:
         _statement_edits(block, copies, cut, built)

@@ -19,7 +19,7 @@ OPERATORS = (
     "boolean",
     "constant",
     "off_by_one",
-    "variable",
+    "variable",  # a local or parameter for another; an attribute of the same object too
     "swap",
     "unwrap",
     "builtin_pair",
@@ -72,7 +72,7 @@ def comparison(node: cst.Comparison) -> Iterator[Proposal]:
 
 
 _ARITHMETIC: dict[type[cst.BaseBinaryOp], tuple[type[cst.BaseBinaryOp], ...]] = {
-    cst.Add: (cst.Subtract,),
+    cst.Add: (cst.Subtract, cst.Multiply),
     cst.Subtract: (cst.Add,),
     cst.Multiply: (cst.Divide, cst.FloorDivide, cst.Add),
     cst.Divide: (cst.FloorDivide, cst.Multiply),
@@ -86,7 +86,7 @@ _ARITHMETIC: dict[type[cst.BaseBinaryOp], tuple[type[cst.BaseBinaryOp], ...]] = 
     cst.RightShift: (cst.LeftShift,),
 }
 _AUGMENTED: dict[type[cst.BaseAugOp], tuple[type[cst.BaseAugOp], ...]] = {
-    cst.AddAssign: (cst.SubtractAssign,),
+    cst.AddAssign: (cst.SubtractAssign, cst.MultiplyAssign),
     cst.SubtractAssign: (cst.AddAssign,),
     cst.MultiplyAssign: (cst.DivideAssign, cst.FloorDivideAssign, cst.AddAssign),
     cst.DivideAssign: (cst.FloorDivideAssign, cst.MultiplyAssign),
@@ -210,6 +210,13 @@ def variable(node: cst.Name, names: Sequence[str]) -> Iterator[Proposal]:
     for name in names:
         if name != node.value:
             yield node.with_changes(value=name), 0.5
+
+
+def attribute(node: cst.Attribute, names: Sequence[str]) -> Iterator[Proposal]:
+    """Another attribute of the same object (``self.width`` -> ``self.height``)."""
+    for name in names:
+        if name != node.attr.value:
+            yield node.with_changes(attr=node.attr.with_changes(value=name)), 0.5
 
 
 def swap(node: cst.Call | cst.BinaryOperation) -> Iterator[Proposal]:

@@ -190,6 +190,17 @@ def test_method_in_editable_src_package(
     assert "test_shapes.py::test_area still fails" in retry
     assert "assert 4 == 6" in retry  # the worker really ran the first candidate
 
+    # The built-in repairer heals through the editable install too. (Its plausible fix may be
+    # `self.width = height` in __init__: these two tests cannot tell it from the real one.)
+    builtin = pytester.runpytest_subprocess("--heal")
+    builtin.stdout.fnmatch_lines(
+        [
+            "HEALED test_shapes.py::test_area",
+            "  patched src/shapes/__init__.py::Rectangle.*",
+            "  * tried · no model, no tokens · * s · builtin",
+        ]
+    )
+
 
 TEST_BODY_BUG = """\
 def test_sum_of_squares():
