@@ -28,7 +28,7 @@ import tempfile
 import time
 import types
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -59,9 +59,6 @@ class Trials:
     channel: Channel
     workdir: Path
     collected: frozenset[str] = frozenset()
-    trials: int = 0
-    busy: float = 0.0  # seconds spent in trials, for the benchmark
-    _absolute: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def start(cls, runner: Runner, nodeids: Sequence[str]) -> Trials | None:
@@ -125,8 +122,6 @@ class Trials:
             return None
         answer = self.channel.readline(limit + SERVER_START_TIMEOUT)
         seconds = time.monotonic() - started
-        self.trials += 1
-        self.busy += seconds
         if answer is None:
             return None
         result = json.loads(answer)
@@ -210,7 +205,10 @@ class TrialPlugin(WorkerPlugin):
             code = os.waitstatus_to_exitcode(status)
             how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
             return {"problem": f"the test process {how} before reporting"}
-        answer: dict[str, Any] = json.loads(data)
+        try:
+            answer: dict[str, Any] = json.loads(data)
+        except ValueError:  # cut short: the child died while it wrote
+            return {"problem": "the test process died while it reported"}
         return answer
 
     def _child(
