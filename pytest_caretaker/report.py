@@ -86,8 +86,8 @@ def closing_line(results: Sequence[HealResult], patch: Path | None, root: Path) 
     tokens = sum(r.tokens for r in results)
     cost = sum(r.cost for r in results)
     line = f"caretaker: {healed} healed, {len(results) - healed} not healed · "
-    if all(r.model == BUILTIN for r in results):
-        line += "no model used"
+    if tokens == 0 and cost == 0:
+        line += "no tokens spent"  # the built-in repairer only, or models that never answered
     else:
         line += f"{plural(tokens, 'token')} · ${cost:.4f}"
     if patch is not None:

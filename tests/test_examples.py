@@ -42,7 +42,7 @@ def test_quickstart_heals_without_a_model(quickstart: pytest.Pytester) -> None:
             "  +    for start in range(len(values) - window + 1):",
             "  Plausible fix by the built-in repairer (no model): *",
             "  * candidates tried · no model, no tokens · * s · builtin",
-            "caretaker: 1 healed, 0 not healed · no model used · fixes in .caretaker/heal.patch",
+            "caretaker: 1 healed, 0 not healed · no tokens spent · fixes in .caretaker/heal.patch",
         ]
     )
     assert snapshot(quickstart.path) == before

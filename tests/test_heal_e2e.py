@@ -379,7 +379,7 @@ def test_no_model_configured_uses_the_builtin_repairer(calc: pytest.Pytester) ->
             "caretaker: heal (in memory) · model builtin (no model configured; --heal-model or "
             "CARETAKER_MODEL picks one) · scope code",
             "HEALED test_calc.py::test_mean",
-            "caretaker: 1 healed, 0 not healed · no model used · fixes in .caretaker/heal.patch",
+            "caretaker: 1 healed, 0 not healed · no tokens spent · fixes in .caretaker/heal.patch",
             "HEAVY: ['libcst']",  # nothing was asked of any model: litellm was never imported
         ]
     )

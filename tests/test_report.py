@@ -86,4 +86,4 @@ def test_closing_line_without_any_model_call(tmp_path: Path) -> None:
 
     line = closing_line(results, None, tmp_path)
 
-    assert line == "caretaker: 1 healed, 1 not healed · no model used"
+    assert line == "caretaker: 1 healed, 1 not healed · no tokens spent"
