@@ -207,7 +207,7 @@ def test_a_failing_model_falls_back_to_builtin(
             f"caretaker: heal (in memory) · models {TOOLS_MODEL} → builtin · scope code",
             "HEALED test_calc.py::test_mean",
             "  * tried · no model, no tokens · * s · builtin",
-            "caretaker: 1 healed, 0 not healed · no tokens spent · fixes in .caretaker/heal.patch",
+            "caretaker: 2 healed, 0 not healed · no tokens spent · fixes in .caretaker/heal.patch",
         ]
     )
     assert llm.requests  # the model was asked first
