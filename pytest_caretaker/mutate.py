@@ -14,7 +14,8 @@ import itertools
 import re
 import textwrap
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -75,9 +76,7 @@ class _Statement:
     deletable: bool = False  # a simple statement other than a docstring or pass
 
 
-@dataclass
-class _Block:
-    statements: list[_Statement] = field(default_factory=list)
+_Block = list[_Statement]  # the statements of one indented block, in order
 
 
 class _Sites(cst.CSTVisitor):
@@ -107,7 +106,7 @@ class _Sites(cst.CSTVisitor):
     # statements ----------------------------------------------------------------------------------
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
-        block = _Block()
+        block: _Block = []
         for statement in node.body:
             where = self._range(statement)
             decorators = getattr(statement, "decorators", ())
@@ -119,11 +118,11 @@ class _Sites(cst.CSTVisitor):
                 deletable = not _is_docstring_or_pass(statement)
                 if deletable and where.start.line == where.end.line:
                     copy = self.module.code_for_node(statement.with_changes(leading_lines=[]))
-            block.statements.append(
+            block.append(
                 _Statement(
                     line=where.start.line,
                     end=where.end.line,
-                    indent=line[: len(line) - len(line.lstrip(" \t"))],
+                    indent=_indentation(line),
                     copy=copy.lstrip(" \t"),
                     deletable=deletable,
                 )
@@ -325,8 +324,7 @@ def mutants(source: SourceFile, definition: Definition) -> list[Mutant]:
             and text[end : end + 1] == ")"
         ):
             start, end = start - 1, end + 1
-        statement = cut.text_lines[line - 1]
-        indent = statement[: len(statement) - len(statement.lstrip(" \t"))]
+        indent = _indentation(cut.text_lines[line - 1])
         state = CodegenState(
             default_indent=module.default_indent,
             default_newline=module.default_newline,
@@ -345,7 +343,7 @@ def mutants(source: SourceFile, definition: Definition) -> list[Mutant]:
     for node, base, line in sites.attribute_loads:
         for new, prior in attribute(node, list(sites.attributes[base])):
             node_edit(node, line, "variable", new, prior)
-    copies = [s.copy for block in sites.blocks for s in block.statements if s.copy]
+    copies = [s.copy for block in sites.blocks for s in block if s.copy]
     for block in sites.blocks:
         _statement_edits(block, copies, cut, built)
     return built.found
@@ -365,20 +363,20 @@ def function_source(source: SourceFile, mutant: Mutant) -> str:
         lines[index] + newlines[index]
         for index in range(definition.start - 1, definition.end + delta)
     ]
-    indent = chunk[0][: len(chunk[0]) - len(chunk[0].lstrip(" \t"))]
+    indent = _indentation(chunk[0])
     return "".join(line[len(indent) :] if line.startswith(indent) else line for line in chunk)
 
 
 def _statement_edits(block: _Block, copies: Sequence[str], cut: _Cut, built: _Builder) -> None:
     """delete a statement (``pass`` if it is alone); insert a copy of a one-line statement."""
-    for statement in block.statements:
+    for statement in block:
         if statement.deletable:
             start, end = cut.line_start(statement.line), cut.line_start(statement.end + 1)
-            alone = len(block.statements) == 1
+            alone = len(block) == 1
             new = f"{cut.indent}{statement.indent}pass{cut.newline}" if alone else ""
             built.add(statement.line, "delete", 0.3, start, end, new)
-    last = block.statements[-1]
-    places = [(s.line, cut.line_start(s.line), s.indent) for s in block.statements]
+    last = block[-1]
+    places = [(s.line, cut.line_start(s.line), s.indent) for s in block]
     places.append((last.line, cut.line_start(last.end + 1), last.indent))
     for index, (line, at, indent) in enumerate(places):
         before = (
@@ -386,7 +384,7 @@ def _statement_edits(block: _Block, copies: Sequence[str], cut: _Cut, built: _Bu
             if at == len(cut.file_text) and not cut.file_text.endswith(("\n", "\r"))
             else ""
         )
-        previous = block.statements[index - 1].copy if index else None
+        previous = block[index - 1].copy if index else None
         for copy in copies:
             if copy != previous:  # the same file as the insert before that statement
                 built.add(line, "insert", 0.2, at, at, before + cut.indent + indent + copy)
@@ -458,7 +456,7 @@ class _Cut:
             return None
         starts = tuple(line_starts[first - 1 : last + 1])
         lines = [file_text[a:b] for a, b in itertools.pairwise(starts)]
-        indent = lines[0][: len(lines[0]) - len(lines[0].lstrip(" \t"))]
+        indent = _indentation(lines[0])
         stripped: list[bool] = []
         parts: list[str] = []
         for line in lines:
@@ -474,7 +472,7 @@ class _Cut:
         newline = found.group() if found else "\n"
         return cls("".join(parts), file_text, first, indent, starts, tuple(stripped), newline)
 
-    @property
+    @cached_property
     def text_lines(self) -> list[str]:
         return _NEWLINE.split(self.text)
 
@@ -490,6 +488,10 @@ class _Cut:
         if not self.indent:
             return code
         return re.sub(r"(\r\n|\r|\n)(?=[^\r\n])", lambda m: m.group(1) + self.indent, code)
+
+
+def _indentation(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def _short(code: str, limit: int = 60) -> str:

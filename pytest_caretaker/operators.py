@@ -85,18 +85,24 @@ _ARITHMETIC: dict[type[cst.BaseBinaryOp], tuple[type[cst.BaseBinaryOp], ...]] = 
     cst.LeftShift: (cst.RightShift,),
     cst.RightShift: (cst.LeftShift,),
 }
+_AUGMENTED_FORM: dict[type[cst.BaseBinaryOp], type[cst.BaseAugOp]] = {
+    cst.Add: cst.AddAssign,
+    cst.Subtract: cst.SubtractAssign,
+    cst.Multiply: cst.MultiplyAssign,
+    cst.Divide: cst.DivideAssign,
+    cst.FloorDivide: cst.FloorDivideAssign,
+    cst.Modulo: cst.ModuloAssign,
+    cst.Power: cst.PowerAssign,
+    cst.BitAnd: cst.BitAndAssign,
+    cst.BitOr: cst.BitOrAssign,
+    cst.BitXor: cst.BitXorAssign,
+    cst.LeftShift: cst.LeftShiftAssign,
+    cst.RightShift: cst.RightShiftAssign,
+}
+#: The same swaps for augmented assignments (``+=`` -> ``-=``), derived so the two never differ.
 _AUGMENTED: dict[type[cst.BaseAugOp], tuple[type[cst.BaseAugOp], ...]] = {
-    cst.AddAssign: (cst.SubtractAssign, cst.MultiplyAssign),
-    cst.SubtractAssign: (cst.AddAssign,),
-    cst.MultiplyAssign: (cst.DivideAssign, cst.FloorDivideAssign, cst.AddAssign),
-    cst.DivideAssign: (cst.FloorDivideAssign, cst.MultiplyAssign),
-    cst.FloorDivideAssign: (cst.DivideAssign, cst.ModuloAssign, cst.MultiplyAssign),
-    cst.ModuloAssign: (cst.FloorDivideAssign,),
-    cst.BitAndAssign: (cst.BitOrAssign, cst.BitXorAssign),
-    cst.BitOrAssign: (cst.BitAndAssign, cst.BitXorAssign),
-    cst.BitXorAssign: (cst.BitOrAssign, cst.BitAndAssign),
-    cst.LeftShiftAssign: (cst.RightShiftAssign,),
-    cst.RightShiftAssign: (cst.LeftShiftAssign,),
+    _AUGMENTED_FORM[old]: tuple(_AUGMENTED_FORM[new] for new in alternatives)
+    for old, alternatives in _ARITHMETIC.items()
 }
 PRECEDENCE: dict[type[cst.BaseBinaryOp], int] = {
     cst.BitOr: 1,

@@ -402,6 +402,7 @@ def test_operator(line: str, operator: str, expected: set[str], unexpected: set[
         pytest.param("return a - b", "swap", {"return b - a"}, id="swap"),
         pytest.param("return abs(a)", "unwrap", {"return a"}, id="unwrap"),
         pytest.param("a += b", "arithmetic", {"a -= b", "a *= b"}, id="augmented"),
+        pytest.param("a **= b", "arithmetic", {"a *= b"}, id="power-augmented"),
     ],
 )
 def test_operator_exactly(line: str, operator: str, expected: set[str]) -> None:
