@@ -1,5 +1,6 @@
 """Heal every recorded failure of a run: one traced baseline rerun, one repair per failure,
-then the combined patch of all verified fixes.
+then the fixes that hold together: verified together, saved as a patch, and with --heal-write
+written and committed. Every failure leaves a transcript.
 """
 
 from __future__ import annotations
@@ -11,14 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from pytest_caretaker import llm, report
+from pytest_caretaker import llm, report, select, transcript
 from pytest_caretaker.builtin import Builtin
 from pytest_caretaker.failures import Failure
 from pytest_caretaker.localize import Sources, TestFiles
 from pytest_caretaker.repair import HealResult, Repairer
 from pytest_caretaker.settings import BUILTIN, Settings
+from pytest_caretaker.store import Memory
 from pytest_caretaker.trials import Trials
 from pytest_caretaker.verify import Runner
+from pytest_caretaker.write import Ask, Written, write_fixes
 
 
 @dataclass
@@ -26,6 +29,7 @@ class HealOutcome:
     results: list[HealResult] = field(default_factory=list)
     patch: Path | None = None
     notes: list[str] = field(default_factory=list)
+    written: list[Written] = field(default_factory=list)  # with --heal-write, one per fix
 
 
 def module_of(nodeid: str) -> str:
@@ -40,20 +44,24 @@ def heal_all(
     passed: Sequence[str],
     test_files: set[str],
     progress: Callable[[int, int, str], None],
+    memory: Memory,
+    ask: Ask | None = None,
 ) -> HealOutcome:
     root = runner.root
     sources = Sources(root)
     patterns = tuple(str(p) for p in config.getini("python_files"))
     tests = TestFiles(frozenset(test_files), patterns)
     failing = sorted(recorded, key=lambda f: f.nodeid)
+    recorded_by_id = {f.nodeid: f for f in failing}
     modules = {module_of(f.nodeid) for f in failing}
     neighbours = [nodeid for nodeid in passed if module_of(nodeid) in modules]
 
     outcome = HealOutcome()
+    passing: list[str] = []  # the neighbours that passed alone too: what no fix may break
     if any(model != BUILTIN for model in settings.models):
         # litellm takes seconds to import: do it while the baseline rerun waits on its worker.
         threading.Thread(target=llm.preload, name="caretaker-import", daemon=True).start()
-    repairer = Repairer(settings, runner, sources, tests, root)
+    repairer = Repairer(settings, runner, sources, tests, root, memory=memory)
     if BUILTIN in settings.models:
         # The trial server collects these tests while the baseline rerun goes on.
         trials = Trials.start(runner, [f.nodeid for f in failing] + neighbours)
@@ -68,15 +76,15 @@ def heal_all(
             reason = f"the failing tests could not be rerun: {baseline.problem}"
             outcome.results = [HealResult(f.nodeid, False, reason) for f in failing]
             return outcome
+        passing = [
+            nodeid
+            for nodeid in neighbours
+            if baseline.outcomes.get(nodeid) is not None
+            and baseline.outcomes[nodeid].outcome == "passed"
+        ]
         for index, failure in enumerate(failing, start=1):
             progress(index, len(failing), failure.nodeid)
-            regression = [
-                nodeid
-                for nodeid in neighbours
-                if module_of(nodeid) == module_of(failure.nodeid)
-                and baseline.outcomes.get(nodeid) is not None
-                and baseline.outcomes[nodeid].outcome == "passed"
-            ]
+            regression = [n for n in passing if module_of(n) == module_of(failure.nodeid)]
             outcome.results.append(repairer.heal(failure, baseline, regression))
     except KeyboardInterrupt:
         # Ctrl-C stops healing, not the report: what was verified before it still stands.
@@ -87,10 +95,26 @@ def heal_all(
     finally:
         if repairer.builtin is not None:
             repairer.builtin.close()
-    patch, left_out = report.combined_patch(outcome.results)
-    outcome.patch = report.write_patch(root, patch)
-    for nodeid in left_out:
+        memory.save()
+    fixes, dropped = select.together(select.group(outcome.results), runner, passing)
+    for left in dropped:
         outcome.notes.append(
-            f"caretaker: the fix for {nodeid} conflicts with another fix and is not in the patch"
+            f"caretaker: the fix for {left.fix.first.nodeid} is left out of the patch"
+            + (" and not written" if settings.write else "")
+            + f": {left.reason}"
         )
+    outcome.patch = report.write_patch(root, select.patch(fixes))
+    transcript.write_all(
+        report.output_dir(root),
+        {
+            result.nodeid: repairer.transcripts[result.nodeid].render(
+                recorded_by_id.get(result.nodeid), result
+            )
+            for result in outcome.results
+            if result.nodeid in repairer.transcripts
+        },
+    )
+    if settings.write:
+        outcome.written, notes = write_fixes(fixes, root, settings, ask)
+        outcome.notes += notes
     return outcome

@@ -7,12 +7,23 @@ everyone who installs the plugin.
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Generator, Mapping
 
 import pytest
 
-from pytest_caretaker.settings import SettingError, Sources, resolve
+from pytest_caretaker.settings import SettingError, Sources, detect_ci, resolve
 
 SESSION_NAME = "caretaker-session"
+#: Whether stdin was a terminal before pytest's capture replaced it (for --heal-review).
+STDIN_IS_TTY = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> Generator[None]:
+    # tryfirst: this wrapper runs before the capture plugin's replaces stdin.
+    early_config.stash[STDIN_IS_TTY] = sys.stdin is not None and sys.stdin.isatty()
+    return (yield)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -22,6 +33,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=None,
         help="Repair failing tests in memory: propose, verify and report fixes; no file is changed",
+    )
+    group.addoption(
+        "--heal-write",
+        action="store_true",
+        default=None,
+        help="Like --heal, then write the verified fixes to disk and commit each one with git",
+    )
+    group.addoption(
+        "--heal-review",
+        action="store_true",
+        default=None,
+        help="Like --heal-write, but show each verified fix and ask before writing it "
+        "(needs a terminal)",
+    )
+    group.addoption(
+        "--heal-branch",
+        default=None,
+        metavar="NAME",
+        help="Commit the fixes on this git branch, created from HEAD if missing",
+    )
+    group.addoption(
+        "--heal-no-commit",
+        action="store_true",
+        default=None,
+        help="Write the fixes but do not commit them",
     )
     group.addoption(
         "--heal-model",
@@ -62,6 +98,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Seconds the built-in repairer may spend on one failure (default 20)",
     )
     parser.addini("heal", "Repair failing tests in memory (like --heal)", type="bool", default=None)
+    parser.addini(
+        "heal_write",
+        "Write verified fixes and commit them (like --heal-write)",
+        type="bool",
+        default=None,
+    )
+    parser.addini("heal_branch", "git branch to commit fixes on")
+    parser.addini("heal_commit", "Commit written fixes (default true)", type="bool", default=None)
     parser.addini("heal_model", "litellm model(s) to ask, one per line", type="linelist")
     parser.addini("heal_api_base", "Base URL of an OpenAI-compatible or Ollama server")
     parser.addini("heal_scope", "What may be edited: code, tests or any")
@@ -82,6 +126,10 @@ def pytest_configure(config: pytest.Config) -> None:
                     "attempts": config.getoption("heal_attempts"),
                     "timeout": config.getoption("heal_timeout"),
                     "builtin_budget": config.getoption("heal_builtin_budget"),
+                    "write": config.getoption("heal_write"),
+                    "review": config.getoption("heal_review"),
+                    "branch": config.getoption("heal_branch"),
+                    "commit": False if config.getoption("heal_no_commit") else None,
                 },
                 env=os.environ,
                 ini={
@@ -92,13 +140,33 @@ def pytest_configure(config: pytest.Config) -> None:
                     "attempts": config.getini("heal_attempts"),
                     "timeout": config.getini("heal_timeout"),
                     "builtin_budget": config.getini("heal_builtin_budget"),
+                    "write": config.getini("heal_write"),
+                    "branch": config.getini("heal_branch"),
+                    "commit": config.getini("heal_commit"),
                 },
             )
         )
     except SettingError as error:
         raise pytest.UsageError(f"caretaker: {error}") from None
+    if settings.review and not hasattr(config, "workerinput"):
+        refuse_review(os.environ, config.stash.get(STDIN_IS_TTY, False))
     if not settings.heal or hasattr(config, "workerinput"):
         return  # pytest-xdist workers never heal: the controller owns the session
     from pytest_caretaker.session import HealSession
 
     config.pluginmanager.register(HealSession(config, settings), SESSION_NAME)
+
+
+def refuse_review(env: Mapping[str, str], stdin_is_tty: bool) -> None:
+    """--heal-review asks a person before each write: refuse it where nobody can answer."""
+    ci = detect_ci(env)
+    if ci is not None:
+        raise pytest.UsageError(
+            f"caretaker: --heal-review asks before each write and is refused in CI ({ci} is set); "
+            "use --heal-write, e.g. with --heal-branch, to write the fixes without asking"
+        )
+    if not stdin_is_tty:
+        raise pytest.UsageError(
+            "caretaker: --heal-review asks before each write and needs a terminal, "
+            "but stdin is not one; use --heal-write to write the fixes without asking"
+        )

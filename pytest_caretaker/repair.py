@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +16,8 @@ from pytest_caretaker.failures import Failure
 from pytest_caretaker.localize import Candidate, Sources, TestFiles, localize
 from pytest_caretaker.rewrite import Applied, NotApplied, apply_edits
 from pytest_caretaker.settings import BUILTIN, Settings
+from pytest_caretaker.store import Memory
+from pytest_caretaker.transcript import Transcript
 from pytest_caretaker.verify import Runner, RunResult, judge
 
 if TYPE_CHECKING:
@@ -38,6 +40,7 @@ class HealResult:
     cost: float = 0.0
     seconds: float = 0.0
     model: str = ""
+    from_cache: bool = False  # a remembered fix of an earlier run, verified again
 
     @property
     def tokens(self) -> int:
@@ -81,6 +84,8 @@ class Repairer:
     tests: TestFiles
     root: Path
     builtin: Builtin | None = None  # the model-free repairer, when it is in the chain
+    memory: Memory = field(default_factory=lambda: Memory(None))
+    transcripts: dict[str, Transcript] = field(default_factory=dict)
 
     def editable(self, candidate: Candidate) -> bool:
         return self.editable_path(candidate.path)
@@ -91,7 +96,12 @@ class Repairer:
 
     def heal(self, failure: Failure, baseline: RunResult, regression: Sequence[str]) -> HealResult:
         started = time.monotonic()
+        self.transcripts[failure.nodeid] = Transcript(failure.nodeid)
         result = self._heal(failure, baseline, regression)
+        if result.healed and not result.from_cache:
+            self.memory.remember(
+                failure, result.edits, result.explanation, result.model, self.sources
+            )
         return replace(result, seconds=time.monotonic() - started)
 
     def _heal(self, failure: Failure, baseline: RunResult, regression: Sequence[str]) -> HealResult:
@@ -106,6 +116,19 @@ class Repairer:
         )
         if not any(self.editable(c) for c in candidates):
             return HealResult(nodeid, False, self._nothing_editable())
+        log = self.transcripts[nodeid]
+        for remembered in self.memory.recall(failure, self.sources):
+            proposal = Proposal(remembered.edits, remembered.explanation)
+            attempt = self._check(proposal, failure, regression)
+            log.add(
+                f"Remembered fix (first found by {remembered.model})",
+                f"verdict: {'accepted' if attempt.ok else attempt.reason}",
+                code="\n".join(edit.source for edit in remembered.edits),
+                language="python",
+            )
+            if attempt.ok:
+                result = self._result(failure, _Tally(model=remembered.model), True, "", attempt)
+                return replace(result, from_cache=True)
         material = context.build(failure, candidates, self.sources, self.editable)
         tally = _Tally()
         result = HealResult(nodeid, False, "no model to ask")
@@ -114,6 +137,11 @@ class Repairer:
                 if self.builtin is None:
                     continue
                 result = self.builtin.heal(nodeid, baseline, regression)
+                log.add(
+                    "Built-in repairer",
+                    f"{result.attempts:,} candidate edits tried; "
+                    + (result.explanation if result.healed else result.reason),
+                )
                 if result.healed:
                     break
                 continue  # what it cannot repair goes to the next model of the chain
@@ -157,14 +185,38 @@ class Repairer:
         ]
         tally = _Tally(model=model)
         attempt = _Attempt(False, "no attempt was made")
+        log = self.transcripts[failure.nodeid]
+        log.prompt(messages)
         for number in range(1, self.settings.attempts + 1):
             try:
                 reply = llm.ask(model, messages, self.settings.api_base, tools)
             except llm.ModelError as error:
+                log.add(f"Attempt {number}: {model}", f"model error: {error}")
                 return self._result(failure, tally, False, f"model error: {error}"), True
             tally.attempts = number
             tally.add(reply)
             attempt = self._attempt(reply, failure, candidates, regression)
+            log.add(
+                f"Attempt {number}: reply from {reply.model or model}",
+                f"{reply.prompt_tokens:,} prompt + {reply.completion_tokens:,} completion tokens"
+                f" · ${reply.cost:.4f}",
+                code="\n\n".join([reply.text, *reply.tool_arguments]).strip(),
+            )
+            if attempt.proposal is not None:
+                log.add(
+                    f"Attempt {number}: parsed edits",
+                    code="\n\n".join(
+                        f"# {e.kind} {e.ref}\n{e.source}" for e in attempt.proposal.edits
+                    ),
+                    language="python",
+                )
+            log.add(
+                f"Attempt {number}: verdict",
+                "accepted: the failing test passes and its neighbours still pass"
+                if attempt.ok
+                else f"rejected: {attempt.reason}",
+                code=attempt.detail or None,
+            )
             if attempt.ok:
                 return self._result(failure, tally, True, "", attempt), False
             messages.append(reply.as_message())
@@ -192,6 +244,10 @@ class Repairer:
         )
         if isinstance(parsed, Unparsed):
             return _Attempt(False, f"model output did not parse: {parsed.reason}")
+        return self._check(parsed, failure, regression)
+
+    def _check(self, parsed: Proposal, failure: Failure, regression: Sequence[str]) -> _Attempt:
+        """Guard, apply in memory and verify a proposal."""
         refused = guard.check(parsed.edits, self.settings.scope, self.root, self.tests)
         if refused is not None:
             return _Attempt(False, f"fix refused: {refused}", proposal=parsed)

@@ -15,6 +15,7 @@ from pytest_caretaker.settings import BUILTIN, Settings
 if TYPE_CHECKING:  # the session imports this module; libcst only loads once there is work
     from pytest_caretaker.repair import HealResult
     from pytest_caretaker.rewrite import Applied
+    from pytest_caretaker.write import Written
 
 OUTPUT_DIR = ".caretaker"
 PATCH_NAME = "heal.patch"
@@ -27,8 +28,8 @@ class Writer(Protocol):
     def write_sep(self, sep: str, title: str | None = None, **markup: bool) -> None: ...
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count:,} {word}" if count == 1 else f"{count:,} {word}s"
+def plural(count: int, word: str, many: str | None = None) -> str:
+    return f"{count:,} {word}" if count == 1 else f"{count:,} {many or word + 's'}"
 
 
 def header(settings: Settings) -> str:
@@ -46,30 +47,47 @@ def display_diff(applied: Applied) -> list[str]:
     return [line.rstrip("\r") for line in text.splitlines()[1:]]
 
 
-def summary(writer: Writer, results: Sequence[HealResult], patch: Path | None, root: Path) -> None:
+def show_diff(writer: Writer, applied: Applied, indent: str = "  ") -> None:
+    for line in display_diff(applied):
+        if line.startswith("+") and not line.startswith("+++"):
+            writer.write_line(indent + line, green=True)
+        elif line.startswith("-") and not line.startswith("---"):
+            writer.write_line(indent + line, red=True)
+        else:
+            writer.write_line(indent + line)
+
+
+def summary(
+    writer: Writer,
+    results: Sequence[HealResult],
+    patch: Path | None,
+    root: Path,
+    written: Sequence[Written] = (),
+) -> None:
     writer.write_sep("=", "caretaker")
+    fate = {nodeid: w for w in written for nodeid in w.fix.nodeids}
     for result in sorted(results, key=lambda r: r.nodeid):
         if not result.healed:
             writer.write_line(f"NOT HEALED {result.nodeid}: {result.reason}", red=True, bold=True)
             continue
-        writer.write_line(f"HEALED {result.nodeid}", green=True, bold=True)
+        cached = " (from cache)" if result.from_cache else ""
+        writer.write_line(f"HEALED {result.nodeid}{cached}", green=True, bold=True)
         patched = ", ".join(edit.ref for edit in result.edits if edit.kind != "import")
         writer.write_line(f"  patched {patched}")
         for applied in result.applied:
-            for line in display_diff(applied):
-                if line.startswith("+") and not line.startswith("+++"):
-                    writer.write_line("  " + line, green=True)
-                elif line.startswith("-") and not line.startswith("---"):
-                    writer.write_line("  " + line, red=True)
-                else:
-                    writer.write_line("  " + line)
+            show_diff(writer, applied)
         if result.explanation:
             writer.write_line(f"  {result.explanation}")
         writer.write_line(f"  {stats(result)}")
-    writer.write_line(closing_line(results, patch, root), bold=True)
+        if result.nodeid in fate:
+            done = fate[result.nodeid]
+            writer.write_line(f"  {done.detail}", bold=True, yellow=done.state != "committed")
+    writer.write_line(closing_line(results, patch, root, written), bold=True)
 
 
 def stats(result: HealResult) -> str:
+    if result.from_cache:
+        return f"from cache (first found by {result.model}) · no tokens · {result.seconds:.1f} s"
     if result.model == BUILTIN:
         return (
             f"{plural(result.attempts, 'candidate')} tried · no model, no tokens · "
@@ -81,7 +99,9 @@ def stats(result: HealResult) -> str:
     )
 
 
-def closing_line(results: Sequence[HealResult], patch: Path | None, root: Path) -> str:
+def closing_line(
+    results: Sequence[HealResult], patch: Path | None, root: Path, written: Sequence[Written] = ()
+) -> str:
     healed = sum(1 for r in results if r.healed)
     tokens = sum(r.tokens for r in results)
     cost = sum(r.cost for r in results)
@@ -90,40 +110,31 @@ def closing_line(results: Sequence[HealResult], patch: Path | None, root: Path) 
         line += "no tokens spent"  # the built-in repairer only, or models that never answered
     else:
         line += f"{plural(tokens, 'token')} · ${cost:.4f}"
+    if written:
+        done = sum(1 for w in written if w.state in ("written", "committed"))
+        committed = sum(1 for w in written if w.state == "committed")
+        line += f" · {plural(done, 'fix', 'fixes')} written, {committed} committed"
     if patch is not None:
         line += f" · fixes in {patch.relative_to(root).as_posix()}"
     return line
 
 
 def combined_patch(results: Sequence[HealResult]) -> tuple[bytes, list[str]]:
-    """One patch of every healed result; a fix that does not combine with the others is left out.
+    """One patch of every healed result, and the tests whose fixes do not combine with it."""
+    from pytest_caretaker import select
 
-    Fixes combine line by line: two fixes of one function that change different lines (two bugs
-    in it, each failing its own test) are both in the patch; one fix healing several tests is
-    in it once.
-    """
-    from pytest_caretaker.rewrite import Applied, merge, unified_diff
+    kept, dropped = select.compatible(select.group(results))
+    return select.patch(kept), [nodeid for left in dropped for nodeid in left.fix.nodeids]
 
-    before: dict[str, bytes] = {}
-    afters: dict[str, list[bytes]] = {}
-    left_out: list[str] = []
-    for result in sorted(results, key=lambda r: r.nodeid):
-        if not result.healed:
-            continue
-        trial = {path: list(versions) for path, versions in afters.items()}
-        for applied in result.applied:
-            before.setdefault(applied.path, applied.before)
-            trial.setdefault(applied.path, []).append(applied.after)
-        if all(merge(path, before[path], v) is not None for path, v in trial.items()):
-            afters = trial
-        else:
-            left_out.append(result.nodeid)
-    chunks: list[bytes] = []
-    for path in sorted(afters):
-        merged = merge(path, before[path], afters[path])
-        if merged is not None:
-            chunks.append(unified_diff(Applied(path, before[path], merged)))
-    return b"".join(chunks), left_out
+
+def output_dir(root: Path) -> Path:
+    """caretaker's folder at the root, created with a .gitignore that keeps it out of git."""
+    folder = root / OUTPUT_DIR
+    folder.mkdir(exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# Written by pytest-caretaker; nothing here is meant for git.\n*\n")
+    return folder
 
 
 def write_patch(root: Path, patch: bytes) -> Path | None:
@@ -132,9 +143,6 @@ def write_patch(root: Path, patch: bytes) -> Path | None:
     if not patch:
         target.unlink(missing_ok=True)
         return None
-    target.parent.mkdir(exist_ok=True)
-    ignore = target.parent / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# Written by pytest-caretaker; nothing here is meant for git.\n*\n")
+    output_dir(root)
     target.write_bytes(patch)
     return target

@@ -7,6 +7,7 @@ Healing never changes the exit status: the run tested the code as it was.
 
 from __future__ import annotations
 
+import sys
 import traceback
 from collections.abc import Generator
 from pathlib import Path
@@ -19,7 +20,11 @@ from pytest_caretaker.settings import Settings
 from pytest_caretaker.verify import Runner
 
 if TYPE_CHECKING:  # heal.py brings libcst; it is imported only once there is work
+    from collections.abc import Sequence
+
     from pytest_caretaker.heal import HealOutcome
+    from pytest_caretaker.rewrite import Applied
+    from pytest_caretaker.select import Fix
 
 XDIST_NOTE = (
     "caretaker: healing does not run under pytest-xdist yet; "
@@ -114,6 +119,7 @@ class HealSession:
 
     def _heal(self, runner: Runner) -> None:
         from pytest_caretaker.heal import heal_all
+        from pytest_caretaker.store import Memory
 
         terminal = self.config.pluginmanager.get_plugin("terminalreporter")
         quiet = self.config.get_verbosity() < 0
@@ -132,14 +138,45 @@ class HealSession:
             self.passed,
             self.test_files,
             progress,
+            Memory(getattr(self.config, "cache", None)),
+            self._ask if self.settings.review else None,
         )
+
+    def _ask(self, fix: Fix, changes: Sequence[Applied]) -> bool:
+        """Review mode: show one verified fix and ask whether to write it (default No)."""
+        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+        capture = self.config.pluginmanager.get_plugin("capturemanager")
+        if terminal is None:
+            return False
+        if capture is not None:
+            capture.suspend_global_capture(in_=True)
+        try:
+            terminal.ensure_newline()
+            terminal.write_sep("-", f"caretaker: fix for {fix.first.nodeid}")
+            for change in changes:
+                report.show_diff(terminal, change)
+            if fix.first.explanation:
+                terminal.write_line(fix.first.explanation)
+            terminal.write("Write this fix? [y/N] ", bold=True, flush=True)
+            answer = sys.stdin.readline()
+        except (OSError, EOFError):
+            answer = ""
+        finally:
+            if capture is not None:  # back as it was after the last test: stdin captured
+                capture.resume_global_capture()
+                capture.suspend_global_capture()
+        return answer.strip().lower() in ("y", "yes")
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         notes = list(self.notes)
         if self.outcome is not None:
             if self.outcome.results:
                 report.summary(
-                    terminalreporter, self.outcome.results, self.outcome.patch, self.root
+                    terminalreporter,
+                    self.outcome.results,
+                    self.outcome.patch,
+                    self.root,
+                    self.outcome.written,
                 )
             notes += self.outcome.notes
         for note in notes:

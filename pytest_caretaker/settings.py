@@ -5,6 +5,7 @@ Only the standard library is imported here: this module is loaded by every pytes
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -36,12 +37,42 @@ class Settings:
     attempts: int = DEFAULT_ATTEMPTS
     timeout: float = DEFAULT_TIMEOUT
     builtin_budget: float = DEFAULT_BUILTIN_BUDGET
+    write: bool = False  # write verified fixes to disk (and commit them unless commit is off)
+    review: bool = False  # ask before writing each fix (a terminal only)
+    branch: str | None = None  # commit on this branch, created from HEAD if missing
+    commit: bool = True
     #: Where each value came from, for messages: "--heal-model", "CARETAKER_MODEL", ...
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     @property
     def mode(self) -> str:
-        return "heal (in memory)"
+        if not self.write:
+            return "heal (in memory)"
+        verb = "review and write" if self.review else "write"
+        if not self.commit:
+            return f"heal ({verb}, no commit)" + (f" on {self.branch}" if self.branch else "")
+        return f"heal ({verb} and commit" + (f" on {self.branch})" if self.branch else ")")
+
+
+#: Environment variables that CI services set; review mode is refused when one is.
+CI_VARIABLES = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+    "BUILD_NUMBER",
+)
+
+
+def detect_ci(env: Mapping[str, str]) -> str | None:
+    """The first CI variable set in env (to name it in a message), or None outside CI."""
+    for name in CI_VARIABLES:
+        if env.get(name, "").strip().lower() not in ("", "0", "false", "no"):
+            return name
+    return None
 
 
 # -- parsers: plain functions, one per kind of value ------------------------------------------
@@ -110,6 +141,24 @@ def parse_api_base(text: str, where: str) -> str | None:
     return value.rstrip("/")
 
 
+_BRANCH_FORBIDDEN = re.compile(r"[\s~^:?*\[\\]|\.\.|@\{|//")
+
+
+def parse_branch(text: str, where: str) -> str | None:
+    value = text.strip()
+    if not value:
+        return None
+    bad = (
+        _BRANCH_FORBIDDEN.search(value)
+        or value.startswith(("-", "/", "."))
+        or value.endswith(("/", ".", ".lock"))
+        or value == "@"
+    )
+    if bad:
+        raise SettingError(f"{where}: {value!r} is not a valid git branch name, e.g. heal/fixes")
+    return value
+
+
 # -- resolution ----------------------------------------------------------------------------------
 
 
@@ -122,7 +171,12 @@ class Sources:
     ini: Mapping[str, object]
 
 
-_ENV = {"heal": "CARETAKER_HEAL", "models": "CARETAKER_MODEL", "api_base": "CARETAKER_API_BASE"}
+_ENV = {
+    "heal": "CARETAKER_HEAL",
+    "write": "CARETAKER_WRITE",
+    "models": "CARETAKER_MODEL",
+    "api_base": "CARETAKER_API_BASE",
+}
 _FLAGS = {
     "heal": "--heal",
     "models": "--heal-model",
@@ -131,6 +185,10 @@ _FLAGS = {
     "attempts": "--heal-attempts",
     "timeout": "--heal-timeout",
     "builtin_budget": "--heal-builtin-budget",
+    "write": "--heal-write",
+    "review": "--heal-review",
+    "branch": "--heal-branch",
+    "commit": "--heal-no-commit",
 }
 _INI = {
     "heal": "heal",
@@ -140,7 +198,12 @@ _INI = {
     "attempts": "heal_attempts",
     "timeout": "heal_timeout",
     "builtin_budget": "heal_builtin_budget",
+    "write": "heal_write",
+    "review": "heal_review",  # command line only: review needs a person at a terminal
+    "branch": "heal_branch",
+    "commit": "heal_commit",
 }
+_BOOLEANS = {"heal", "write", "review", "commit"}
 
 
 def _pick(name: str, sources: Sources) -> tuple[object, str] | None:
@@ -171,11 +234,14 @@ def resolve(sources: Sources) -> Settings:
         values[name] = _convert(name, raw, where)
     if values.get("models") == ():
         del values["models"], origin["models"]  # e.g. CARETAKER_MODEL=",": the default
+    # Each mode implies the ones below it: review > write > heal.
+    values["write"] = bool(values.get("write") or values.get("review"))
+    values["heal"] = bool(values.get("heal") or values["write"])
     return Settings(**values, sources=origin)  # type: ignore[arg-type]
 
 
 def _convert(name: str, raw: object, where: str) -> object:
-    if name == "heal":
+    if name in _BOOLEANS:
         return raw if isinstance(raw, bool) else parse_bool(str(raw), where)
     if name == "models":
         listed = raw if isinstance(raw, list) else [str(raw)]
@@ -185,6 +251,8 @@ def _convert(name: str, raw: object, where: str) -> object:
         return parse_api_base(text, where)
     if name == "scope":
         return parse_scope(text, where)
+    if name == "branch":
+        return parse_branch(text, where)
     if name == "attempts":
         return parse_attempts(text, where)
     return parse_timeout(text, where)

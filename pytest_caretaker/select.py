@@ -1,0 +1,132 @@
+"""Select: turn the verified results of a session into fixes that hold together.
+
+Several tests healed by the same change are one fix. Fixes combine line by line (two fixes of one
+function that change different lines are both kept); a fix that changes lines another fix changed
+differently is left out. Then every kept fix is verified together once, since a pair of fixes that
+each pass alone can still break each other; when they do, fixes are added back one at a time and
+the one that breaks the others is left out, with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pytest_caretaker.repair import HealResult
+from pytest_caretaker.rewrite import Applied, merge, unified_diff
+from pytest_caretaker.verify import Runner, judge
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One verified change of the project, and the results (tests) it heals."""
+
+    results: tuple[HealResult, ...]
+
+    @property
+    def first(self) -> HealResult:
+        return self.results[0]
+
+    @property
+    def nodeids(self) -> tuple[str, ...]:
+        return tuple(result.nodeid for result in self.results)
+
+    @property
+    def changes(self) -> tuple[Applied, ...]:
+        return self.first.applied
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(applied.path for applied in self.changes)
+
+
+@dataclass(frozen=True)
+class Dropped:
+    fix: Fix
+    reason: str  # one line: why this fix is not in the patch and not written
+
+
+def group(results: Sequence[HealResult]) -> list[Fix]:
+    """The healed results as fixes, ordered by their first test id; equal changes are one fix."""
+    fixes: dict[tuple[tuple[str, bytes], ...], list[HealResult]] = {}
+    for result in sorted(results, key=lambda r: r.nodeid):
+        if result.healed and result.applied:
+            key = tuple(sorted((a.path, a.after) for a in result.applied))
+            fixes.setdefault(key, []).append(result)
+    return [Fix(tuple(members)) for members in fixes.values()]
+
+
+def combined(fixes: Sequence[Fix]) -> dict[str, Applied] | None:
+    """Each file's original and combined bytes under all fixes; None when they do not combine."""
+    before: dict[str, bytes] = {}
+    afters: dict[str, list[bytes]] = {}
+    for fix in fixes:
+        for applied in fix.changes:
+            before.setdefault(applied.path, applied.before)
+            afters.setdefault(applied.path, []).append(applied.after)
+    files: dict[str, Applied] = {}
+    for path in sorted(afters):
+        merged = merge(path, before[path], afters[path])
+        if merged is None:
+            return None
+        files[path] = Applied(path, before[path], merged)
+    return files
+
+
+def compatible(fixes: Sequence[Fix]) -> tuple[list[Fix], list[Dropped]]:
+    """The fixes whose changes combine, in order; one that clashes with earlier ones is left out."""
+    kept: list[Fix] = []
+    dropped: list[Dropped] = []
+    for fix in fixes:
+        if combined([*kept, fix]) is not None:
+            kept.append(fix)
+            continue
+        clash = next(
+            (other for other in kept if combined([other, fix]) is None), kept[0] if kept else fix
+        )
+        dropped.append(
+            Dropped(fix, f"it changes the same lines as the fix for {clash.first.nodeid}")
+        )
+    return kept, dropped
+
+
+def together(
+    fixes: Sequence[Fix], runner: Runner, regression: Sequence[str]
+) -> tuple[list[Fix], list[Dropped]]:
+    """The fixes that pass all their tests and the regression set when applied together.
+
+    One run when they do (the usual case); otherwise one run per fix, adding them back in order.
+    """
+    kept, dropped = compatible(fixes)
+    if len(kept) < 2 or _verdict(kept, runner, regression) is None:
+        return kept, dropped
+    accepted: list[Fix] = []
+    for fix in kept:
+        if not accepted:
+            accepted.append(fix)  # verified alone already
+            continue
+        reason = _verdict([*accepted, fix], runner, regression)
+        if reason is None:
+            accepted.append(fix)
+        else:
+            others = ", ".join(other.first.nodeid for other in accepted)
+            dropped.append(Dropped(fix, f"together with the fix for {others}: {reason}"))
+    return accepted, dropped
+
+
+def _verdict(fixes: Sequence[Fix], runner: Runner, regression: Sequence[str]) -> str | None:
+    """Why these fixes fail together, or None when every test they heal and regression pass."""
+    files = combined(fixes)
+    if files is None:
+        return "the changes do not combine"
+    healed = [nodeid for fix in fixes for nodeid in fix.nodeids]
+    neighbours = [nodeid for nodeid in regression if nodeid not in healed]
+    run = runner.run([*healed, *neighbours], {path: a.after for path, a in files.items()})
+    verdict = judge(run, healed, neighbours)
+    return None if verdict.ok else verdict.reason
+
+
+def patch(fixes: Sequence[Fix]) -> bytes:
+    """The combined diff of the fixes, which ``git apply`` accepts."""
+    files = combined(fixes) or {}
+    return b"".join(unified_diff(applied) for applied in files.values())

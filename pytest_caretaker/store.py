@@ -1,0 +1,112 @@
+"""Remember: verified fixes kept in pytest's cache, so the same failure is healed without a model.
+
+A fix is remembered under its failure's signature (test id and exception type) together with a
+digest of the source of every function it replaced. It is recalled only while those functions
+still read exactly as they did (after ``git revert`` of the fix, say), and a recalled fix is
+verified again like any other candidate before it is used. ``pytest --cache-clear`` forgets it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pytest_caretaker.edits import Edit
+from pytest_caretaker.failures import Failure
+from pytest_caretaker.localize import Sources
+
+KEY = "caretaker/fixes"
+PER_FAILURE = 3  # fixes kept per failure signature, newest first
+MAX_FAILURES = 200
+
+
+class Cache(Protocol):
+    """What pytest's ``config.cache`` offers."""
+
+    def get(self, key: str, default: Any) -> Any: ...
+    def set(self, key: str, value: object) -> None: ...
+
+
+@dataclass(frozen=True)
+class Remembered:
+    edits: tuple[Edit, ...]
+    explanation: str
+    model: str  # the model that first found it
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def signature(failure: Failure) -> str:
+    return _digest(f"{failure.nodeid}\0{failure.exc_type}")
+
+
+def _function_digests(edits: Sequence[Edit], sources: Sources) -> dict[str, str] | None:
+    """The digest of each replaced function's current source; None when one is missing."""
+    digests: dict[str, str] = {}
+    for edit in edits:
+        if edit.kind != "replace":
+            continue
+        source = sources.get(edit.path)
+        definition = source.find(edit.qualname) if source is not None else None
+        if source is None or definition is None:
+            return None
+        digests[edit.ref] = _digest(source.source_of(definition))
+    return digests
+
+
+class Memory:
+    def __init__(self, cache: Cache | None) -> None:
+        self.cache = cache
+        self.entries: dict[str, list[dict[str, Any]]] = {}
+        if cache is not None:
+            stored = cache.get(KEY, {})
+            if isinstance(stored, dict):
+                self.entries = {k: v for k, v in stored.items() if isinstance(v, list)}
+        self.changed = False
+
+    def recall(self, failure: Failure, sources: Sources) -> list[Remembered]:
+        """Remembered fixes for this failure whose functions still read as they did."""
+        found: list[Remembered] = []
+        for entry in self.entries.get(signature(failure), []):
+            try:
+                edits = tuple(Edit(*fields) for fields in entry["edits"])
+                remembered = Remembered(edits, str(entry["explanation"]), str(entry["model"]))
+                functions = entry["functions"]
+            except (KeyError, TypeError, ValueError):
+                continue  # written by another version, or damaged: ignore it
+            if edits and _function_digests(edits, sources) == functions:
+                found.append(remembered)
+        return found
+
+    def remember(
+        self,
+        failure: Failure,
+        edits: Sequence[Edit],
+        explanation: str,
+        model: str,
+        sources: Sources,
+    ) -> None:
+        functions = _function_digests(edits, sources)
+        if self.cache is None or not edits or functions is None:
+            return
+        entry = {
+            "edits": [[e.kind, e.path, e.qualname, e.source] for e in edits],
+            "explanation": explanation,
+            "model": model,
+            "functions": functions,
+        }
+        key = signature(failure)
+        kept = [old for old in self.entries.pop(key, []) if old.get("edits") != entry["edits"]]
+        self.entries[key] = [entry, *kept][:PER_FAILURE]  # re-inserted: newest last
+        while len(self.entries) > MAX_FAILURES:
+            del self.entries[next(iter(self.entries))]
+        self.changed = True
+
+    def save(self) -> None:
+        if self.cache is not None and self.changed:
+            self.cache.set(KEY, self.entries)
+            self.changed = False
