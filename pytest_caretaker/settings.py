@@ -48,10 +48,11 @@ class Settings:
     def mode(self) -> str:
         if not self.write:
             return "heal (in memory)"
-        verb = "review and write" if self.review else "write"
-        if not self.commit:
-            return f"heal ({verb}, no commit)" + (f" on {self.branch}" if self.branch else "")
-        return f"heal ({verb} and commit" + (f" on {self.branch})" if self.branch else ")")
+        text = "review, write" if self.review else "write"
+        text += " and commit" if self.commit else ", no commit"
+        if self.branch:
+            text += f" on {self.branch}"
+        return f"heal ({text})"
 
 
 #: Environment variables that CI services set; review mode is refused when one is.
@@ -141,18 +142,21 @@ def parse_api_base(text: str, where: str) -> str | None:
     return value.rstrip("/")
 
 
-_BRANCH_FORBIDDEN = re.compile(r"[\s~^:?*\[\\]|\.\.|@\{|//")
+_BRANCH_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//")
 
 
 def parse_branch(text: str, where: str) -> str | None:
+    """A branch name git accepts (the rules of ``git check-ref-format --branch``), or None."""
     value = text.strip()
     if not value:
         return None
+    parts = value.split("/")
     bad = (
         _BRANCH_FORBIDDEN.search(value)
-        or value.startswith(("-", "/", "."))
-        or value.endswith(("/", ".", ".lock"))
+        or value.startswith("-")
+        or value.endswith(".")
         or value == "@"
+        or any(not part or part.startswith(".") or part.endswith(".lock") for part in parts)
     )
     if bad:
         raise SettingError(f"{where}: {value!r} is not a valid git branch name, e.g. heal/fixes")

@@ -58,28 +58,48 @@ def _function_digests(edits: Sequence[Edit], sources: Sources) -> dict[str, str]
     return digests
 
 
+def _valid(entry: object) -> bool:
+    """Whether a cached entry has the shape remember() writes (a damaged cache is ignored)."""
+    if not isinstance(entry, dict):
+        return False
+    edits, functions = entry.get("edits"), entry.get("functions")
+    return (
+        isinstance(edits, list)
+        and bool(edits)
+        and all(
+            isinstance(fields, list)
+            and len(fields) == 4
+            and all(isinstance(field, str) for field in fields)
+            and fields[0] in ("replace", "helper", "import")
+            for fields in edits
+        )
+        and isinstance(functions, dict)
+        and isinstance(entry.get("explanation"), str)
+        and isinstance(entry.get("model"), str)
+    )
+
+
 class Memory:
     def __init__(self, cache: Cache | None) -> None:
         self.cache = cache
         self.entries: dict[str, list[dict[str, Any]]] = {}
         if cache is not None:
             stored = cache.get(KEY, {})
-            if isinstance(stored, dict):
-                self.entries = {k: v for k, v in stored.items() if isinstance(v, list)}
+            if isinstance(stored, dict):  # anything else was not written by this version
+                self.entries = {
+                    key: [entry for entry in value if _valid(entry)]
+                    for key, value in stored.items()
+                    if isinstance(key, str) and isinstance(value, list)
+                }
         self.changed = False
 
     def recall(self, failure: Failure, sources: Sources) -> list[Remembered]:
         """Remembered fixes for this failure whose functions still read as they did."""
         found: list[Remembered] = []
         for entry in self.entries.get(signature(failure), []):
-            try:
-                edits = tuple(Edit(*fields) for fields in entry["edits"])
-                remembered = Remembered(edits, str(entry["explanation"]), str(entry["model"]))
-                functions = entry["functions"]
-            except (KeyError, TypeError, ValueError):
-                continue  # written by another version, or damaged: ignore it
-            if edits and _function_digests(edits, sources) == functions:
-                found.append(remembered)
+            edits = tuple(Edit(*fields) for fields in entry["edits"])
+            if _function_digests(edits, sources) == entry["functions"]:
+                found.append(Remembered(edits, entry["explanation"], entry["model"]))
         return found
 
     def remember(

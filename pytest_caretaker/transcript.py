@@ -65,7 +65,9 @@ class Transcript:
         parts = [head]
         if failure is not None:
             parts.append(
-                f"## The failure\n\n{failure.exc_type}: {failure.message}\n\n"
+                "## The failure\n\n"
+                + _fence(f"{failure.exc_type}: {failure.message}")
+                + "\n\n"
                 + _fence(failure.longrepr)
             )
         parts += self.sections

@@ -6,15 +6,18 @@ from collections.abc import Callable, Mapping
 
 import pytest
 
+from pytest_caretaker.plugin import refuse_review
 from pytest_caretaker.settings import (
     DEFAULT_ATTEMPTS,
     DEFAULT_TIMEOUT,
     SettingError,
     Settings,
     Sources,
+    detect_ci,
     parse_api_base,
     parse_attempts,
     parse_bool,
+    parse_branch,
     parse_models,
     parse_scope,
     parse_timeout,
@@ -363,3 +366,133 @@ def test_bad_env_heal_is_a_usage_error(
     result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*caretaker: CARETAKER_HEAL: *'maybe'*"])
+
+
+# -- branch, write and review ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["heal/x", "fix-1", "a.b", " heal/fixes "])
+def test_parse_branch_good(text: str) -> None:
+    assert parse_branch(text, "--heal-branch") == text.strip()
+
+
+def test_parse_branch_empty_is_no_branch() -> None:
+    assert parse_branch("  ", "--heal-branch") is None
+
+
+@pytest.mark.parametrize(
+    "text", ["has space", "-x", "a..b", "x.lock", "a/", "@", "a~b", "a:b", "a^b", "a//b", "a@{1}"]
+)
+def test_parse_branch_bad_names_the_source(text: str) -> None:
+    with pytest.raises(SettingError) as excinfo:
+        parse_branch(text, "ini option heal_branch")
+    message = str(excinfo.value)
+    assert message.startswith("ini option heal_branch: ")
+    assert repr(text) in message
+
+
+@pytest.mark.parametrize("text", ["heal/.x", "a.lock/b", "a\x01b", "a\x7fb"])
+def test_parse_branch_refuses_what_git_refuses(text: str) -> None:
+    with pytest.raises(SettingError):
+        parse_branch(text, "--heal-branch")
+
+
+def test_resolve_review_implies_write_and_heal() -> None:
+    settings = resolve(sources(cli={"review": True}))
+    assert (settings.review, settings.write, settings.heal) == (True, True, True)
+    assert settings.sources["review"] == "--heal-review"
+
+
+def test_resolve_write_implies_heal() -> None:
+    settings = resolve(sources(cli={"write": True}))
+    assert (settings.review, settings.write, settings.heal) == (False, True, True)
+    assert settings.sources["write"] == "--heal-write"
+
+
+def test_resolve_write_from_the_environment_implies_heal() -> None:
+    settings = resolve(sources(env={"CARETAKER_WRITE": "1"}))
+    assert (settings.write, settings.heal) == (True, True)
+    assert settings.sources["write"] == "CARETAKER_WRITE"
+
+
+def test_resolve_heal_alone_writes_nothing() -> None:
+    settings = resolve(sources(cli={"heal": True}))
+    assert (settings.heal, settings.write, settings.review) == (True, False, False)
+
+
+def test_resolve_commit_is_on_unless_turned_off() -> None:
+    assert resolve(sources(cli={"write": True})).commit is True
+
+    from_ini = resolve(sources(cli={"write": True}, ini={"commit": False}))
+    assert from_ini.commit is False
+    assert from_ini.sources["commit"] == "ini option heal_commit"
+
+    from_cli = resolve(sources(cli={"write": True, "commit": False}, ini={"commit": True}))
+    assert from_cli.commit is False
+    assert from_cli.sources["commit"] == "--heal-no-commit"
+
+
+def test_resolve_branch_cli_beats_ini() -> None:
+    from_ini = resolve(sources(ini={"branch": "heal/ini"}))
+    assert from_ini.branch == "heal/ini"
+    assert from_ini.sources["branch"] == "ini option heal_branch"
+
+    both = resolve(sources(cli={"branch": "heal/cli"}, ini={"branch": "heal/ini"}))
+    assert both.branch == "heal/cli"
+    assert both.sources["branch"] == "--heal-branch"
+
+
+def test_resolve_bad_branch_names_the_flag() -> None:
+    with pytest.raises(SettingError, match=r"^--heal-branch: 'a\.\.b'"):
+        resolve(sources(cli={"branch": "a..b"}))
+
+
+@pytest.mark.parametrize(
+    ("settings", "mode"),
+    [
+        (Settings(heal=True), "heal (in memory)"),
+        (Settings(heal=True, write=True), "heal (write and commit)"),
+        (Settings(heal=True, write=True, branch="heal/x"), "heal (write and commit on heal/x)"),
+        (Settings(heal=True, write=True, commit=False), "heal (write, no commit)"),
+        (
+            Settings(heal=True, write=True, commit=False, branch="heal/x"),
+            "heal (write, no commit on heal/x)",
+        ),
+        (Settings(heal=True, write=True, review=True), "heal (review, write and commit)"),
+    ],
+)
+def test_settings_mode(settings: Settings, mode: str) -> None:
+    assert settings.mode == mode
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"CI": "true"}, "CI"),
+        ({"CI": "1"}, "CI"),
+        ({"GITHUB_ACTIONS": "true"}, "GITHUB_ACTIONS"),
+        ({"CI": "false", "GITLAB_CI": "true"}, "GITLAB_CI"),
+        ({"JENKINS_URL": "https://jenkins.example/"}, "JENKINS_URL"),
+        ({"CI": "false"}, None),
+        ({"CI": "0"}, None),
+        ({"CI": ""}, None),
+        ({"CI": " No "}, None),
+        ({"HOME": "/home/me"}, None),
+    ],
+)
+def test_detect_ci(env: dict[str, str], expected: str | None) -> None:
+    assert detect_ci(env) == expected
+
+
+def test_refuse_review_in_ci() -> None:
+    with pytest.raises(pytest.UsageError, match=r"refused in CI \(GITHUB_ACTIONS is set\)"):
+        refuse_review({"GITHUB_ACTIONS": "true"}, stdin_is_tty=True)
+
+
+def test_refuse_review_without_a_terminal() -> None:
+    with pytest.raises(pytest.UsageError, match="needs a terminal"):
+        refuse_review({}, stdin_is_tty=False)
+
+
+def test_refuse_review_allows_a_terminal_outside_ci() -> None:
+    assert refuse_review({"CI": "false"}, stdin_is_tty=True) is None
