@@ -66,6 +66,7 @@ def summary(
 ) -> None:
     writer.write_sep("=", "caretaker")
     fate = {nodeid: w for w in written for nodeid in w.fix.nodeids}
+    shown: dict[tuple[tuple[str, bytes], ...], str] = {}
     for result in sorted(results, key=lambda r: r.nodeid):
         if not result.healed:
             writer.write_line(f"NOT HEALED {result.nodeid}: {result.reason}", red=True, bold=True)
@@ -74,10 +75,15 @@ def summary(
         writer.write_line(f"HEALED {result.nodeid}{cached}", green=True, bold=True)
         patched = ", ".join(edit.ref for edit in result.edits if edit.kind != "import")
         writer.write_line(f"  patched {patched}")
-        for applied in result.applied:
-            show_diff(writer, applied)
-        if result.explanation:
-            writer.write_line(f"  {result.explanation}")
+        change = tuple(sorted((a.path, a.after) for a in result.applied))
+        if change in shown:  # one fix healing several tests is shown once
+            writer.write_line(f"  the same fix as for {shown[change]}")
+        else:
+            shown[change] = result.nodeid
+            for applied in result.applied:
+                show_diff(writer, applied)
+            if result.explanation:
+                writer.write_line(f"  {result.explanation}")
         writer.write_line(f"  {stats(result)}")
         if result.nodeid in fate:
             done = fate[result.nodeid]

@@ -152,6 +152,7 @@ class HealSession:
             capture.suspend_global_capture(in_=True)
         try:
             terminal.ensure_newline()
+            terminal.write_line("")  # also ends -q's progress line, which ensure_newline leaves
             terminal.write_sep("-", f"caretaker: fix for {fix.first.nodeid}")
             for change in changes:
                 report.show_diff(terminal, change)

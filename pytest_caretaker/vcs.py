@@ -4,8 +4,9 @@ The user's index and history are theirs: a fix is committed with ``git commit --
 which builds the commit from HEAD plus those paths' work-tree content in a temporary index, then
 updates only those paths' entries in the real index; whatever the user staged stays staged and
 uncommitted, whatever they did not stage stays unstaged. Nothing here stashes, resets or checks
-out a file. Hooks do not run for caretaker's commits (``--no-verify``): a formatter in a pre-commit
-hook would otherwise change a fix after it was verified.
+out a file. No hook runs for caretaker's commits (``core.hooksPath`` points nowhere): a formatter in
+a pre-commit hook would change a fix after it was verified, and a prepare-commit-msg hook its
+message.
 """
 
 from __future__ import annotations
@@ -69,7 +70,10 @@ class Repository:
 
         try:
             output: str = self.repo.git.execute(
-                ["git", *args], env=dict(env) if env else None, strip_newline_in_stdout=False
+                # Paths are names, never patterns: committing calc[1].py must not take calc1.py.
+                ["git", "--literal-pathspecs", *args],
+                env=dict(env) if env else None,
+                strip_newline_in_stdout=False,
             )
         except git.GitCommandError as error:
             raise GitError(_first_line(error)) from None
@@ -86,7 +90,7 @@ class Repository:
             "--porcelain=v1",
             "-z",
             "--untracked-files=all",
-            "--ignored=matching",
+            "--ignored=traditional",  # with all: each ignored file, even in an ignored folder
             "--",
             *by_name,
         )
@@ -96,7 +100,7 @@ class Repository:
             if len(entry) < 4:
                 continue
             code, name = entry[:2], entry[3:]
-            if code[0] in "RC":
+            if "R" in code or "C" in code:
                 next(entries, None)  # a rename's second field is its old name
             path = by_name.get(name)
             if path is None:
@@ -141,6 +145,8 @@ class Repository:
         """Commit the work-tree content of paths, and nothing else; returns the commit's id."""
         names = [self.relative(path) for path in paths]
         self._run(
+            "-c",
+            "core.hooksPath=/dev/null",
             "commit",
             "--only",
             "--no-verify",

@@ -197,12 +197,20 @@ class _Writer:
             changes.append(Applied(applied.path, expected, merged))
         if self.ask is not None and not self.ask(fix, changes):
             return Written(fix, "declined", "not written: declined in review")
+        done: list[Applied] = []
         for change in changes:
-            atomic_write(self.root / change.path, change.after)
+            try:
+                atomic_write(self.root / change.path, change.after)
+            except OSError as error:
+                # Put back the files of this fix already written, so no fix is half on disk.
+                for written in done:
+                    atomic_write(self.root / written.path, written.before)
+                reason = error.strerror or str(error)
+                return Written(fix, "skipped", f"not written: {change.path}: {reason}")
+            done.append(change)
+        for change, applied in zip(changes, fix.changes, strict=True):
             self.current[change.path] = change.after
-            self.afters.setdefault(change.path, []).append(
-                next(a.after for a in fix.changes if a.path == change.path)
-            )
+            self.afters.setdefault(change.path, []).append(applied.after)
         return self._commit(fix, changes)
 
     def _commit(self, fix: Fix, changes: Sequence[Applied]) -> Written:

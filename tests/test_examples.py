@@ -75,3 +75,47 @@ def test_quickstart_heals_with_a_model(quickstart: pytest.Pytester, llm: Scripte
     assert snapshot(quickstart.path) == before
     subprocess.run(["git", "apply", ".caretaker/heal.patch"], cwd=quickstart.path, check=True)
     quickstart.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
+
+
+def heal_command() -> list[str]:
+    """The pytest command line of the CI example's Heal step, with $BRANCH expanded."""
+    import shlex
+    from pathlib import Path
+
+    import yaml
+
+    workflow = Path(__file__).parent.parent / "examples" / "ci" / "heal.yml"
+    steps = yaml.safe_load(workflow.read_text())["jobs"]["test"]["steps"]
+    (heal,) = [step for step in steps if step.get("name") == "Heal"]
+    assert "failure()" in heal["if"]
+    (line,) = [line for line in heal["run"].splitlines() if line.startswith("pytest ")]
+    command = shlex.split(line.split("||")[0].replace("$BRANCH", "caretaker/heal-1"))
+    assert command[0] == "pytest"
+    return command[1:]
+
+
+def test_ci_example_heal_step_commits_the_fix_on_its_branch(quickstart: pytest.Pytester) -> None:
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=quickstart.path, capture_output=True, text=True, check=True
+        ).stdout
+
+    git("init", "-q", "-b", "main")
+    git("config", "user.name", "CI")
+    git("config", "user.email", "ci@example.com")
+    quickstart.path.joinpath(".gitignore").write_text(".pytest_cache/\n__pycache__/\n")
+    git("add", "-A")
+    git("commit", "-q", "-m", "push")
+    assert quickstart.runpytest("-p", "no:caretaker").ret == 1  # the Tests step
+    args = heal_command()
+    assert "--heal-write" in args and "--heal-branch" in args
+
+    result = quickstart.runpytest(*args)  # the Heal step, as written in the workflow
+
+    assert result.ret == 1  # hence `|| true` in the workflow
+    result.stdout.fnmatch_lines(["  committed * fix: heal test_textstats.py::test_moving_average"])
+    assert git("branch", "--show-current") == "caretaker/heal-1\n"
+    assert git("log", "--format=%s", "main..HEAD") == (
+        "fix: heal test_textstats.py::test_moving_average\n"
+    )
+    assert quickstart.runpytest("-p", "no:caretaker").ret == 0

@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 from pytest_caretaker.failures import Failure
 from pytest_caretaker.repair import HealResult
 from pytest_caretaker.rewrite import Applied

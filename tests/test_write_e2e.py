@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from helpers import heal_args
 
+from pytest_caretaker.settings import CI_VARIABLES
 from pytest_caretaker.testing import Scripted, ScriptedServer, tool_call
 
 CALC = """\
@@ -453,3 +454,65 @@ def test_transcripts_record_the_conversation_and_stay_out_of_git(
     ):
         assert part in text
     assert git(repo.path, "status", "--porcelain") == ""
+
+
+def run_in_terminal(cwd: Path, args: list[str], answers: list[bytes]) -> str:
+    """Run pytest with a pseudo-terminal as stdin and stdout, answering each [y/N] question."""
+    import os
+    import pty
+    import select
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in CI_VARIABLES and k != "PYTEST_ADDOPTS"}
+    main, child = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:randomly", *args],
+        cwd=cwd,
+        stdin=child,
+        stdout=child,
+        stderr=child,
+        env=env,
+        close_fds=True,
+    )
+    os.close(child)
+    output = b""
+    pending = list(answers)
+    try:
+        while True:
+            ready, _, _ = select.select([main], [], [], 60)
+            if not ready:
+                raise AssertionError(f"no output for 60 s; so far:\n{output.decode()}")
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+            if pending and output.count(b"[y/N]") > len(answers) - len(pending):
+                os.write(main, pending.pop(0))
+    finally:
+        os.close(main)
+        process.wait(timeout=60)
+    return output.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+LARGEST = "def largest(xs):\n    return min(xs)\n"
+TEST_LARGEST = (
+    "from pick import largest\n\n\ndef test_largest():\n    assert largest([1, 3, 2]) == 3\n"
+)
+
+
+def test_review_in_a_terminal_writes_only_what_is_accepted(repo: pytest.Pytester) -> None:
+    write(repo.path, calc=CALC, test_calc=TEST_CALC, pick=LARGEST, test_pick=TEST_LARGEST)
+    commit_all(repo.path)
+
+    output = run_in_terminal(repo.path, ["--heal-review"], [b"y\n", b"\n"])  # yes, then default
+
+    assert output.count("Write this fix? [y/N]") == 2, output
+    assert "caretaker: fix for test_calc.py::test_mean" in output
+    assert "+    return sum(xs) / len(xs)" in output
+    assert "not written: declined in review" in output
+    assert repo.path.joinpath("calc.py").read_text() == GOOD_MEAN
+    assert repo.path.joinpath("pick.py").read_text() == LARGEST
+    assert git(repo.path, "log", "--format=%s") == "fix: heal test_calc.py::test_mean\nstart\n"
