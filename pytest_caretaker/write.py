@@ -129,12 +129,15 @@ def write_fixes(
         try:
             written.append(writer.write(fix))
         except KeyboardInterrupt:
-            # Each file is replaced atomically, so nothing is half-written; what was not done
-            # is reported as such.
-            written += [Written(f, "skipped", "not written: interrupted") for f in fixes[index:]]
-            return written, [
-                "caretaker: writing interrupted; the rest of the fixes were not written"
-            ]
+            # Files are replaced atomically and a fix's files are put back together, so no
+            # file and no fix is half-written; a fix interrupted while committing stays written.
+            rest = fixes[index:]
+            if writer.committing is fix:
+                written.append(Written(fix, "written", "written, not committed: interrupted"))
+                rest = fixes[index + 1 :]
+            written += [Written(f, "skipped", "not written: interrupted") for f in rest]
+            note = "caretaker: writing interrupted; the fixes after it were not written"
+            return written, [note]
     notes = []
     if settings.commit and repository is None and any(w.state == "written" for w in written):
         notes.append(f"caretaker: {root} is not in a git repository; fixes written, none committed")
@@ -168,6 +171,7 @@ class _Writer:
         #: Each file's bytes as last read or written by this run, and the fixes written to it.
         self.current: dict[str, bytes] = {}
         self.afters: dict[str, list[bytes]] = {}
+        self.committing: Fix | None = None  # the fix on disk whose commit is under way
 
     def write(self, fix: Fix) -> Written:
         changes: list[Applied] = []
@@ -201,17 +205,22 @@ class _Writer:
         for change in changes:
             try:
                 atomic_write(self.root / change.path, change.after)
-            except OSError as error:
+            except (OSError, KeyboardInterrupt) as error:
                 # Put back the files of this fix already written, so no fix is half on disk.
-                for written in done:
-                    atomic_write(self.root / written.path, written.before)
+                for undo in done:
+                    atomic_write(self.root / undo.path, undo.before)
+                if isinstance(error, KeyboardInterrupt):
+                    raise
                 reason = error.strerror or str(error)
                 return Written(fix, "skipped", f"not written: {change.path}: {reason}")
             done.append(change)
         for change, applied in zip(changes, fix.changes, strict=True):
             self.current[change.path] = change.after
             self.afters.setdefault(change.path, []).append(applied.after)
-        return self._commit(fix, changes)
+        self.committing = fix
+        outcome = self._commit(fix, changes)
+        self.committing = None
+        return outcome
 
     def _commit(self, fix: Fix, changes: Sequence[Applied]) -> Written:
         files = ", ".join(change.path for change in changes)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pytest_caretaker.edits import Edit
 from pytest_caretaker.repair import HealResult
-from pytest_caretaker.report import closing_line, combined_patch, plural
+from pytest_caretaker.report import closing_line, combined_patch, plural, summary
 from pytest_caretaker.rewrite import Applied, apply_edits
 
 CALC = b"def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n\n\ndef total(xs):\n    return 0\n"
@@ -87,3 +87,28 @@ def test_closing_line_without_any_model_call(tmp_path: Path) -> None:
     line = closing_line(results, None, tmp_path)
 
     assert line == "caretaker: 1 healed, 1 not healed · no tokens spent"
+
+
+class Lines:
+    """A terminal writer that keeps the lines (markup dropped)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def write_line(self, line: str, **markup: bool) -> None:
+        self.lines.append(line)
+
+    def write_sep(self, sep: str, title: str | None = None, **markup: bool) -> None:
+        self.lines.append(f"=== {title}")
+
+
+def test_one_fix_healing_several_tests_is_shown_once(tmp_path: Path) -> None:
+    writer = Lines()
+    results = [healed("t::a", MEAN), healed("t::b", MEAN), healed("t::c", TOTAL)]
+
+    summary(writer, results, None, tmp_path)
+
+    assert writer.lines.count("  +    return sum(xs) / len(xs)") == 1
+    at = writer.lines.index("HEALED t::b")
+    assert writer.lines[at + 1 : at + 3] == ["  patched calc.py::mean", "  the same fix as for t::a"]
+    assert "  +    return sum(xs)" in writer.lines  # t::c's own fix is shown in full

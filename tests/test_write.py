@@ -556,3 +556,46 @@ def test_a_fix_whose_second_file_cannot_be_written_leaves_neither_changed(
     assert (project / "other.py").read_bytes() == BEFORE
     assert git(project, "rev-parse", "HEAD") == head
     assert not list(project.glob(".*.caretaker"))
+
+
+def test_ctrl_c_while_committing_leaves_that_fix_written_and_the_rest_untouched(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_caretaker.vcs import Repository
+
+    def interrupted(self: Repository, paths: object, message: str) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Repository, "commit", interrupted)
+    first = result()
+    second = result("tests/test_calc.py::test_total", after=AFTER_TOTAL, qualname="total")
+    written, notes = write_fixes([fix_of(first), fix_of(second)], project, WRITE)
+    assert [(w.state, w.detail) for w in written] == [
+        ("written", "written, not committed: interrupted"),
+        ("skipped", "not written: interrupted"),
+    ]
+    assert notes == ["caretaker: writing interrupted; the fixes after it were not written"]
+    assert (project / "calc.py").read_bytes() == AFTER_MEAN
+
+
+def test_ctrl_c_between_the_files_of_one_fix_puts_the_first_back(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "other.py").write_bytes(BEFORE)
+    git(project, "add", "other.py")
+    git(project, "commit", "-q", "-m", "other")
+    replace = os.replace
+
+    def interrupt_other(src: str, dst: str) -> None:
+        if Path(dst).name == "other.py":
+            Path(src).unlink()
+            raise KeyboardInterrupt
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", interrupt_other)
+    both = result()
+    both = replace_result(both, applied=(*both.applied, Applied("other.py", BEFORE, AFTER_MEAN)))
+    written, _ = write_fixes([fix_of(both)], project, WRITE)
+    assert [(w.state, w.detail) for w in written] == [("skipped", "not written: interrupted")]
+    assert (project / "calc.py").read_bytes() == BEFORE
+    assert (project / "other.py").read_bytes() == BEFORE
