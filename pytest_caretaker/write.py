@@ -133,7 +133,9 @@ def write_fixes(
             # file and no fix is half-written; a fix interrupted while committing stays written.
             rest = fixes[index:]
             if writer.committing is fix:
-                written.append(Written(fix, "written", "written, not committed: interrupted"))
+                written.append(
+                    Written(fix, "written", "written; its commit was interrupted (see git log)")
+                )
                 rest = fixes[index + 1 :]
             written += [Written(f, "skipped", "not written: interrupted") for f in rest]
             note = "caretaker: writing interrupted; the fixes after it were not written"

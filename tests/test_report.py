@@ -110,5 +110,8 @@ def test_one_fix_healing_several_tests_is_shown_once(tmp_path: Path) -> None:
 
     assert writer.lines.count("  +    return sum(xs) / len(xs)") == 1
     at = writer.lines.index("HEALED t::b")
-    assert writer.lines[at + 1 : at + 3] == ["  patched calc.py::mean", "  the same fix as for t::a"]
+    assert writer.lines[at + 1 : at + 3] == [
+        "  patched calc.py::mean",
+        "  the same fix as for t::a",
+    ]
     assert "  +    return sum(xs)" in writer.lines  # t::c's own fix is shown in full

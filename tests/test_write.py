@@ -571,7 +571,7 @@ def test_ctrl_c_while_committing_leaves_that_fix_written_and_the_rest_untouched(
     second = result("tests/test_calc.py::test_total", after=AFTER_TOTAL, qualname="total")
     written, notes = write_fixes([fix_of(first), fix_of(second)], project, WRITE)
     assert [(w.state, w.detail) for w in written] == [
-        ("written", "written, not committed: interrupted"),
+        ("written", "written; its commit was interrupted (see git log)"),
         ("skipped", "not written: interrupted"),
     ]
     assert notes == ["caretaker: writing interrupted; the fixes after it were not written"]
