@@ -52,7 +52,6 @@ def heal_all(
     patterns = tuple(str(p) for p in config.getini("python_files"))
     tests = TestFiles(frozenset(test_files), patterns)
     failing = sorted(recorded, key=lambda f: f.nodeid)
-    recorded_by_id = {f.nodeid: f for f in failing}
     modules = {module_of(f.nodeid) for f in failing}
     neighbours = [nodeid for nodeid in passed if module_of(nodeid) in modules]
 
@@ -96,7 +95,20 @@ def heal_all(
         if repairer.builtin is not None:
             repairer.builtin.close()
         memory.save()
-    fixes, dropped = select.together(select.group(outcome.results), runner, passing)
+    _settle(outcome, repairer, failing, passing, ask)
+    return outcome
+
+
+def _settle(
+    outcome: HealOutcome,
+    repairer: Repairer,
+    failing: Sequence[Failure],
+    passing: Sequence[str],
+    ask: Ask | None,
+) -> None:
+    """Select the fixes that hold together; save the patch and the transcripts; write them."""
+    settings, root = repairer.settings, repairer.root
+    fixes, dropped = select.together(select.group(outcome.results), repairer.runner, passing)
     for left in dropped:
         outcome.notes.append(
             f"caretaker: the fix for {left.fix.first.nodeid} is left out of the patch"
@@ -104,17 +116,13 @@ def heal_all(
             + f": {left.reason}"
         )
     outcome.patch = report.write_patch(root, select.patch(fixes))
-    transcript.write_all(
-        report.output_dir(root),
-        {
-            result.nodeid: repairer.transcripts[result.nodeid].render(
-                recorded_by_id.get(result.nodeid), result
-            )
-            for result in outcome.results
-            if result.nodeid in repairer.transcripts
-        },
-    )
+    recorded = {failure.nodeid: failure for failure in failing}
+    transcripts = {
+        result.nodeid: repairer.transcripts[result.nodeid].render(recorded[result.nodeid], result)
+        for result in outcome.results
+        if result.nodeid in repairer.transcripts
+    }
+    transcript.write_all(report.output_dir(root), transcripts)
     if settings.write:
         outcome.written, notes = write_fixes(fixes, root, settings, ask)
         outcome.notes += notes
-    return outcome
