@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_caretaker import llm, report, select, transcript
+from pytest_caretaker import llm, report, selection, transcript
 from pytest_caretaker.builtin import Builtin
 from pytest_caretaker.failures import Failure
 from pytest_caretaker.localize import Sources, TestFiles
@@ -108,14 +108,14 @@ def _settle(
 ) -> None:
     """Select the fixes that hold together; save the patch and the transcripts; write them."""
     settings, root = repairer.settings, repairer.root
-    fixes, dropped = select.together(select.group(outcome.results), repairer.runner, passing)
+    fixes, dropped = selection.together(selection.group(outcome.results), repairer.runner, passing)
     for left in dropped:
         outcome.notes.append(
             f"caretaker: the fix for {left.fix.first.nodeid} is left out of the patch"
             + (" and not written" if settings.write else "")
             + f": {left.reason}"
         )
-    outcome.patch = report.write_patch(root, select.patch(fixes))
+    outcome.patch = report.write_patch(root, selection.patch(fixes))
     recorded = {failure.nodeid: failure for failure in failing}
     transcripts = {
         result.nodeid: repairer.transcripts[result.nodeid].render(recorded[result.nodeid], result)

@@ -127,10 +127,10 @@ def closing_line(
 
 def combined_patch(results: Sequence[HealResult]) -> tuple[bytes, list[str]]:
     """One patch of every healed result, and the tests whose fixes do not combine with it."""
-    from pytest_caretaker import select
+    from pytest_caretaker import selection
 
-    kept, dropped = select.compatible(select.group(results))
-    return select.patch(kept), [nodeid for left in dropped for nodeid in left.fix.nodeids]
+    kept, dropped = selection.compatible(selection.group(results))
+    return selection.patch(kept), [nodeid for left in dropped for nodeid in left.fix.nodeids]
 
 
 def output_dir(root: Path) -> Path:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # heal.py brings libcst; it is imported only once there is wo
 
     from pytest_caretaker.heal import HealOutcome
     from pytest_caretaker.rewrite import Applied
-    from pytest_caretaker.select import Fix
+    from pytest_caretaker.selection import Fix
 
 XDIST_NOTE = (
     "caretaker: healing does not run under pytest-xdist yet; "

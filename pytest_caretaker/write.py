@@ -20,7 +20,7 @@ from typing import Literal
 
 from pytest_caretaker.repair import HealResult
 from pytest_caretaker.rewrite import Applied, merge
-from pytest_caretaker.select import Fix
+from pytest_caretaker.selection import Fix
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.vcs import GitError, Repository
 

@@ -14,7 +14,7 @@ import pytest
 from pytest_caretaker.edits import Edit
 from pytest_caretaker.repair import HealResult
 from pytest_caretaker.rewrite import Applied
-from pytest_caretaker.select import Fix
+from pytest_caretaker.selection import Fix
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.vcs import Repository
 from pytest_caretaker.write import Written, atomic_write, message, subject, write_fixes
@@ -511,20 +511,31 @@ def test_branch_in_git_commits_there(project: Path) -> None:
     assert git(project, "rev-parse", "heal/x~1").strip() == main
 
 
-def test_a_file_that_cannot_be_written_is_skipped(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def commit_other(project: Path) -> None:
+    """A second committed file, other.py, with the same content as calc.py."""
     (project / "other.py").write_bytes(BEFORE)
     git(project, "add", "other.py")
     git(project, "commit", "-q", "-m", "other")
+
+
+def break_replace_of(name: str, monkeypatch: pytest.MonkeyPatch, error: BaseException) -> None:
+    """os.replace raises error for a file called name (after removing the temporary file)."""
     replace = os.replace
 
-    def refuse_other(src: str, dst: str) -> None:
-        if Path(dst).name == "other.py":
-            raise PermissionError(13, "Permission denied", dst)
+    def replace_or_raise(src: str, dst: str) -> None:
+        if Path(dst).name == name:
+            Path(src).unlink()
+            raise error
         replace(src, dst)
 
-    monkeypatch.setattr(os, "replace", refuse_other)
+    monkeypatch.setattr(os, "replace", replace_or_raise)
+
+
+def test_a_file_that_cannot_be_written_is_skipped(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    commit_other(project)
+    break_replace_of("other.py", monkeypatch, PermissionError(13, "Permission denied"))
     fixes = [fix_of(result(NODEID)), fix_of(result("tests/test_other.py::t", path="other.py"))]
     written, _ = write_fixes(fixes, project, WRITE)
     assert [w.state for w in written] == ["committed", "skipped"]
@@ -534,18 +545,9 @@ def test_a_file_that_cannot_be_written_is_skipped(
 def test_a_fix_whose_second_file_cannot_be_written_leaves_neither_changed(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (project / "other.py").write_bytes(BEFORE)
-    git(project, "add", "other.py")
-    git(project, "commit", "-q", "-m", "other")
+    commit_other(project)
     head = git(project, "rev-parse", "HEAD")
-    replace = os.replace
-
-    def refuse_other(src: str, dst: str) -> None:
-        if Path(dst).name == "other.py":
-            raise PermissionError(13, "Permission denied", dst)
-        replace(src, dst)
-
-    monkeypatch.setattr(os, "replace", refuse_other)
+    break_replace_of("other.py", monkeypatch, PermissionError(13, "Permission denied"))
     both = result()
     both = replace_result(both, applied=(*both.applied, Applied("other.py", BEFORE, AFTER_MEAN)))
     written, _ = write_fixes([fix_of(both)], project, WRITE)
@@ -581,18 +583,8 @@ def test_ctrl_c_while_committing_leaves_that_fix_written_and_the_rest_untouched(
 def test_ctrl_c_between_the_files_of_one_fix_puts_the_first_back(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (project / "other.py").write_bytes(BEFORE)
-    git(project, "add", "other.py")
-    git(project, "commit", "-q", "-m", "other")
-    replace = os.replace
-
-    def interrupt_other(src: str, dst: str) -> None:
-        if Path(dst).name == "other.py":
-            Path(src).unlink()
-            raise KeyboardInterrupt
-        replace(src, dst)
-
-    monkeypatch.setattr(os, "replace", interrupt_other)
+    commit_other(project)
+    break_replace_of("other.py", monkeypatch, KeyboardInterrupt())
     both = result()
     both = replace_result(both, applied=(*both.applied, Applied("other.py", BEFORE, AFTER_MEAN)))
     written, _ = write_fixes([fix_of(both)], project, WRITE)

@@ -10,7 +10,7 @@ import pytest
 
 from pytest_caretaker.repair import HealResult
 from pytest_caretaker.rewrite import Applied
-from pytest_caretaker.select import Fix, combined, compatible, group, patch, together
+from pytest_caretaker.selection import Fix, combined, compatible, group, patch, together
 from pytest_caretaker.verify import Runner, RunResult
 
 # Not "code.py" as one might name it: that would shadow the standard library's code module,
