@@ -95,7 +95,10 @@ def heal_all(
         if repairer.builtin is not None:
             repairer.builtin.close()
         memory.save()
-    _settle(outcome, repairer, failing, passing, ask)
+    try:
+        _settle(outcome, repairer, failing, passing, ask)
+    except KeyboardInterrupt:  # writing handles its own; this is before it began
+        outcome.notes.append("caretaker: interrupted while selecting the fixes; none was written")
     return outcome
 
 
