@@ -125,14 +125,6 @@ def closing_line(
     return line
 
 
-def combined_patch(results: Sequence[HealResult]) -> tuple[bytes, list[str]]:
-    """One patch of every healed result, and the tests whose fixes do not combine with it."""
-    from pytest_caretaker import selection
-
-    kept, dropped = selection.compatible(selection.group(results))
-    return selection.patch(kept), [nodeid for left in dropped for nodeid in left.fix.nodeids]
-
-
 def output_dir(root: Path) -> Path:
     """caretaker's folder at the root, created with a .gitignore that keeps it out of git."""
     folder = root / OUTPUT_DIR

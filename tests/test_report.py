@@ -6,8 +6,9 @@ from pathlib import Path
 
 from pytest_caretaker.edits import Edit
 from pytest_caretaker.repair import HealResult
-from pytest_caretaker.report import closing_line, combined_patch, plural, summary
+from pytest_caretaker.report import closing_line, plural, summary
 from pytest_caretaker.rewrite import Applied, apply_edits
+from pytest_caretaker.selection import compatible, group, patch
 
 CALC = b"def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n\n\ndef total(xs):\n    return 0\n"
 MEAN = Edit("replace", "calc.py", "mean", "def mean(xs):\n    return sum(xs) / len(xs)\n")
@@ -22,6 +23,12 @@ def healed(nodeid: str, *edits: Edit) -> HealResult:
     applied = apply_edits("calc.py", CALC, edits)
     assert isinstance(applied, Applied)
     return HealResult(nodeid, True, edits=edits, applied=(applied,))
+
+
+def combined_patch(results: list[HealResult]) -> tuple[bytes, list[str]]:
+    """The patch file's content for these results, and the tests whose fixes are left out."""
+    kept, dropped = compatible(group(results))
+    return patch(kept), [nodeid for left in dropped for nodeid in left.fix.nodeids]
 
 
 def test_one_fix_healing_several_tests_is_in_the_patch_once() -> None:
