@@ -7,21 +7,18 @@ parsing, no subprocess; localization happens after the run.
 from __future__ import annotations
 
 import os
-import re
 import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from pytest_caretaker.redact import Redactor, secret_name
+
 MAX_LONGREPR = 6_000
 MAX_OUTPUT = 2_000
 MAX_LOCALS = 12
 MAX_LOCAL_REPR = 160
-
-_SECRET_NAME = re.compile(
-    r"(key|token|secret|passw|pwd|credential|auth|cookie|session|private|signature)", re.I
-)
 
 
 @dataclass(frozen=True)
@@ -77,8 +74,12 @@ def project_relpath(filename: str, root: Path) -> str | None:
         return None
 
 
-def safe_repr(name: str, value: object) -> str:
-    if _SECRET_NAME.search(name):
+def safe_repr(name: str, value: object, redactor: Redactor | None = None) -> str:
+    """A short repr of a local; a secret-looking name hides the value, and remembers it so that
+    it is redacted wherever else it shows up (pytest's assertion message, captured output)."""
+    if secret_name(name):
+        if redactor is not None:
+            redactor.remember(value, f"value of local {name}")
         return "<redacted: name looks like a secret>"
     try:
         text = repr(value)
@@ -89,20 +90,25 @@ def safe_repr(name: str, value: object) -> str:
     return text
 
 
-def _frame_locals(f_locals: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+def _frame_locals(
+    f_locals: dict[str, Any], redactor: Redactor | None
+) -> tuple[tuple[str, str], ...]:
     items = [(name, value) for name, value in f_locals.items() if not name.startswith("@")]
-    return tuple((name, safe_repr(name, value)) for name, value in items[:MAX_LOCALS])
+    for name, value in items[MAX_LOCALS:]:
+        safe_repr(name, value, redactor)  # not shown, but a secret among them is still learnt
+    return tuple((name, safe_repr(name, value, redactor)) for name, value in items[:MAX_LOCALS])
 
 
-def project_frames(tb: TracebackType | None, root: Path) -> tuple[Frame, ...]:
+def project_frames(
+    tb: TracebackType | None, root: Path, redactor: Redactor | None = None
+) -> tuple[Frame, ...]:
     frames: list[Frame] = []
     while tb is not None:
         code = tb.tb_frame.f_code
         rel = project_relpath(code.co_filename, root)
         if rel is not None:
-            frames.append(
-                Frame(rel, tb.tb_lineno, code.co_name, _frame_locals(tb.tb_frame.f_locals))
-            )
+            found = _frame_locals(tb.tb_frame.f_locals, redactor)
+            frames.append(Frame(rel, tb.tb_lineno, code.co_name, found))
         tb = tb.tb_next
     return tuple(frames)
 
@@ -122,16 +128,27 @@ def record(
     longrepr: str,
     output: str,
     root: Path,
+    redactor: Redactor | None = None,
 ) -> Failure:
+    """The failure as data, with every secret the redactor knows or recognises removed."""
+    redactor = redactor if redactor is not None else Redactor(os.environ)
+    frames = project_frames(exc.__traceback__, root, redactor)  # first: it learns the secrets
+    frames = tuple(
+        Frame(f.path, f.lineno, f.name, tuple((n, redactor(v)) for n, v in f.locals))
+        for f in frames
+    )
     rel = project_relpath(str(test_path), root) or test_path.name
-    message = str(exc) if not isinstance(exc, AssertionError) else (str(exc) or "assert")
+    try:
+        message = str(exc) or ("assert" if isinstance(exc, AssertionError) else "")
+    except Exception as error:  # a user's __str__ may raise anything
+        message = f"<str() failed: {type(error).__name__}>"
     return Failure(
         nodeid=nodeid,
         when=when,
         path=rel,
         exc_type=type(exc).__qualname__,
-        message=_clip(message, 1_000),
-        longrepr=_clip(longrepr, MAX_LONGREPR),
-        frames=project_frames(exc.__traceback__, root),
-        output=_clip(output, MAX_OUTPUT),
+        message=_clip(redactor(message), 1_000),
+        longrepr=_clip(redactor(longrepr), MAX_LONGREPR),
+        frames=frames,
+        output=_clip(redactor(output), MAX_OUTPUT),
     )

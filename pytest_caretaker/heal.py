@@ -16,6 +16,7 @@ from pytest_caretaker import llm, report, selection, transcript
 from pytest_caretaker.builtin import Builtin
 from pytest_caretaker.failures import Failure
 from pytest_caretaker.localize import Sources, TestFiles
+from pytest_caretaker.redact import Redactor
 from pytest_caretaker.repair import HealResult, Repairer
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.store import Memory
@@ -46,6 +47,7 @@ def heal_all(
     progress: Callable[[int, int, str], None],
     memory: Memory,
     ask: Ask | None = None,
+    redactor: Redactor | None = None,
 ) -> HealOutcome:
     root = runner.root
     sources = Sources(root)
@@ -61,6 +63,8 @@ def heal_all(
         # litellm takes seconds to import: do it while the baseline rerun waits on its worker.
         threading.Thread(target=llm.preload, name="caretaker-import", daemon=True).start()
     repairer = Repairer(settings, runner, sources, tests, root, memory=memory)
+    if redactor is not None:
+        repairer.redactor = redactor
     if BUILTIN in settings.models:
         # The trial server collects these tests while the baseline rerun goes on.
         trials = Trials.start(runner, [f.nodeid for f in failing] + neighbours)

@@ -1,11 +1,14 @@
 """Ask: the one module that talks to litellm, imported only when a model call is about to happen.
 
-Every fault (network, status, bad body, empty reply) becomes a ModelError with a one-line reason.
+Every fault (network, status, bad body, empty or oversized reply) becomes a ModelError with a
+one-line reason. Retries are caretaker's own: a bounded number, on rate limits and server errors
+only, waiting what the provider's Retry-After asks when that is within MAX_WAIT.
 """
 
 from __future__ import annotations
 
 import contextlib
+import email.utils
 import os
 import time
 import warnings
@@ -15,9 +18,16 @@ from typing import Any
 
 from pytest_caretaker.prompts import TOOL, TOOL_NAME
 
-#: Seconds one model request may take before it counts as failed.
+#: Seconds one model request may take before it counts as failed (--heal-model-timeout).
 REQUEST_TIMEOUT = 120.0
+#: Further tries after a rate limit (429) or a server error (5xx); never after a timeout.
 RETRIES = 2
+#: The longest wait between tries; a Retry-After beyond it ends the call at once.
+MAX_WAIT = 30.0
+#: The first wait when the provider does not say how long to wait; doubled for each retry.
+BACKOFF = 0.5
+#: Characters of reply caretaker reads; a longer reply is refused, not parsed.
+MAX_REPLY = 200_000
 
 
 class ModelError(Exception):
@@ -34,6 +44,7 @@ class Reply:
     completion_tokens: int = 0
     cost: float = 0.0
     seconds: float = 0.0
+    truncated: bool = False  # the model stopped at its output limit (finish_reason "length")
     raw_tool_calls: tuple[dict[str, Any], ...] = field(default=(), compare=False)
 
     def as_message(self) -> dict[str, Any]:
@@ -96,13 +107,17 @@ def ask(
     messages: Sequence[dict[str, Any]],
     api_base: str | None,
     tools: bool,
+    timeout: float = REQUEST_TIMEOUT,
 ) -> Reply:
     litellm = _litellm()
     kwargs: dict[str, Any] = {
         "model": model,
         "messages": list(messages),
-        "timeout": REQUEST_TIMEOUT,
-        "num_retries": RETRIES,
+        "timeout": timeout,
+        # Retries are ours (below): litellm's need the optional tenacity package, and the
+        # OpenAI client's would hide the provider's Retry-After from us.
+        "num_retries": 0,
+        "max_retries": 0,
         "temperature": 0,
     }
     if api_base:
@@ -115,13 +130,56 @@ def ask(
         # no MCP tools are involved; the flag is consumed by litellm and never sent.
         kwargs["_skip_mcp_handler"] = True
     started = time.monotonic()
-    try:
-        with _quiet():
-            response = litellm.completion(**kwargs)
-    except Exception as error:  # litellm raises many types; each ends as a reason
-        raise ModelError(_one_line(error)) from None
+    for retry in range(RETRIES + 1):
+        try:
+            with _quiet():
+                response = litellm.completion(**kwargs)
+            break
+        except Exception as error:  # litellm raises many types; each ends as a reason
+            reason = _one_line(error)
+            if not _retryable(error):
+                raise ModelError(reason) from None
+            if retry == RETRIES:
+                raise ModelError(f"{reason} ({RETRIES + 1} tries)") from None
+            wait = retry_after(error)
+            if wait is None:
+                wait = BACKOFF * 2**retry
+            elif wait > MAX_WAIT:
+                raise ModelError(
+                    f"{reason}; the provider asks to wait {wait:g} s, longer than caretaker "
+                    f"waits ({MAX_WAIT:g} s)"
+                ) from None
+            time.sleep(wait)
     seconds = time.monotonic() - started
     return _reply(model, response, seconds)
+
+
+def _retryable(error: BaseException) -> bool:
+    """A rate limit or a server error; not a timeout, a refused connection or a client error."""
+    if type(error).__name__ in ("Timeout", "APIConnectionError", "APITimeoutError"):
+        return False
+    status = getattr(error, "status_code", None)
+    return isinstance(status, int) and (status == 429 or 500 <= status <= 599)
+
+
+def retry_after(error: BaseException) -> float | None:
+    """Seconds the provider asked to wait (Retry-After: seconds or an HTTP date), if it did."""
+    headers = getattr(error, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(getattr(error, "response", None), "headers", None)
+    value = headers.get("retry-after") if headers is not None else None
+    if not value:
+        return None
+    value = str(value).strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
 
 
 def _reply(model: str, response: Any, seconds: float) -> Reply:
@@ -130,6 +188,8 @@ def _reply(model: str, response: Any, seconds: float) -> Reply:
     except (AttributeError, IndexError) as error:
         raise ModelError(f"the model's response had no message ({error})") from None
     text = message.content or ""
+    if not isinstance(text, str):
+        raise ModelError("the model's reply content is not text")
     arguments: list[str] = []
     ids: list[str] = []
     raw: list[dict[str, Any]] = []
@@ -146,7 +206,15 @@ def _reply(model: str, response: Any, seconds: float) -> Reply:
                 "function": {"name": function.name, "arguments": function.arguments or ""},
             }
         )
+    size = len(text) + sum(len(a) for a in arguments)
+    if size > MAX_REPLY:
+        raise ModelError(
+            f"the model's reply is {size:,} characters, more than caretaker reads ({MAX_REPLY:,})"
+        )
+    truncated = getattr(response.choices[0], "finish_reason", None) == "length"
     if not text.strip() and not arguments:
+        if truncated:
+            raise ModelError("the model stopped at its output limit before replying")
         raise ModelError("the model returned an empty reply")
     usage = getattr(response, "usage", None)
     hidden = getattr(response, "_hidden_params", None) or {}
@@ -159,5 +227,6 @@ def _reply(model: str, response: Any, seconds: float) -> Reply:
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         cost=float(hidden.get("response_cost") or 0.0),
         seconds=seconds,
+        truncated=truncated,
         raw_tool_calls=tuple(raw),
     )

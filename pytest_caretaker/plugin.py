@@ -97,6 +97,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="SECONDS",
         help="Seconds the built-in repairer may spend on one failure (default 20)",
     )
+    group.addoption(
+        "--heal-model-timeout",
+        default=None,
+        metavar="SECONDS",
+        help="Seconds one model request may take (default 120)",
+    )
+    group.addoption(
+        "--heal-budget",
+        default=None,
+        metavar="USD",
+        help="US dollars the session may spend on model calls; once spent, the remaining "
+        "failures are not attempted (default: no limit)",
+    )
+    group.addoption(
+        "--heal-max-tokens",
+        default=None,
+        metavar="N",
+        help="Tokens one failure may use across its attempts (default 200000)",
+    )
     parser.addini("heal", "Repair failing tests in memory (like --heal)", type="bool", default=None)
     parser.addini(
         "heal_write",
@@ -112,6 +131,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("heal_attempts", "Model rounds per failure")
     parser.addini("heal_timeout", "Seconds one verification run may take")
     parser.addini("heal_builtin_budget", "Seconds the built-in repairer may spend on one failure")
+    parser.addini("heal_model_timeout", "Seconds one model request may take")
+    parser.addini("heal_budget", "US dollars the session may spend on model calls")
+    parser.addini("heal_max_tokens", "Tokens one failure may use across its attempts")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -126,6 +148,9 @@ def pytest_configure(config: pytest.Config) -> None:
                     "attempts": config.getoption("heal_attempts"),
                     "timeout": config.getoption("heal_timeout"),
                     "builtin_budget": config.getoption("heal_builtin_budget"),
+                    "model_timeout": config.getoption("heal_model_timeout"),
+                    "budget": config.getoption("heal_budget"),
+                    "max_tokens": config.getoption("heal_max_tokens"),
                     "write": config.getoption("heal_write"),
                     "review": config.getoption("heal_review"),
                     "branch": config.getoption("heal_branch"),
@@ -140,6 +165,9 @@ def pytest_configure(config: pytest.Config) -> None:
                     "attempts": config.getini("heal_attempts"),
                     "timeout": config.getini("heal_timeout"),
                     "builtin_budget": config.getini("heal_builtin_budget"),
+                    "model_timeout": config.getini("heal_model_timeout"),
+                    "budget": config.getini("heal_budget"),
+                    "max_tokens": config.getini("heal_max_tokens"),
                     "write": config.getini("heal_write"),
                     "branch": config.getini("heal_branch"),
                     "commit": config.getini("heal_commit"),

@@ -4,16 +4,18 @@ parse -> guard -> apply (in memory) -> verify, and each rejection going back to 
 
 from __future__ import annotations
 
+import textwrap
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_caretaker import context, guard, llm, prompts
+from pytest_caretaker import context, guard, llm, prompts, weaken
 from pytest_caretaker.edits import Edit, Proposal, Unparsed, parse_reply
 from pytest_caretaker.failures import Failure
 from pytest_caretaker.localize import Candidate, Sources, TestFiles, localize
+from pytest_caretaker.redact import Redactor
 from pytest_caretaker.rewrite import Applied, NotApplied, apply_edits
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.store import Memory
@@ -41,6 +43,7 @@ class HealResult:
     seconds: float = 0.0
     model: str = ""
     from_cache: bool = False  # a remembered fix of an earlier run, verified again
+    notices: tuple[str, ...] = ()  # allowed judgement calls on tests, shown prominently
 
     @property
     def tokens(self) -> int:
@@ -74,6 +77,7 @@ class _Attempt:
     detail: str = ""
     proposal: Proposal | None = None
     applied: tuple[Applied, ...] = ()
+    notices: tuple[str, ...] = ()
 
 
 @dataclass
@@ -86,6 +90,8 @@ class Repairer:
     builtin: Builtin | None = None  # the model-free repairer, when it is in the chain
     memory: Memory = field(default_factory=lambda: Memory(None))
     transcripts: dict[str, Transcript] = field(default_factory=dict)
+    redactor: Redactor = field(default_factory=Redactor)
+    spent: float = 0.0  # US dollars this session's model calls cost, for --heal-budget
 
     def editable(self, candidate: Candidate) -> bool:
         return self.editable_path(candidate.path)
@@ -186,13 +192,27 @@ class Repairer:
         tally = _Tally(model=model)
         attempt = _Attempt(False, "no attempt was made")
         log = self.transcripts[failure.nodeid]
-        log.prompt(messages)
+        log.prompt(self.redactor.messages(messages))
         for number in range(1, self.settings.attempts + 1):
+            stop = self._limit(tally)
+            if stop is not None:
+                log.add(f"Attempt {number}: not asked", stop)
+                if number == 1:
+                    return self._result(failure, tally, False, f"not attempted: {stop}"), False
+                return self._result(
+                    failure, tally, False, f"stopped after {number - 1} attempts: {stop}"
+                ), False
             try:
-                reply = llm.ask(model, messages, self.settings.api_base, tools)
+                # Redacted here, at the one place a prompt leaves the process: the context, the
+                # verification output fed back, and everything else the conversation holds.
+                sent = self.redactor.messages(messages)
+                reply = llm.ask(
+                    model, sent, self.settings.api_base, tools, self.settings.model_timeout
+                )
             except llm.ModelError as error:
                 log.add(f"Attempt {number}: {model}", f"model error: {error}")
                 return self._result(failure, tally, False, f"model error: {error}"), True
+            self.spent += reply.cost
             tally.attempts = number
             tally.add(reply)
             attempt = self._attempt(reply, failure, candidates, regression)
@@ -232,6 +252,22 @@ class Repairer:
                 messages.append({"role": "user", "content": feedback})
         return self._result(failure, tally, False, attempt.reason), False
 
+    def _limit(self, tally: _Tally) -> str | None:
+        """Why no further request may be made (budget spent, token cap reached), or None."""
+        budget = self.settings.budget
+        if budget is not None and self.spent >= budget:
+            return (
+                f"the --heal-budget of ${budget:.2f} is spent (${self.spent:.4f} used); "
+                "raise it to heal the rest"
+            )
+        used, cap = tally.prompt_tokens + tally.completion_tokens, self.settings.max_tokens
+        if used >= cap:
+            return (
+                f"this failure used {used:,} tokens, the cap is {cap:,} "
+                "(raise it with --heal-max-tokens)"
+            )
+        return None
+
     def _attempt(
         self,
         reply: llm.Reply,
@@ -239,18 +275,29 @@ class Repairer:
         candidates: Sequence[Candidate],
         regression: Sequence[str],
     ) -> _Attempt:
+        if reply.truncated:
+            return _Attempt(
+                False,
+                "the reply was cut off at the model's output limit; reply with only the "
+                "changed functions",
+            )
         parsed = parse_reply(
             reply.text, reply.tool_arguments, candidates, self.editable, self.sources.get
         )
         if isinstance(parsed, Unparsed):
             return _Attempt(False, f"model output did not parse: {parsed.reason}")
-        return self._check(parsed, failure, regression)
+        # A literal the prompt showed redacted, and the model kept, is the user's own value.
+        edits = tuple(replace(e, source=self.redactor.restore(e.source)) for e in parsed.edits)
+        return self._check(replace(parsed, edits=edits), failure, regression)
 
     def _check(self, parsed: Proposal, failure: Failure, regression: Sequence[str]) -> _Attempt:
         """Guard, apply in memory and verify a proposal."""
         refused = guard.check(parsed.edits, self.settings.scope, self.root, self.tests)
         if refused is not None:
             return _Attempt(False, f"fix refused: {refused}", proposal=parsed)
+        judged = weaken.review(parsed.edits, self.tests, self._original)
+        if judged.refused is not None:
+            return _Attempt(False, f"fix refused: {judged.refused}", proposal=parsed)
         applied: list[Applied] = []
         for path in dict.fromkeys(edit.path for edit in parsed.edits):
             source = self.sources.get(path)
@@ -260,11 +307,25 @@ class Repairer:
             if isinstance(done, NotApplied):
                 return _Attempt(False, f"fix does not apply: {done.reason}", proposal=parsed)
             applied.append(done)
+        if all(change.after == change.before for change in applied):
+            return _Attempt(
+                False,
+                "fix changes nothing: the code it proposes is the code as it is",
+                proposal=parsed,
+            )
         run = self.runner.run([failure.nodeid, *regression], {a.path: a.after for a in applied})
         verdict = judge(run, [failure.nodeid], regression)
         if not verdict.ok:
             return _Attempt(False, verdict.reason, verdict.detail, parsed, tuple(applied))
-        return _Attempt(True, "", proposal=parsed, applied=tuple(applied))
+        return _Attempt(True, "", proposal=parsed, applied=tuple(applied), notices=judged.notices)
+
+    def _original(self, edit: Edit) -> str | None:
+        """The current source of the function an edit replaces (dedented), if it exists."""
+        source = self.sources.get(edit.path)
+        definition = source.find(edit.qualname) if source is not None else None
+        if source is None or definition is None:
+            return None
+        return textwrap.dedent(source.source_of(definition))
 
     def _result(
         self,
@@ -282,6 +343,7 @@ class Repairer:
             explanation=proposal.explanation if proposal is not None else "",
             edits=proposal.edits if proposal is not None else (),
             applied=attempt.applied if attempt is not None else (),
+            notices=attempt.notices if attempt is not None else (),
             attempts=tally.attempts,
             prompt_tokens=tally.prompt_tokens,
             completion_tokens=tally.completion_tokens,

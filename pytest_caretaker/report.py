@@ -84,6 +84,8 @@ def summary(
                 show_diff(writer, applied)
             if result.explanation:
                 writer.write_line(f"  {result.explanation}")
+        for notice in result.notices:  # a judgement call on a test: the reader must see it
+            writer.write_line(f"  ! the fix {notice}", yellow=True, bold=True)
         writer.write_line(f"  {stats(result)}")
         if result.nodeid in fate:
             done = fate[result.nodeid]

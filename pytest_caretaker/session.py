@@ -7,6 +7,7 @@ Healing never changes the exit status: the run tested the code as it was.
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from collections.abc import Generator
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_caretaker import failures, report
+from pytest_caretaker.redact import Redactor
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.verify import Runner
 
@@ -51,6 +53,8 @@ class HealSession:
         self.outcome: HealOutcome | None = None
         self.notes: list[str] = []
         self.runner: Runner | None = None
+        #: The session's secrets (environment, secret-named locals), kept out of every prompt.
+        self.redactor = Redactor(os.environ)
 
     # -- during the run ----------------------------------------------------------------------
 
@@ -85,20 +89,30 @@ class HealSession:
             and call.excinfo is not None
             and item.nodeid not in self.failures
         ):
-            if self.runner is None:
-                # The verifier's warm server preloads while the rest of the run goes on.
-                self.runner = Runner.for_config(self.config, self.settings.timeout)
-                self.runner.prestart()
-            self.failures[item.nodeid] = failures.record(
-                item.nodeid,
-                result.when,
-                item.path,
-                call.excinfo.value,
-                result.longreprtext,
-                result.capstdout + result.capstderr,
-                self.root,
-            )
+            try:
+                self._record(item, result, call.excinfo.value)
+            except Exception as error:  # never an INTERNALERROR: the run's outcome stands
+                self.notes.append(
+                    f"caretaker: {item.nodeid} could not be recorded for healing: "
+                    f"{error!r}{_where(error)}; please report it"
+                )
         return result
+
+    def _record(self, item: pytest.Item, done: pytest.TestReport, error: BaseException) -> None:
+        if self.runner is None:
+            # The verifier's warm server preloads while the rest of the run goes on.
+            self.runner = Runner.for_config(self.config, self.settings.timeout)
+            self.runner.prestart()
+        self.failures[item.nodeid] = failures.record(
+            item.nodeid,
+            done.when,
+            item.path,
+            error,
+            done.longreprtext,
+            done.capstdout + done.capstderr,
+            self.root,
+            self.redactor,
+        )
 
     # -- after the run -----------------------------------------------------------------------
 
@@ -140,6 +154,7 @@ class HealSession:
             progress,
             Memory(getattr(self.config, "cache", None)),
             self._ask if self.settings.review else None,
+            self.redactor,
         )
 
     def _ask(self, fix: Fix, changes: Sequence[Applied]) -> bool:

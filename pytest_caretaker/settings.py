@@ -22,6 +22,9 @@ BUILTIN = "builtin"
 DEFAULT_ATTEMPTS = 3
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_BUILTIN_BUDGET = 20.0
+DEFAULT_MODEL_TIMEOUT = 120.0
+#: Tokens (prompt + completion) one failure may use across its attempts before caretaker stops.
+DEFAULT_MAX_TOKENS = 200_000
 
 
 class SettingError(ValueError):
@@ -37,6 +40,9 @@ class Settings:
     attempts: int = DEFAULT_ATTEMPTS
     timeout: float = DEFAULT_TIMEOUT
     builtin_budget: float = DEFAULT_BUILTIN_BUDGET
+    model_timeout: float = DEFAULT_MODEL_TIMEOUT  # seconds one model request may take
+    budget: float | None = None  # US dollars the whole session may spend on models
+    max_tokens: int = DEFAULT_MAX_TOKENS  # tokens one failure may use
     write: bool = False  # write verified fixes to disk (and commit them unless commit is off)
     review: bool = False  # ask before writing each fix (a terminal only)
     branch: str | None = None  # commit on this branch, created from HEAD if missing
@@ -119,6 +125,26 @@ def parse_timeout(text: str, where: str) -> float:
     return value
 
 
+def parse_budget(text: str, where: str) -> float:
+    try:
+        value = float(text.strip().removeprefix("$"))
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 1e6:
+        raise SettingError(f"{where}: expected an amount of US dollars, e.g. 0.50, got {text!r}")
+    return value
+
+
+def parse_tokens(text: str, where: str) -> int:
+    try:
+        value = int(text.strip().replace("_", "").replace(",", ""))
+    except ValueError:
+        value = 0
+    if value < 1_000:
+        raise SettingError(f"{where}: expected a number of tokens of 1000 or more, got {text!r}")
+    return value
+
+
 def parse_models(values: Sequence[str], where: str) -> tuple[str, ...]:
     models: list[str] = []
     for value in values:
@@ -180,6 +206,7 @@ _ENV = {
     "write": "CARETAKER_WRITE",
     "models": "CARETAKER_MODEL",
     "api_base": "CARETAKER_API_BASE",
+    "budget": "CARETAKER_BUDGET",
 }
 _FLAGS = {
     "heal": "--heal",
@@ -189,6 +216,9 @@ _FLAGS = {
     "attempts": "--heal-attempts",
     "timeout": "--heal-timeout",
     "builtin_budget": "--heal-builtin-budget",
+    "model_timeout": "--heal-model-timeout",
+    "budget": "--heal-budget",
+    "max_tokens": "--heal-max-tokens",
     "write": "--heal-write",
     "review": "--heal-review",
     "branch": "--heal-branch",
@@ -202,6 +232,9 @@ _INI = {
     "attempts": "heal_attempts",
     "timeout": "heal_timeout",
     "builtin_budget": "heal_builtin_budget",
+    "model_timeout": "heal_model_timeout",
+    "budget": "heal_budget",
+    "max_tokens": "heal_max_tokens",
     "write": "heal_write",
     "review": "heal_review",  # command line only: review needs a person at a terminal
     "branch": "heal_branch",
@@ -259,4 +292,8 @@ def _convert(name: str, raw: object, where: str) -> object:
         return parse_branch(text, where)
     if name == "attempts":
         return parse_attempts(text, where)
+    if name == "budget":
+        return parse_budget(text, where)
+    if name == "max_tokens":
+        return parse_tokens(text, where)
     return parse_timeout(text, where)
