@@ -228,6 +228,9 @@ def _def_edit(
     lines = source.splitlines()[start - 1 : node.end_lineno]
     text = textwrap.dedent("\n".join(lines)) + "\n"
     found = resolver.resolve(name, path)
+    if found is None and path is not None and resolver.files(path) is None:
+        # A file caretaker cannot read (outside the project, missing): the guard says why.
+        return Edit("replace", path, name, text)
     if found is None:
         return Edit("helper", path or "", node.name, text)
     return Edit("replace", found[0], found[1], text)

@@ -75,8 +75,8 @@ def project_relpath(filename: str, root: Path) -> str | None:
 
 
 def safe_repr(name: str, value: object, redactor: Redactor | None = None) -> str:
-    """A short repr of a local; a secret-looking name hides the value, and remembers it so that
-    it is redacted wherever else it shows up (pytest's assertion message, captured output)."""
+    """A short repr of a local, redacted before it is cut (a cut secret would no longer match);
+    a secret-looking name hides the value and teaches it to the redactor."""
     if secret_name(name):
         if redactor is not None:
             redactor.remember(value, f"value of local {name}")
@@ -85,32 +85,41 @@ def safe_repr(name: str, value: object, redactor: Redactor | None = None) -> str
         text = repr(value)
     except Exception as error:  # a user's __repr__ may raise anything
         return f"<repr failed: {type(error).__name__}>"
+    if redactor is not None:
+        text = redactor(text)
     if len(text) > MAX_LOCAL_REPR:
         text = text[: MAX_LOCAL_REPR - 3] + "..."
     return text
 
 
-def _frame_locals(
-    f_locals: dict[str, Any], redactor: Redactor | None
-) -> tuple[tuple[str, str], ...]:
-    items = [(name, value) for name, value in f_locals.items() if not name.startswith("@")]
-    for name, value in items[MAX_LOCALS:]:
-        safe_repr(name, value, redactor)  # not shown, but a secret among them is still learnt
-    return tuple((name, safe_repr(name, value, redactor)) for name, value in items[:MAX_LOCALS])
+def _visible(f_locals: dict[str, Any]) -> list[tuple[str, Any]]:
+    return [(name, value) for name, value in f_locals.items() if not name.startswith("@")]
 
 
 def project_frames(
     tb: TracebackType | None, root: Path, redactor: Redactor | None = None
 ) -> tuple[Frame, ...]:
-    frames: list[Frame] = []
+    entries: list[tuple[str, int, str, list[tuple[str, Any]]]] = []
     while tb is not None:
         code = tb.tb_frame.f_code
         rel = project_relpath(code.co_filename, root)
         if rel is not None:
-            found = _frame_locals(tb.tb_frame.f_locals, redactor)
-            frames.append(Frame(rel, tb.tb_lineno, code.co_name, found))
+            entries.append((rel, tb.tb_lineno, code.co_name, _visible(tb.tb_frame.f_locals)))
         tb = tb.tb_next
-    return tuple(frames)
+    if redactor is not None:  # first learn every secret of every frame, then show the rest
+        for *_, items in entries:
+            for name, value in items:
+                if secret_name(name):
+                    redactor.remember(value, f"value of local {name}")
+    return tuple(
+        Frame(
+            rel,
+            lineno,
+            name,
+            tuple((key, safe_repr(key, value, redactor)) for key, value in items[:MAX_LOCALS]),
+        )
+        for rel, lineno, name, items in entries
+    )
 
 
 def _clip(text: str, limit: int) -> str:
@@ -133,10 +142,6 @@ def record(
     """The failure as data, with every secret the redactor knows or recognises removed."""
     redactor = redactor if redactor is not None else Redactor(os.environ)
     frames = project_frames(exc.__traceback__, root, redactor)  # first: it learns the secrets
-    frames = tuple(
-        Frame(f.path, f.lineno, f.name, tuple((n, redactor(v)) for n, v in f.locals))
-        for f in frames
-    )
     rel = project_relpath(str(test_path), root) or test_path.name
     try:
         message = str(exc) or ("assert" if isinstance(exc, AssertionError) else "")

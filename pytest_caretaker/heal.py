@@ -95,6 +95,12 @@ def heal_all(
             f"caretaker: healing interrupted; {len(outcome.results)} of "
             f"{len(failing)} failures were done"
         )
+        done = {result.nodeid for result in outcome.results}
+        outcome.results += [
+            HealResult(f.nodeid, False, "not attempted: healing was interrupted (Ctrl-C)")
+            for f in failing
+            if f.nodeid not in done
+        ]
     finally:
         if repairer.builtin is not None:
             repairer.builtin.close()

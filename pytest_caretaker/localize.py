@@ -121,11 +121,18 @@ class Sources:
         self._files: dict[str, SourceFile | None] = {}
 
     def get(self, rel: str) -> SourceFile | None:
+        """The file at rel under the root; None when it cannot be read or lies outside the root
+        (an absolute path, ``..``, a link that leads out): nothing outside is ever read."""
         if rel not in self._files:
-            try:
-                self._files[rel] = SourceFile(rel, (self.root / rel).read_bytes())
-            except OSError:
-                self._files[rel] = None
+            self._files[rel] = None
+            path = self.root / rel
+            candidate = PurePosixPath(rel)
+            if rel and not candidate.is_absolute() and ".." not in candidate.parts:
+                try:
+                    path.resolve().relative_to(self.root.resolve())
+                    self._files[rel] = SourceFile(rel, path.read_bytes())
+                except (OSError, ValueError):
+                    pass
         return self._files[rel]
 
 

@@ -83,10 +83,13 @@ _QUOTED = re.compile(
 )
 #: NAME=value as in an environment dump or a shell line.
 _BARE = re.compile(r"(?P<head>\b(?P<name>[A-Z][A-Z0-9_]*)=)(?P<value>[^\s'\"]+)")
+#: ?name=value in a URL's query.
+_QUERY = re.compile(r"(?P<head>[?&](?P<name>[A-Za-z_][\w\-]*)=)(?P<value>[^&\s'\"#]+)")
 #: Candidates for the entropy test: long runs of key-alphabet characters.
 _RUN = re.compile(r"[A-Za-z0-9+/_\-=]{24,}")
 _HEX = re.compile(r"[0-9a-fA-F]{32,}")
 _MARKER = re.compile(r"\[redacted #(\d+): [^\]]*\]")
+_ANY_MARKER = re.compile(r"\[redacted #\d+: [^\]]*\]")
 
 
 def secret_name(name: str) -> bool:
@@ -106,12 +109,17 @@ def entropy(text: str) -> float:
 
 
 def looks_random(token: str) -> bool:
-    """A long token that reads like generated key material rather than words or a path."""
+    """A long token that reads like generated key material rather than words or a path: long
+    hex, or mixed-case letters with digits at high entropy, not split into path-sized parts."""
     if _HEX.fullmatch(token):
         return len(set(token.lower())) >= 10
-    if len(token) < 24 or not any(c.isdigit() for c in token):
+    if len(token) < 24:
         return False
-    if not any(c.isalpha() for c in token):
+    parts = re.split(r"[/_\-]", token)
+    if len(parts) > 1 and max(len(part) for part in parts) < 16:
+        return False  # a path or an identifier: words between separators
+    classes = (str.isupper, str.islower, str.isdigit)
+    if not all(any(test(c) for c in token) for test in classes):
         return False
     return entropy(token) >= 4.0
 
@@ -127,13 +135,22 @@ class Redactor:
                 self.remember(value, f"value of ${name}")
 
     def remember(self, value: object, what: str) -> None:
-        """Redact this value wherever it appears from now on (and its repr, for strings)."""
+        """Redact this value wherever it appears from now on (and its repr, for strings); the
+        items of a list, tuple, set or dict value too."""
+        if isinstance(value, (list, tuple, set, frozenset)):
+            for item in list(value)[:50]:
+                self.remember(item, what)
+            return
+        if isinstance(value, dict):
+            for item in list(value.values())[:50]:
+                self.remember(item, what)
+            return
         if isinstance(value, bytes):
             value = value.decode("utf-8", "replace")
         if not isinstance(value, (str, int)) or isinstance(value, bool):
             return
         text = str(value)
-        if len(text.strip()) < MIN_SECRET or text.startswith("[redacted"):
+        if len(text.strip()) < MIN_SECRET or _MARKER.search(text):
             return
         self._known.setdefault(text, what)
         if isinstance(value, str):
@@ -148,14 +165,21 @@ class Redactor:
     def __call__(self, text: str) -> str:
         if not text:
             return text
+        # Markers already in the text stay as they are: redacting twice changes nothing.
+        pieces = _ANY_MARKER.split(text)
+        if len(pieces) > 1:
+            markers = [*_ANY_MARKER.findall(text), ""]
+            return "".join(
+                self(piece) + marker for piece, marker in zip(pieces, markers, strict=False)
+            )
         for value in sorted(self._known, key=len, reverse=True):
             if value in text:
                 text = text.replace(value, self._marker(value, self._known[value]))
         for pattern, what in _SHAPES:
             text = pattern.sub(self._whole(what), text)
         text = _URL_PASSWORD.sub(lambda m: self._swap(m, "password in a URL"), text)
-        text = _QUOTED.sub(self._if_secret_name, text)
-        text = _BARE.sub(self._if_secret_name, text)
+        for pattern in (_QUOTED, _BARE, _QUERY):
+            text = pattern.sub(self._if_secret_name, text)
         return _RUN.sub(self._if_random, text)
 
     def _whole(self, what: str) -> Callable[[re.Match[str]], str]:
@@ -164,7 +188,7 @@ class Redactor:
     def _swap(self, match: re.Match[str], what: str) -> str:
         """The match with its "value" group replaced by a marker (unless it is one already)."""
         value = match.group("value")
-        if value.startswith("[redacted"):
+        if "[redacted #" in value:  # already (partly) redacted: the rest is not the secret
             return match.group(0)
         start, end = match.start("value") - match.start(), match.end("value") - match.start()
         whole = match.group(0)

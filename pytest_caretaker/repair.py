@@ -28,6 +28,15 @@ if TYPE_CHECKING:
 MAX_FEEDBACK = 3_000
 
 
+def echoes(reply: str, prompt: str) -> bool:
+    """Whether a reply is mostly the prompt sent back (most of its distinctive lines, verbatim)."""
+    lines = {line.strip() for line in prompt.splitlines() if len(line.strip()) >= 20}
+    if len(lines) < 5 or len(reply) < len(prompt) // 2:
+        return False
+    repeated = sum(1 for line in lines if line in reply)
+    return repeated >= 0.8 * len(lines)
+
+
 @dataclass(frozen=True)
 class HealResult:
     nodeid: str
@@ -199,9 +208,8 @@ class Repairer:
                 log.add(f"Attempt {number}: not asked", stop)
                 if number == 1:
                     return self._result(failure, tally, False, f"not attempted: {stop}"), False
-                return self._result(
-                    failure, tally, False, f"stopped after {number - 1} attempts: {stop}"
-                ), False
+                done = f"{number - 1} attempt{'s' if number > 2 else ''}"
+                return self._result(failure, tally, False, f"stopped after {done}: {stop}"), False
             try:
                 # Redacted here, at the one place a prompt leaves the process: the context, the
                 # verification output fed back, and everything else the conversation holds.
@@ -215,7 +223,14 @@ class Repairer:
             self.spent += reply.cost
             tally.attempts = number
             tally.add(reply)
-            attempt = self._attempt(reply, failure, candidates, regression)
+            if echoes(reply.text, str(sent[-1].get("content") or "")):
+                attempt = _Attempt(
+                    False,
+                    "the reply repeats the prompt instead of proposing a fix; reply with only "
+                    "the corrected functions",
+                )
+            else:
+                attempt = self._attempt(reply, failure, candidates, regression)
             log.add(
                 f"Attempt {number}: reply from {reply.model or model}",
                 f"{reply.prompt_tokens:,} prompt + {reply.completion_tokens:,} completion tokens"

@@ -28,6 +28,7 @@ class Scripted:
     prompt_tokens: int = 100
     completion_tokens: int = 50
     headers: dict[str, str] = field(default_factory=dict)
+    finish_reason: str | None = None  # e.g. "length" for a reply cut off at the output limit
 
 
 def text(content: str, **options: Any) -> Scripted:
@@ -59,6 +60,7 @@ def completion(reply: Scripted, model: str, number: int) -> dict[str, Any]:
             }
         ]
         finish = "tool_calls"
+    finish = reply.finish_reason or finish
     return {
         "id": f"chatcmpl-scripted-{number}",
         "object": "chat.completion",

@@ -36,7 +36,7 @@ import pytest
 
 from pytest_caretaker.failures import project_relpath
 from pytest_caretaker.verify import SERVER_START_TIMEOUT, Channel, Runner, kill_group
-from pytest_caretaker.worker import WorkerPlugin
+from pytest_caretaker.worker import WorkerPlugin, cap_memory
 
 #: Trials need fork (copy-on-write children of one collected session).
 AVAILABLE = hasattr(os, "fork") and sys.platform.startswith("linux")
@@ -185,7 +185,7 @@ class TrialPlugin(WorkerPlugin):
             try:
                 os.close(read)
                 os.setsid()
-                _cap_memory()
+                cap_memory(2 << 30)
                 data = json.dumps(self._child(request, items, live)).encode()
                 while data:
                     data = data[os.write(write, data) :]
@@ -291,23 +291,6 @@ def _codes(code: types.CodeType) -> Iterator[types.CodeType]:
         if isinstance(constant, types.CodeType):
             yield constant
             yield from _codes(constant)
-
-
-def _cap_memory(headroom: int = 2 << 30) -> None:
-    """Let a child grow by headroom bytes at most: a mutant that appends to the list it loops
-    over fills memory faster than any time limit stops it; it gets a MemoryError instead."""
-    try:
-        import resource
-
-        with open("/proc/self/statm", encoding="ascii") as statm:
-            size = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE") + headroom
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            size = min(size, hard)
-        if soft == resource.RLIM_INFINITY or soft > size:
-            resource.setrlimit(resource.RLIMIT_AS, (size, hard))
-    except (ImportError, OSError, ValueError):
-        pass  # no /proc or no limits here: the time limit alone contains the child
 
 
 def _read_all(fd: int, limit: float) -> tuple[bytes, bool]:

@@ -25,9 +25,15 @@ SKIPS = frozenset(
     {"skip", "skipif", "xfail", "importorskip", "SkipTest", "skipIf", "skipUnless"}
     | {"expectedFailure", "skipTest"}
 )
-CATCHERS = frozenset({"suppress"})
 RAISES = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
-STAND_INS = frozenset({"setattr", "patch", "MagicMock", "Mock", "AsyncMock", "create_autospec"})
+MOCKS = frozenset({"Mock", "MagicMock", "AsyncMock", "NonCallableMock", "create_autospec"})
+#: The objects whose attribute of a family's name is that family (pytest.skip, not it.skip).
+_BASES = {
+    "skip": frozenset({"pytest", "mark", "unittest", "self", "case"}),
+    "raises": frozenset({"pytest", "self"}),
+    "suppress": frozenset({"contextlib"}),
+    "stand-in": frozenset({"mock", "mocker", "unittest", "patch", "monkeypatch", "mp", "m"}),
+}
 APPROX = frozenset(
     {"approx", "isclose", "allclose", "assert_allclose", "assert_almost_equal"}
     | {"assertAlmostEqual", "assert_array_almost_equal", "assertNotAlmostEqual"}
@@ -43,6 +49,33 @@ TOLERANCES = {
     "delta": True,
     "places": False,
     "decimal": False,
+}
+#: Tolerances given by position: call name -> {argument index: keyword}.
+_POSITIONS = {
+    "approx": {1: "rel", 2: "abs"},
+    "assertAlmostEqual": {2: "places"},
+    "assertNotAlmostEqual": {2: "places"},
+    "assert_allclose": {2: "rtol", 3: "atol"},
+    "allclose": {2: "rtol", 3: "atol"},
+    "isclose": {2: "rtol", 3: "atol"},
+    "assert_almost_equal": {2: "decimal"},
+    "assert_array_almost_equal": {2: "decimal"},
+}
+#: What a tolerance is when it is not given (pytest, math, unittest, numpy).
+_DEFAULTS = {
+    ("approx", "rel"): 1e-6,
+    ("approx", "abs"): 1e-12,
+    ("isclose", "rel_tol"): 1e-9,
+    ("isclose", "abs_tol"): 0.0,
+    ("isclose", "rtol"): 1e-5,
+    ("isclose", "atol"): 1e-8,
+    ("allclose", "rtol"): 1e-5,
+    ("allclose", "atol"): 1e-8,
+    ("assert_allclose", "rtol"): 1e-7,
+    ("assert_allclose", "atol"): 0.0,
+    ("assertAlmostEqual", "places"): 7,
+    ("assert_almost_equal", "decimal"): 7,
+    ("assert_array_almost_equal", "decimal"): 6,
 }
 _CONDITIONAL: tuple[type[ast.AST], ...] = (ast.If, ast.While, ast.For, ast.AsyncFor, ast.Try)
 _CONDITIONAL += (ast.Match, ast.IfExp, *([ast.TryStar] if hasattr(ast, "TryStar") else []))
@@ -77,7 +110,7 @@ def _review_edit(edit: Edit, before: str | None, notices: list[str]) -> str | No
     conftest = PurePosixPath(edit.path).name == "conftest.py"
     if edit.kind == "import":
         names = _imported_names(edit.source)
-        if conftest and any(n == "*" or n.startswith("pytest_") for n in names):
+        if any(n == "*" or n.startswith("pytest_") for n in names):
             return (
                 f"the fix imports pytest hooks into {edit.path}, which would change how tests "
                 "are collected or reported; fix the code, not the test machinery"
@@ -113,26 +146,36 @@ def _compare(
         )
     if old is not None and _empty(new) and not _empty(old):
         return f"the fix deletes the body of {name}; a test that does nothing proves nothing"
-    added = _added(old, new)
-    for names, why in (
-        (SKIPS, "skips or xfails it, and a skipped test proves nothing"),
-        (CATCHERS, "suppresses the exception, which hides the failure instead of fixing it"),
-        (RAISES, "expects an exception that was not expected before"),
-        (
-            STAND_INS,
-            "replaces code with a stand-in (monkeypatch.setattr or mock), so the test no "
-            "longer tests it",
-        ),
+    before, after = _families(old), _families(new)
+    for family, why in (
+        ("skip", "skips or xfails it, and a skipped test proves nothing"),
+        ("suppress", "suppresses the exception, which hides the failure instead of fixing it"),
+        ("raises", "expects an exception that was not expected before"),
     ):
-        found = sorted(n for n in names if added.get(n, 0) > 0)
-        if found:
-            return f"the fix adds {found[0]} to {name}, which {why}"
+        if family == "skip":  # a changed condition skips differently: compare the calls
+            was = [text for _, text in before[family]]
+            added = [bare for bare, text in after[family] if text not in was]
+        else:  # a new match= narrows pytest.raises: only more uses count
+            added = [bare for bare, _ in after[family][len(before[family]) :]]
+        if added:
+            return f"the fix adds {added[0]} to {name}, which {why}"
+    if len(after["stand-in"]) > len(before["stand-in"]):
+        return (
+            f"the fix adds {after['stand-in'][-1][0]} to {name}, which replaces code with a "
+            "stand-in, so the test no longer tests it"
+        )
+    assigned = _assigned_attributes(new) - _assigned_attributes(old)
+    if assigned:
+        return (
+            f"the fix assigns to {sorted(assigned)[0]} in {name}, which replaces code with a "
+            "stand-in, so the test no longer tests it"
+        )
     if _count(new, (ast.ExceptHandler,)) > _count(old, (ast.ExceptHandler,)):
         return (
             f"the fix wraps code of {name} in try/except, which hides the failure instead of "
             "fixing it"
         )
-    if is_test and _count(new, (ast.Return,)) > _count(old, (ast.Return,)):
+    if is_test and _own_returns(new) > _own_returns(old):
         return f"the fix makes {name} return early, so the checks after it never run"
     reason = _tolerances(name, old, new)
     if reason is None:
@@ -191,21 +234,104 @@ def _called_name(node: ast.AST) -> str | None:
     return None
 
 
-def _names(function: ast.AST | None) -> dict[str, int]:
-    """How often each name or attribute occurs (decorators included)."""
-    counts: dict[str, int] = {}
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Call):
+        return _dotted(node.func)
+    return "?"
+
+
+def _family(node: ast.AST) -> str | None:
+    """Which weakening family a name or attribute belongs to: skip, raises, suppress, stand-in."""
+    if isinstance(node, ast.Name):
+        name, base = node.id, None
+    elif isinstance(node, ast.Attribute):
+        name, base = node.attr, _dotted(node.value).rsplit(".", 1)[-1]
+    else:
+        return None
+    if name in SKIPS and (base is None or base in _BASES["skip"]):
+        return "skip"
+    if name in RAISES and (base is None or base in _BASES["raises"]):
+        return "raises"
+    if name == "suppress" and (base is None or base in _BASES["suppress"]):
+        return "suppress"
+    if name == "setattr" or (name in MOCKS and (base is None or base in _BASES["stand-in"])):
+        return "stand-in"
+    if name in ("patch", "object", "dict", "multiple") and (
+        (base is None and name == "patch") or base in ("mock", "mocker", "unittest", "patch")
+    ):
+        return "stand-in"
+    return None
+
+
+def _families(function: ast.AST | None) -> dict[str, list[tuple[str, str]]]:
+    """For each family, each use: its name, and its source (the whole call when called)."""
+    found: dict[str, list[tuple[str, str]]] = {
+        "skip": [],
+        "raises": [],
+        "suppress": [],
+        "stand-in": [],
+    }
     if function is None:
-        return counts
+        return found
+    called = {id(node.func): node for node in ast.walk(function) if isinstance(node, ast.Call)}
     for node in ast.walk(function):
-        name = _called_name(node)
-        if name is not None:
-            counts[name] = counts.get(name, 0) + 1
-    return counts
+        if isinstance(node, ast.Attribute) and _family(node.value) is not None:
+            continue  # patch.object: counted once, as the outer use
+        family = _family(node)
+        if family is not None:
+            bare = _called_name(node) or "?"
+            found[family].append((bare, ast.unparse(called.get(id(node), node))))
+    return found
 
 
-def _added(old: ast.AST | None, new: ast.AST) -> dict[str, int]:
-    before, after = _names(old), _names(new)
-    return {name: count - before.get(name, 0) for name, count in after.items()}
+def _assigned_attributes(function: ast.AST | None) -> set[str]:
+    """obj.attr targets of assignments where obj is not a local of the function (a module, a
+    class): assigning a stand-in to the code under test."""
+    if function is None:
+        return set()
+    local = {
+        node.id
+        for node in ast.walk(function)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    }
+    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        arguments = function.args
+        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+        local |= {a.arg for a in every} - {"monkeypatch"}
+    assigned: set[str] = set()
+    for node in ast.walk(function):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, ast.Attribute):
+                root = target.value
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if isinstance(root, ast.Name) and root.id not in local and root.id != "self":
+                    assigned.add(_dotted(target))
+    return assigned
+
+
+def _own_returns(function: ast.AST | None) -> int:
+    """return statements of the function itself, not of functions nested in it."""
+    if function is None:
+        return 0
+    count = 0
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _NESTED):
+            continue
+        count += isinstance(node, ast.Return)
+        stack.extend(ast.iter_child_nodes(node))
+    return count
 
 
 def _count(function: ast.AST | None, kinds: tuple[type[ast.AST], ...]) -> int:
@@ -240,6 +366,15 @@ def _number(node: ast.AST) -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
 
 
+def _tolerance_args(call: ast.Call) -> dict[str, ast.expr]:
+    name = _called_name(call.func) or ""
+    given = {k.arg: k.value for k in call.keywords if k.arg in TOLERANCES}
+    for index, keyword in _POSITIONS.get(name, {}).items():
+        if index < len(call.args):
+            given.setdefault(keyword, call.args[index])
+    return given
+
+
 def _tolerances(name: str, old: ast.AST | None, new: ast.AST) -> str | None:
     old_calls, new_calls = _calls(old, APPROX), _calls(new, APPROX)
     if len(new_calls) > len(old_calls):
@@ -248,26 +383,37 @@ def _tolerances(name: str, old: ast.AST | None, new: ast.AST) -> str | None:
             "approximately where the test compared exactly"
         )
     for before, after in zip(old_calls, new_calls, strict=False):
-        was = {k.arg: k.value for k in before.keywords if k.arg in TOLERANCES}
-        for keyword in after.keywords:
-            if keyword.arg not in TOLERANCES:
-                continue
-            looser_when_larger = TOLERANCES[keyword.arg]
-            if keyword.arg not in was:
-                return (
-                    f"the fix adds {keyword.arg}= to {_text(after)} in {name}, which widens "
-                    "the tolerance of the comparison"
-                )
-            old_value, new_value = _number(was[keyword.arg]), _number(keyword.value)
+        call = _called_name(after.func) or ""
+        was, now = _tolerance_args(before), _tolerance_args(after)
+        for keyword in dict.fromkeys([*was, *now]):
+            default = _DEFAULTS.get((call, keyword))
+            old_value = _number(was[keyword]) if keyword in was else default
+            new_value = _number(now[keyword]) if keyword in now else default
             if old_value is None or new_value is None:
-                if ast.dump(was[keyword.arg]) != ast.dump(keyword.value):
-                    return f"the fix changes the tolerance {keyword.arg}= in {name}"
+                same = keyword in was and keyword in now
+                if not (same and ast.dump(was[keyword]) == ast.dump(now[keyword])):
+                    return (
+                        f"the fix changes the tolerance {keyword}= of {_text(after)} in {name} "
+                        "to a value caretaker cannot compare; keep it as it was"
+                    )
                 continue
-            if (new_value > old_value) if looser_when_larger else (new_value < old_value):
+            looser = new_value > old_value if TOLERANCES[keyword] else new_value < old_value
+            if not looser:
+                continue
+            if keyword not in was:
                 return (
-                    f"the fix widens {keyword.arg}= from {_text(was[keyword.arg])} to "
-                    f"{_text(keyword.value)} in {name}, which loosens the comparison"
+                    f"the fix adds {keyword}= to {_text(after)} in {name}, which widens the "
+                    "tolerance of the comparison"
                 )
+            if keyword not in now:
+                return (
+                    f"the fix removes {keyword}= from {_text(before)} in {name}, which falls "
+                    "back to a looser default"
+                )
+            return (
+                f"the fix widens {keyword}= from {_text(was[keyword])} to "
+                f"{_text(now[keyword])} in {name}, which loosens the comparison"
+            )
     return None
 
 
@@ -425,7 +571,19 @@ def _no_op(node: ast.AST) -> bool:
         return same and isinstance(node.ops[0], (ast.Eq, ast.Is, ast.GtE, ast.LtE))
     if isinstance(node, ast.Call) and _called_name(node.func) in ("assertTrue", "assert_"):
         return bool(node.args) and _no_op(node.args[0])
+    if isinstance(node, ast.Call) and len(node.args) >= 2:
+        called = _called_name(node.func) or ""
+        if called in _SAME_IS_TRUE:
+            return ast.dump(node.args[0]) == ast.dump(node.args[1])
     return False
+
+
+#: Two-argument checks that cannot fail when both arguments are the same expression.
+_SAME_IS_TRUE = frozenset(
+    {"assertEqual", "assertEquals", "assertIs", "assertAlmostEqual", "assertCountEqual"}
+    | {"assertGreaterEqual", "assertLessEqual", "assertIn", "assert_equal", "assert_allclose"}
+    | {"assert_array_equal", "assert_almost_equal", "assertDictEqual", "assertListEqual"}
+)
 
 
 _STRICT = (ast.Eq, ast.Is)

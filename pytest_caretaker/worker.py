@@ -27,6 +27,9 @@ import pytest
 
 from pytest_caretaker.failures import project_relpath
 
+#: Bytes of address space a verification run may add to what it starts with.
+MEMORY_HEADROOM = 4 << 30
+
 MAX_DETAIL = 3_000
 
 
@@ -199,9 +202,27 @@ class WorkerPlugin:
         }
 
 
+def cap_memory(headroom: int = MEMORY_HEADROOM) -> None:
+    """Let this process grow by headroom bytes at most: a candidate that appends to the list it
+    loops over fills memory faster than any time limit stops it; it gets a MemoryError instead."""
+    try:
+        import resource
+
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            size = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE") + headroom
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            size = min(size, hard)
+        if soft == resource.RLIM_INFINITY or soft > size:
+            resource.setrlimit(resource.RLIMIT_AS, (size, hard))
+    except (ImportError, OSError, ValueError):
+        pass  # no /proc or no limits here: the time limit alone contains the child
+
+
 def run_spec(spec_path: str) -> None:
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     sys.dont_write_bytecode = True
+    cap_memory()
     patches: dict[tuple[int, int], bytes] = {}
     for original, patched in spec["patches"].items():
         key = file_id(original)
