@@ -58,9 +58,12 @@ def parse_reply(
 ) -> Proposal | Unparsed:
     """Parse a reply; tool call arguments (JSON strings) take precedence over the text."""
     resolver = _Resolver(candidates, editable, files)
-    if tool_arguments:
-        return _parse_tool_calls(tool_arguments, resolver, text)
-    return _parse_text(text, resolver)
+    try:
+        if tool_arguments:
+            return _parse_tool_calls(tool_arguments, resolver, text)
+        return _parse_text(text, resolver)
+    except (RecursionError, MemoryError):  # json, ast and libcst recurse on nesting
+        return Unparsed("The reply is nested too deeply to parse; reply with ordinary Python.")
 
 
 class _Resolver:

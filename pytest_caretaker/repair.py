@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import textwrap
 import time
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -112,7 +113,14 @@ class Repairer:
     def heal(self, failure: Failure, baseline: RunResult, regression: Sequence[str]) -> HealResult:
         started = time.monotonic()
         self.transcripts[failure.nodeid] = Transcript(failure.nodeid)
-        result = self._heal(failure, baseline, regression)
+        try:
+            result = self._heal(failure, baseline, regression)
+        except Exception as error:  # one failure's problem must not stop the others
+            where = traceback.extract_tb(error.__traceback__)[-1:]
+            at = f" at {Path(where[0].filename).name}:{where[0].lineno}" if where else ""
+            reason = f"caretaker failed on this test: {error!r}{at}; please report it"
+            self.transcripts[failure.nodeid].add("Internal error", reason)
+            result = HealResult(failure.nodeid, False, reason)
         if result.healed and not result.from_cache:
             self.memory.remember(
                 failure, result.edits, result.explanation, result.model, self.sources

@@ -59,6 +59,12 @@ class _Replace(cst.CSTTransformer):
         if new is None or qualname in self.done:
             return updated
         self.done.add(qualname)
+        body, was = new.body, original.body
+        if isinstance(body, cst.IndentedBlock) and isinstance(was, cst.IndentedBlock):
+            # Lines after the last statement that libcst gives to the block (a whitespace-only
+            # line, a comment indented like the body): not part of the function the fix saw.
+            footer = body.footer or was.footer
+            new = new.with_changes(body=body.with_changes(footer=footer))
         if new.decorators:
             return new.with_changes(leading_lines=original.leading_lines)
         return new.with_changes(
