@@ -88,6 +88,12 @@ def message(fix: Fix) -> str:
     paragraphs = [subject(fix)]
     if result.explanation:
         paragraphs.append(textwrap.fill(result.explanation, BODY_WIDTH))
+    if result.notices:  # a judgement call on a test: whoever reads the log must see it
+        lines = [
+            textwrap.fill(n, BODY_WIDTH, initial_indent="- ", subsequent_indent="  ")
+            for n in result.notices
+        ]
+        paragraphs.append("Changes what a test checks; review it:\n" + "\n".join(lines))
     tests = "\n".join(f"- {nodeid}" for nodeid in fix.nodeids)
     heading = "Makes this test pass:" if len(fix.results) == 1 else "Makes these tests pass:"
     paragraphs.append(f"{heading}\n{tests}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import textwrap
 
 import pytest
@@ -190,3 +191,41 @@ def test_the_request_after_a_refusal_carries_the_reason_to_the_model(
     second = json.dumps(llm.requests[1]["messages"][-1])
     assert "fix refused: the fix adds skip to test_corpus.py::test_5" in second
     assert textwrap.dedent(weakened).strip().splitlines()[0] in json.dumps(llm.requests[1])
+
+
+def test_a_changed_expected_value_is_healed_and_shown_prominently(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    pytester.makepyfile(
+        shop="def price(n):\n    return n * 3\n",
+        test_shop="from shop import price\n\n\ndef test_price():\n    assert price(2) == 5\n",
+    )
+    subprocess.run([*git, "init", "-q"], cwd=pytester.path, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=pytester.path, check=True)
+    subprocess.run([*git, "commit", "-qm", "start"], cwd=pytester.path, check=True)
+    changed = "def test_price():\n    assert price(2) == 6\n"
+    llm.script(
+        tool_call(
+            "three each", [{"path": "test_shop.py", "function": "test_price", "code": changed}]
+        )
+    )
+
+    result = pytester.runpytest(*heal_args(llm), "--heal-scope", "tests", "--heal-write")
+
+    result.stdout.fnmatch_lines(
+        [
+            "HEALED test_shop.py::test_price",
+            "  ! the fix changes what test_shop.py::test_price checks: `price(2) == 5` → "
+            "`price(2) == 6`",
+            "  committed *",
+        ]
+    )
+    body = subprocess.run(
+        ["git", "log", "-1", "--format=%B"],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "Changes what a test checks; review it:\n- changes what test_shop.py::test_price" in body
