@@ -18,9 +18,11 @@ from pytest_caretaker.settings import (
     parse_attempts,
     parse_bool,
     parse_branch,
+    parse_budget,
     parse_models,
     parse_scope,
     parse_timeout,
+    parse_tokens,
     resolve,
 )
 
@@ -131,6 +133,11 @@ BAD_VALUES: list[tuple[Callable[[str, str], object], str]] = [
     (parse_timeout, "nan"),
     (parse_timeout, "inf"),
     (parse_timeout, ""),
+    (parse_budget, "-1"),
+    (parse_budget, "ten dollars"),
+    (parse_budget, "nan"),
+    (parse_tokens, "999"),
+    (parse_tokens, "lots"),
     (parse_api_base, "localhost:11434"),
     (parse_api_base, "ftp://example.com"),
     (parse_api_base, "example.com/v1"),
@@ -496,3 +503,38 @@ def test_refuse_review_without_a_terminal() -> None:
 
 def test_refuse_review_allows_a_terminal_outside_ci() -> None:
     assert refuse_review({"CI": "false"}, stdin_is_tty=True) is None
+
+
+@pytest.mark.parametrize(("text", "expected"), [("0.50", 0.5), ("$2", 2.0), (" 0 ", 0.0)])
+def test_parse_budget_good(text: str, expected: float) -> None:
+    assert parse_budget(text, "--heal-budget") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [("1000", 1000), ("50_000", 50_000), ("2,000", 2000)]
+)
+def test_parse_tokens_good(text: str, expected: int) -> None:
+    assert parse_tokens(text, "--heal-max-tokens") == expected
+
+
+def test_resolve_budget_tokens_and_model_timeout() -> None:
+    settings = resolve(
+        sources(
+            cli={"budget": "0.25", "model_timeout": "5"},
+            env={"CARETAKER_BUDGET": "9"},
+            ini={"max_tokens": "40000"},
+        )
+    )
+    assert (settings.budget, settings.max_tokens, settings.model_timeout) == (0.25, 40_000, 5.0)
+    assert settings.sources["budget"] == "--heal-budget"
+    assert resolve(sources(env={"CARETAKER_BUDGET": "9"})).budget == 9.0
+    defaults = resolve(sources())
+    assert (defaults.budget, defaults.max_tokens, defaults.model_timeout) == (None, 200_000, 120.0)
+
+
+def test_bad_budget_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--heal", "--heal-budget", "free")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*caretaker: --heal-budget: expected an amount of US dollars, e.g. 0.50, got 'free'"]
+    )
