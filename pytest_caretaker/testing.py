@@ -75,6 +75,11 @@ def completion(reply: Scripted, model: str, number: int) -> dict[str, Any]:
     }
 
 
+class _Quiet(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that gave up (a timeout under test) is expected: no traceback on stderr."""
+
+
 class ScriptedServer:
     """Serve scripted replies in order; when the script runs out, answer 500."""
 
@@ -90,7 +95,7 @@ class ScriptedServer:
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd = _Quiet(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True

@@ -60,7 +60,11 @@ def echo(body: dict[str, object]) -> Scripted:
 FAULTS: dict[
     str, tuple[list[Scripted] | Callable[[dict[str, object]], Scripted], list[str], str]
 ] = {
-    "timeout": ([text("late", delay=3)], ["--heal-model-timeout", "0.5"], "model error: Timeout*"),
+    "timeout": (
+        [text("late", delay=3)],
+        ["--heal-model-timeout", "0.5"],
+        "model error: *[Tt]ime*out*",  # litellm's Timeout, or a connect timeout under load
+    ),
     "rate limited": (
         [fault(429, headers={"Retry-After": "0"})] * 3,
         [],

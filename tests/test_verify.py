@@ -99,7 +99,10 @@ def test_candidate_that_escapes_never_passes(impatient: Runner, candidate: bytes
     verdict = judge(result, [MEAN], [])
     assert not verdict.ok
     assert verdict.reason
-    assert runner.run([MEAN], {"calc.py": GOOD}).outcomes[MEAN].outcome == "passed"  # still usable
+    runner.timeout = 60.0  # the next run is an ordinary one: a loaded machine may be slow
+    again = runner.run([MEAN], {"calc.py": GOOD})
+    assert again.problem is None, again.problem
+    assert again.outcomes[MEAN].outcome == "passed"  # the runner is still usable
 
 
 def test_system_exit_in_a_test_is_a_failure(runner: Runner) -> None:
