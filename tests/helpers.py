@@ -7,6 +7,31 @@ from pathlib import Path
 
 from pytest_caretaker.testing import ScriptedServer
 
+#: The end-to-end tests' usual project: mean() divides by one too many; test_total passes.
+CALC = """\
+def total(xs):
+    result = 0
+    for x in xs:
+        result += x
+    return result
+
+
+def mean(xs):
+    return total(xs) / (len(xs) + 1)
+"""
+TEST_CALC = """\
+from calc import mean, total
+
+
+def test_total():
+    assert total([1, 2, 3]) == 6
+
+
+def test_mean():
+    assert mean([1, 2, 3]) == 2
+"""
+GOOD_MEAN = "def mean(xs):\n    return total(xs) / len(xs)\n"
+
 TOOLS_MODEL = "openai/gpt-4o-mini"  # litellm knows it supports tool calling
 TEXT_MODEL = "openai/caretaker-scripted-text"  # unknown to litellm: the plain-text format
 

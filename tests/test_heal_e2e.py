@@ -9,33 +9,9 @@ import subprocess
 import sys
 
 import pytest
-from helpers import TEXT_MODEL, TOOLS_MODEL, heal_args, snapshot
+from helpers import CALC, GOOD_MEAN, TEST_CALC, TEXT_MODEL, TOOLS_MODEL, heal_args, snapshot
 
 from pytest_caretaker.testing import Scripted, ScriptedServer, fault, text, tool_call
-
-CALC = """\
-def total(xs):
-    result = 0
-    for x in xs:
-        result += x
-    return result
-
-
-def mean(xs):
-    return total(xs) / (len(xs) + 1)
-"""
-TEST_CALC = """\
-from calc import mean, total
-
-
-def test_total():
-    assert total([1, 2, 3]) == 6
-
-
-def test_mean():
-    assert mean([1, 2, 3]) == 2
-"""
-GOOD_MEAN = "def mean(xs):\n    return total(xs) / len(xs)\n"
 
 
 @pytest.fixture
