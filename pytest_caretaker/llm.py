@@ -131,12 +131,19 @@ def ask(
         kwargs["_skip_mcp_handler"] = True
     started = time.monotonic()
     for retry in range(RETRIES + 1):
+        sent = time.monotonic()
         try:
             with _quiet():
                 response = litellm.completion(**kwargs)
             break
         except Exception as error:  # litellm raises many types; each ends as a reason
             reason = _one_line(error)
+            # litellm reports a timeout as Timeout, APIConnectionError or even a 500 depending on
+            # where it happened; the clock says what it was. A timeout is never retried.
+            if time.monotonic() - sent >= 0.95 * timeout or "timed out" in reason.lower():
+                raise ModelError(
+                    f"Timeout: the model did not answer within {timeout:g} s (--heal-model-timeout)"
+                ) from None
             if not _retryable(error):
                 raise ModelError(reason) from None
             if retry == RETRIES:

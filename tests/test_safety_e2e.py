@@ -3,11 +3,13 @@ and nothing escapes the project. pytester projects, litellm over HTTP to the scr
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import re
 import subprocess
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from helpers import CALC, GOOD_MEAN, TEST_CALC, heal_args, snapshot
@@ -26,111 +28,150 @@ def calc(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.P
     return pytester
 
 
-def echo(body: dict[str, object]) -> Scripted:
-    messages = body["messages"]
-    assert isinstance(messages, list)
-    return text(str(messages[-1]["content"]))
+def echo(body: dict[str, Any]) -> Scripted:
+    return text(str(body["messages"][-1]["content"]))
 
 
-#: fault -> (scripted replies or a responder, extra options, the NOT HEALED reason expected)
-FAULTS: dict[
-    str, tuple[list[Scripted] | Callable[[dict[str, object]], Scripted], list[str], str]
-] = {
+def lib_fix(code: str) -> Callable[[int], Scripted]:
+    """A reply that replaces f<n> of lib.py with code (written for f0)."""
+    return lambda n: fix(code.replace("f0", f"f{n}"), function=f"f{n}", path="lib.py")
+
+
+Reply = Scripted | Callable[[int], Scripted] | Callable[[dict[str, Any]], Scripted]
+
+#: Faults of the model and the network -> (replies in order, the NOT HEALED reason expected).
+MODEL_FAULTS: dict[str, tuple[list[Reply] | Callable[[dict[str, Any]], Scripted], str]] = {
     "timeout": (
         [text("late", delay=3)],
-        ["--heal-model-timeout", "0.5"],
-        "model error: *[Tt]ime*out*",  # litellm's Timeout, or a connect timeout under load
+        "model error: Timeout: the model did not answer within 1.5 s (--heal-model-timeout)",
     ),
     "rate limited": (
         [fault(429, headers={"Retry-After": "0"})] * 3,
-        [],
         "model error: RateLimitError: *(3 tries)",
     ),
     "rate limited for an hour": (
         [fault(429, headers={"Retry-After": "3600"})],
-        [],
         "model error: RateLimitError: *the provider asks to wait 3600 s, longer than caretaker "
         "waits (30 s)",
     ),
-    "server error": ([fault(500)] * 3, [], "model error: InternalServerError: *(3 tries)"),
-    "overloaded": ([fault(503)] * 3, [], "model error: ServiceUnavailableError: *(3 tries)"),
-    "body not json": ([Scripted(body=b"<html>Bad gateway</html>")] * 3, [], "model error: *"),
+    "server error": ([fault(500)] * 3, "model error: InternalServerError: *(3 tries)"),
+    "overloaded": ([fault(503)] * 3, "model error: ServiceUnavailableError: *(3 tries)"),
+    "body not json": ([Scripted(body=b"<html>Bad gateway</html>")] * 3, "model error: *"),
     "body truncated": (
         [Scripted(body=b'{"id": "x", "object": "chat.completion", "choices": [{"mess')] * 3,
-        [],
         "model error: *",
     ),
-    "empty reply": ([text("")], [], "model error: the model returned an empty reply"),
+    "empty reply": ([text("")], "model error: the model returned an empty reply"),
     "reply cut off": (
-        [text("```python\ndef mean(xs):\n    return total(", finish_reason="length")],
-        ["--heal-attempts", "1"],
+        [text("```python\ndef f0(x):\n    return (", finish_reason="length")],
         "the reply was cut off at the model's output limit*",
     ),
-    "reply echoes the prompt": (echo, ["--heal-attempts", "1"], "the reply repeats the prompt*"),
+    "reply echoes the prompt": (echo, "the reply repeats the prompt*"),
     "megabyte reply": (
         [text("x = 1\n" * 200_000)],
-        [],
         "model error: the model's reply is 1,200,000 characters, more than caretaker reads*",
     ),
     "syntax error": (
-        [fix("def mean(xs):\n    return (total(xs) /\n")],
-        ["--heal-attempts", "1"],
+        [lib_fix("def f0(x):\n    return (x +\n")],
         "model output did not parse: The code does not parse*",
     ),
     "function that does not exist": (
-        [fix("def median(xs):\n    return 2\n", function="median")],
-        ["--heal-attempts", "1"],
+        [fix("def median(xs):\n    return 2\n", function="median", path="lib.py")],
         "model output did not parse: The reply defines median, which matches no function*",
     ),
+}
+#: Candidates that misbehave when verified -> (the candidate, the NOT HEALED reason expected).
+CANDIDATE_FAULTS: dict[str, tuple[list[Reply], str]] = {
     "candidate loops": (
-        [fix("def mean(xs):\n    while True:\n        pass\n")],
-        ["--heal-attempts", "1", "--heal-timeout", "2"],
-        "the tests did not finish within 2 s (does the code loop forever?)",
+        [lib_fix("def f0(x):\n    while True:\n        pass\n")],
+        "the tests did not finish within 4 s (does the code loop forever?)",
     ),
     "candidate exits with 0": (
-        [fix("def mean(xs):\n    import os\n    os._exit(0)\n")],
-        ["--heal-attempts", "1"],
+        [lib_fix("def f0(x):\n    import os\n    os._exit(0)\n")],
         "the test process exited before reporting (did the code exit the interpreter?)",
     ),
     "candidate kills itself": (
-        [fix("def mean(xs):\n    import os, signal\n    os.kill(os.getpid(), signal.SIGKILL)\n")],
-        ["--heal-attempts", "1"],
+        [lib_fix("def f0(x):\n    import os, signal\n    os.kill(os.getpid(), signal.SIGKILL)\n")],
         "the test process was killed by signal 9",
     ),
     "candidate fills memory": (
         # bytes(n) is calloc'd: address space grows, the machine's memory does not.
         [
-            fix(
-                "def mean(xs):\n    hoard = []\n    while True:\n"
+            lib_fix(
+                "def f0(x):\n    hoard = []\n    while True:\n"
                 "        hoard.append(bytes(1 << 28))\n"
             )
         ],
-        ["--heal-attempts", "1"],
-        "test_calc.py::test_mean still fails",
+        "test_faults.py::test_{n} still fails",
     ),
 }
 
 
-@pytest.mark.parametrize("name", FAULTS)
-def test_fault_is_contained(calc: pytest.Pytester, llm: ScriptedServer, name: str) -> None:
-    replies, options, reason = FAULTS[name]
-    if callable(replies):
-        llm.responder = replies
-    else:
-        llm.script(*replies)
-    before = snapshot(calc.path)
+def faulty_project(
+    pytester: pytest.Pytester, faults: dict[str, Any], server: ScriptedServer
+) -> None:
+    """One failing test per fault (test_<n> calls lib.f<n>, off by one), and a responder that
+    plays each fault's replies to the requests about its test."""
+    count = len(faults)
+    pytester.makepyfile(
+        lib="\n\n".join(f"def f{n}(x):\n    return x + 1\n" for n in range(count)),
+        test_faults="import lib\n\n\n"
+        + "\n\n".join(f"def test_{n}():\n    assert lib.f{n}(1) == 1\n" for n in range(count))
+        + "\n\ndef test_passes():\n    assert lib.f0(0) == 1\n",
+    )
+    queues = {n: replies for n, (replies, _) in enumerate(faults.values())}
+    asked: dict[int, int] = {}
 
-    result = calc.runpytest(*heal_args(llm), *options)
+    def respond(body: dict[str, Any]) -> Scripted:
+        prompt = str(body["messages"][1]["content"])
+        match = re.match(r"The test `test_faults\.py::test_(\d+)` fails", prompt)
+        assert match is not None, prompt[:200]
+        n = int(match.group(1))
+        replies = queues[n]
+        if not isinstance(replies, list):
+            return replies(body)
+        index = asked[n] = asked.get(n, -1) + 1
+        reply = replies[min(index, len(replies) - 1)]
+        return reply(n) if callable(reply) else reply
+
+    server.responder = respond
+
+
+@pytest.mark.parametrize(
+    ("faults", "options"),
+    [
+        (MODEL_FAULTS, ["--heal-model-timeout", "1.5"]),
+        (CANDIDATE_FAULTS, ["--heal-timeout", "4"]),
+    ],
+    ids=["model faults", "candidate faults"],
+)
+def test_every_fault_is_contained(
+    pytester: pytest.Pytester,
+    llm: ScriptedServer,
+    monkeypatch: pytest.MonkeyPatch,
+    faults: dict[str, Any],
+    options: list[str],
+) -> None:
+    monkeypatch.setattr("pytest_caretaker.llm.BACKOFF", 0.01)  # retries without the wait
+    faulty_project(pytester, faults, llm)
+    before = snapshot(pytester.path)
+
+    result = pytester.runpytest(*heal_args(llm), "--heal-attempts", "1", *options)
 
     assert result.ret == 1  # the run's own outcome, whatever the model did
-    result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines([f"NOT HEALED test_calc.py::test_mean: {reason}"])
-    line = next(x for x in result.stdout.lines if x.startswith("NOT HEALED"))
-    assert len(line) < 400
+    result.assert_outcomes(passed=1, failed=len(faults))
+    for n, (name, (_, reason)) in enumerate(faults.items()):
+        expected = f"NOT HEALED test_faults.py::test_{n}: {reason.replace('{n}', str(n))}"
+        lines = [
+            x for x in result.stdout.lines if x.startswith(f"NOT HEALED test_faults.py::test_{n}:")
+        ]
+        assert len(lines) == 1 and len(lines[0]) < 400, (name, lines)
+        assert fnmatch.fnmatch(lines[0], expected), (name, lines[0], expected)
+    result.stdout.fnmatch_lines([f"caretaker: 0 healed, {len(faults)} not healed *"])
     result.stdout.no_fnmatch_line("*INTERNALERROR*")
     result.stdout.no_fnmatch_line("*Traceback*")
     result.stdout.no_fnmatch_line("*caretaker: healing stopped by an internal error*")
-    assert snapshot(calc.path) == before
+    assert snapshot(pytester.path) == before
 
 
 def test_fault_in_write_mode_writes_and_commits_nothing(
