@@ -63,7 +63,7 @@ def heal_all(
         # litellm takes seconds to import: do it while the baseline rerun waits on its worker.
         threading.Thread(target=llm.preload, name="caretaker-import", daemon=True).start()
     repairer = Repairer(settings, runner, sources, tests, root, memory=memory)
-    if redactor is not None:
+    if redactor is not None:  # the session's: it learnt the secret locals of the run
         repairer.redactor = redactor
     if BUILTIN in settings.models:
         # The trial server collects these tests while the baseline rerun goes on.
@@ -130,8 +130,12 @@ def _settle(
         )
     outcome.patch = report.write_patch(root, selection.patch(fixes))
     recorded = {failure.nodeid: failure for failure in failing}
+    # Redacted as a whole: besides the prompts it holds verification output, which shows
+    # the values of the run's secret locals again.
     transcripts = {
-        result.nodeid: repairer.transcripts[result.nodeid].render(recorded[result.nodeid], result)
+        result.nodeid: repairer.redactor(
+            repairer.transcripts[result.nodeid].render(recorded[result.nodeid], result)
+        )
         for result in outcome.results
         if result.nodeid in repairer.transcripts
     }

@@ -4,6 +4,7 @@ parse -> guard -> apply (in memory) -> verify, and each rejection going back to 
 
 from __future__ import annotations
 
+import os
 import textwrap
 import time
 import traceback
@@ -100,7 +101,7 @@ class Repairer:
     builtin: Builtin | None = None  # the model-free repairer, when it is in the chain
     memory: Memory = field(default_factory=lambda: Memory(None))
     transcripts: dict[str, Transcript] = field(default_factory=dict)
-    redactor: Redactor = field(default_factory=Redactor)
+    redactor: Redactor = field(default_factory=lambda: Redactor(os.environ))
     spent: float = 0.0  # US dollars this session's model calls cost, for --heal-budget
 
     def editable(self, candidate: Candidate) -> bool:
@@ -231,7 +232,7 @@ class Repairer:
             self.spent += reply.cost
             tally.attempts = number
             tally.add(reply)
-            if echoes(reply.text, str(sent[-1].get("content") or "")):
+            if echoes(reply.text, str(sent[1].get("content") or "")):
                 attempt = _Attempt(
                     False,
                     "the reply repeats the prompt instead of proposing a fix; reply with only "
