@@ -85,10 +85,31 @@ def heal_all(
             if baseline.outcomes.get(nodeid) is not None
             and baseline.outcomes[nodeid].outcome == "passed"
         ]
+
+        def near(*failures: Failure) -> list[str]:
+            modules = {module_of(failure.nodeid) for failure in failures}
+            return [nodeid for nodeid in passing if module_of(nodeid) in modules]
+
+        # Failures with one root cause are repaired once: the fix found for the first is tried
+        # on the others (one run), and only those it does not heal get a repair of their own.
+        causes = {f.nodeid: repairer.root_cause(f, baseline, near(f)) for f in failing}
+        settled: set[str] = set()
         for index, failure in enumerate(failing, start=1):
+            if failure.nodeid in settled:
+                continue
             progress(index, len(failing), failure.nodeid)
-            regression = [n for n in passing if module_of(n) == module_of(failure.nodeid)]
-            outcome.results.append(repairer.heal(failure, baseline, regression))
+            result = repairer.heal(failure, baseline, near(failure))
+            outcome.results.append(result)
+            settled.add(failure.nodeid)
+            cause = causes[failure.nodeid]
+            others = [
+                f
+                for f in failing
+                if cause is not None and causes[f.nodeid] == cause and f.nodeid not in settled
+            ]
+            shared, _ = repairer.share(result, others, near(*others))
+            outcome.results += shared
+            settled.update(r.nodeid for r in shared)
     except KeyboardInterrupt:
         # Ctrl-C stops healing, not the report: what was verified before it still stands.
         outcome.notes.append(

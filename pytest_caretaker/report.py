@@ -94,6 +94,11 @@ def summary(
 
 
 def stats(result: HealResult) -> str:
+    if result.shared_with:
+        return (
+            f"one root cause: the fix found for {result.shared_with} heals this test too · "
+            f"no extra tokens · {result.seconds:.1f} s"
+        )
     if result.from_cache:
         return f"from cache (first found by {result.model}) · no tokens · {result.seconds:.1f} s"
     if result.model == BUILTIN:

@@ -218,33 +218,36 @@ def test_a_client_error_is_not_retried(calc: pytest.Pytester, llm: ScriptedServe
 
 # -- budgets -------------------------------------------------------------------------------------
 
+#: Two failures with two root causes (clustering would heal one bug's failures together).
+TWO_BUGS = CALC + "\n\ndef double(x):\n    return x * 3\n"
 TWO_FAILURES = """\
-from calc import mean, total
+from calc import double, mean
+
+
+def test_double():
+    assert double(2) == 4
 
 
 def test_mean():
     assert mean([1, 2, 3]) == 2
-
-
-def test_mean_of_two():
-    assert mean([2, 4]) == 3
 """
+GOOD_DOUBLE = "def double(x):\n    return x * 2\n"
 
 
 def test_budget_spent_leaves_the_rest_not_attempted(
     calc: pytest.Pytester, llm: ScriptedServer
 ) -> None:
-    calc.makepyfile(test_calc=TWO_FAILURES)
+    calc.makepyfile(calc=TWO_BUGS, test_calc=TWO_FAILURES)
     # gpt-4o-mini costs $0.15 per million prompt tokens: this one reply costs $0.15.
-    llm.script(fix(GOOD_MEAN, prompt_tokens=1_000_000, completion_tokens=0))
+    llm.script(fix(GOOD_DOUBLE, function="double", prompt_tokens=1_000_000, completion_tokens=0))
 
     result = calc.runpytest(*heal_args(llm), "--heal-budget", "0.10")
 
     assert result.ret == 1
     result.stdout.fnmatch_lines(
         [
-            "HEALED test_calc.py::test_mean",
-            "NOT HEALED test_calc.py::test_mean_of_two: not attempted: the --heal-budget of "
+            "HEALED test_calc.py::test_double",
+            "NOT HEALED test_calc.py::test_mean: not attempted: the --heal-budget of "
             "$0.10 is spent ($0.1500 used); raise it to heal the rest",
         ]
     )
@@ -404,7 +407,7 @@ def test_a_test_file_edit_under_scope_code_is_refused_even_for_conftest(
 def test_ctrl_c_midway_reports_done_and_not_attempted(
     calc: pytest.Pytester, llm: ScriptedServer
 ) -> None:
-    calc.makepyfile(test_calc=TWO_FAILURES)
+    calc.makepyfile(calc=TWO_BUGS, test_calc=TWO_FAILURES)
     calls: list[int] = []
 
     def respond(body: dict[str, object]) -> Scripted:
@@ -413,7 +416,7 @@ def test_ctrl_c_midway_reports_done_and_not_attempted(
             import signal
 
             os.kill(os.getpid(), signal.SIGINT)  # while the second failure waits for its reply
-        return fix(GOOD_MEAN)
+        return fix(GOOD_DOUBLE, function="double")
 
     llm.responder = respond
     before = snapshot(calc.path)
@@ -423,8 +426,8 @@ def test_ctrl_c_midway_reports_done_and_not_attempted(
     assert result.ret == 1
     result.stdout.fnmatch_lines(
         [
-            "HEALED test_calc.py::test_mean",
-            "NOT HEALED test_calc.py::test_mean_of_two: not attempted: healing was interrupted*",
+            "HEALED test_calc.py::test_double",
+            "NOT HEALED test_calc.py::test_mean: not attempted: healing was interrupted*",
             "caretaker: healing interrupted; 1 of 2 failures were done",
         ]
     )

@@ -1,0 +1,83 @@
+"""Failures with one root cause are repaired once: one model request, one fix, every test healed."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import CALC, GOOD_MEAN, heal_args, snapshot
+
+from pytest_caretaker.testing import ScriptedServer, tool_call
+
+TEN = (
+    "from calc import mean, total\n\n\ndef test_total():\n    assert total([1, 2, 3]) == 6\n"
+    + "".join(
+        f"\n\ndef test_mean_{n}():\n    assert mean([{n}, {n}]) == {n}\n" for n in range(1, 11)
+    )
+)
+
+
+def test_ten_tests_failing_from_one_bug_take_one_request(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    pytester.makepyfile(calc=CALC, test_calc=TEN)
+    llm.script(
+        tool_call(
+            "mean divides by one too many",
+            [{"path": "calc.py", "function": "mean", "code": GOOD_MEAN}],
+        )
+    )
+    before = snapshot(pytester.path)
+
+    result = pytester.runpytest(*heal_args(llm))
+
+    assert result.ret == 1
+    result.assert_outcomes(passed=1, failed=10)
+    assert len(llm.requests) == 1
+    healed = [line for line in result.stdout.lines if line.startswith("HEALED")]
+    assert len(healed) == 10
+    result.stdout.fnmatch_lines(
+        [
+            "HEALED test_calc.py::test_mean_1",
+            "  1 attempt · 150 tokens · *",
+            "HEALED test_calc.py::test_mean_10",
+            "  the same fix as for test_calc.py::test_mean_1",
+            "  one root cause: the fix found for test_calc.py::test_mean_1 heals this test too"
+            " · no extra tokens · *",
+            "caretaker: 10 healed, 0 not healed · 150 tokens · *",
+        ]
+    )
+    patch = (pytester.path / ".caretaker" / "heal.patch").read_text()
+    assert patch.count("+    return total(xs) / len(xs)") == 1
+    assert snapshot(pytester.path) == before
+
+
+def test_a_test_the_shared_fix_does_not_heal_gets_its_own_repair(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    # Both fail in the test body with the same function ranked first, but with two bugs.
+    pytester.makepyfile(
+        calc=CALC.replace("    return result", "    return result if len(xs) < 4 else result + 1"),
+        test_calc="from calc import mean, total\n\n\n"
+        "def test_mean():\n    assert mean([2, 2]) == 2\n\n\n"
+        "def test_mean_of_four():\n    assert mean([2, 2, 2, 2]) == 2\n",
+    )
+    good_total = (
+        "def total(xs):\n    result = 0\n    for x in xs:\n        result += x\n    return result\n"
+    )
+    llm.script(
+        tool_call("n, not n + 1", [{"path": "calc.py", "function": "mean", "code": GOOD_MEAN}]),
+        tool_call(
+            "no extra one, and n, not n + 1",
+            [
+                {"path": "calc.py", "function": "total", "code": good_total},
+                {"path": "calc.py", "function": "mean", "code": GOOD_MEAN},
+            ],
+        ),
+    )
+
+    result = pytester.runpytest(*heal_args(llm))
+
+    assert len(llm.requests) == 2
+    result.stdout.fnmatch_lines(
+        ["HEALED test_calc.py::test_mean", "HEALED test_calc.py::test_mean_of_four"]
+    )
+    result.stdout.no_fnmatch_line("*one root cause*")
