@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sysconfig
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -157,3 +157,18 @@ def record(
         frames=frames,
         output=_clip(redactor(output), MAX_OUTPUT),
     )
+
+
+def to_data(failure: Failure) -> dict[str, Any]:
+    """The failure as JSON-able data (a pytest-xdist worker sends it to the controller)."""
+    return asdict(failure)
+
+
+def from_data(data: dict[str, Any]) -> Failure:
+    frames = tuple(
+        Frame(
+            f["path"], int(f["lineno"]), f["name"], tuple((str(n), str(v)) for n, v in f["locals"])
+        )
+        for f in data["frames"]
+    )
+    return Failure(**{**data, "frames": frames})

@@ -178,10 +178,13 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"caretaker: {error}") from None
     if settings.review and not hasattr(config, "workerinput"):
         refuse_review(os.environ, config.stash.get(STDIN_IS_TTY, False))
-    if not settings.heal or hasattr(config, "workerinput"):
-        return  # pytest-xdist workers never heal: the controller owns the session
-    from pytest_caretaker.session import HealSession
+    if not settings.heal:
+        return
+    from pytest_caretaker.session import HealSession, WorkerRecorder
 
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker records; the controller heals
+        config.pluginmanager.register(WorkerRecorder(config, settings), SESSION_NAME)
+        return
     config.pluginmanager.register(HealSession(config, settings), SESSION_NAME)
 
 

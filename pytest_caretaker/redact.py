@@ -158,6 +158,10 @@ class Redactor:
             if quoted != text:
                 self._known.setdefault(quoted, what)
 
+    def learnt(self) -> list[tuple[str, str]]:
+        """The values this redactor knows, and what each is (to hand to another process)."""
+        return sorted(self._known.items())
+
     def _marker(self, value: str, what: str) -> str:
         number = self._numbers.setdefault(value, len(self._numbers) + 1)
         return f"[redacted #{number}: {what}]"

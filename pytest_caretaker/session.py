@@ -28,11 +28,6 @@ if TYPE_CHECKING:  # heal.py brings libcst; it is imported only once there is wo
     from pytest_caretaker.rewrite import Applied
     from pytest_caretaker.selection import Fix
 
-XDIST_NOTE = (
-    "caretaker: healing does not run under pytest-xdist yet; "
-    "rerun the failing tests with -n 0 --heal (e.g. pytest --lf -n 0 --heal)"
-)
-
 
 def _where(error: BaseException) -> str:
     """ " at file:line" of the innermost frame that raised error, for a report of the bug."""
@@ -42,7 +37,13 @@ def _where(error: BaseException) -> str:
     return f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}"
 
 
-class HealSession:
+class Recorder:
+    """What a run leaves for healing: its failures, passing tests and test files.
+
+    It lives in the process that runs the tests: the session itself, or each pytest-xdist
+    worker, which hands its record to the controller at the end (see WorkerRecorder).
+    """
+
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
@@ -50,25 +51,9 @@ class HealSession:
         self.failures: dict[str, failures.Failure] = {}
         self.passed: list[str] = []
         self.test_files: set[str] = set()
-        self.outcome: HealOutcome | None = None
         self.notes: list[str] = []
-        self.runner: Runner | None = None
         #: The session's secrets (environment, secret-named locals), kept out of every prompt.
         self.redactor = Redactor(os.environ)
-
-    # -- during the run ----------------------------------------------------------------------
-
-    @property
-    def distributed(self) -> bool:
-        """Whether pytest-xdist runs the tests in workers (not supported yet: see the README)."""
-        return bool(getattr(self.config.option, "dist", "no") != "no")
-
-    def pytest_report_header(self) -> str:
-        return report.header(self.settings)
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if self.distributed and report.failed and not self.notes:
-            self.notes.append(XDIST_NOTE)
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         for path in {item.path for item in items}:
@@ -90,7 +75,17 @@ class HealSession:
             and item.nodeid not in self.failures
         ):
             try:
-                self._record(item, result, call.excinfo.value)
+                self.failed()
+                self.failures[item.nodeid] = failures.record(
+                    item.nodeid,
+                    result.when,
+                    item.path,
+                    call.excinfo.value,
+                    result.longreprtext,
+                    result.capstdout + result.capstderr,
+                    self.root,
+                    self.redactor,
+                )
             except Exception as error:  # never an INTERNALERROR: the run's outcome stands
                 self.notes.append(
                     f"caretaker: {item.nodeid} could not be recorded for healing: "
@@ -98,21 +93,83 @@ class HealSession:
                 )
         return result
 
-    def _record(self, item: pytest.Item, done: pytest.TestReport, error: BaseException) -> None:
+    def failed(self) -> None:
+        """Called at the first and every later failure, before it is recorded."""
+
+    def export(self) -> dict[str, Any]:
+        """The record as JSON-able data (what a worker sends to the controller)."""
+        return {
+            "failures": [failures.to_data(f) for f in self.failures.values()],
+            "passed": self.passed,
+            "test_files": sorted(self.test_files),
+            "secrets": self.redactor.learnt(),
+            "notes": self.notes,
+        }
+
+    def absorb(self, data: dict[str, Any]) -> None:
+        """Add a worker's record to this one."""
+        for item in data.get("failures", ()):
+            failure = failures.from_data(item)
+            self.failures.setdefault(failure.nodeid, failure)
+        self.passed += data.get("passed", ())
+        self.test_files.update(data.get("test_files", ()))
+        for value, what in data.get("secrets", ()):
+            self.redactor.remember(value, what)
+        self.notes += [n for n in data.get("notes", ()) if n not in self.notes]
+
+
+class WorkerRecorder(Recorder):
+    """In a pytest-xdist worker: record, then hand the record to the controller, which heals
+    once every worker is done (as workeroutput, the channel xdist gives plugins for this)."""
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        workeroutput = getattr(self.config, "workeroutput", None)
+        if workeroutput is not None:
+            workeroutput[WORKER_OUTPUT] = self.export()
+
+
+#: The key of a worker's record in pytest-xdist's workeroutput.
+WORKER_OUTPUT = "caretaker"
+
+
+class HealSession(Recorder):
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        super().__init__(config, settings)
+        self.outcome: HealOutcome | None = None
+        self.runner: Runner | None = None
+
+    # -- during the run ----------------------------------------------------------------------
+
+    @property
+    def distributed(self) -> bool:
+        """Whether pytest-xdist runs the tests in workers, which then send their records."""
+        return bool(getattr(self.config.option, "dist", "no") != "no")
+
+    def pytest_report_header(self) -> str:
+        return report.header(self.settings)
+
+    def failed(self) -> None:
         if self.runner is None:
             # The verifier's warm server preloads while the rest of the run goes on.
             self.runner = Runner.for_config(self.config, self.settings.timeout)
             self.runner.prestart()
-        self.failures[item.nodeid] = failures.record(
-            item.nodeid,
-            done.when,
-            item.path,
-            error,
-            done.longreprtext,
-            done.capstdout + done.capstderr,
-            self.root,
-            self.redactor,
-        )
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.distributed and report.failed and report.when in ("setup", "call"):
+            self.failed()  # under xdist the controller learns of failures from reports only
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """A pytest-xdist worker finished: take its record."""
+        data = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT)
+        if isinstance(data, dict):
+            self.absorb(data)
+        if error is not None:
+            name = getattr(node, "gateway", None)
+            self.notes.append(
+                f"caretaker: worker {getattr(name, 'id', '?')} went down ({error}); "
+                "failures it ran may be missing from healing"
+            )
 
     # -- after the run -----------------------------------------------------------------------
 
@@ -149,7 +206,7 @@ class HealSession:
             self.config,
             self.settings,
             list(self.failures.values()),
-            self.passed,
+            sorted(self.passed) if self.distributed else self.passed,
             self.test_files,
             progress,
             Memory(getattr(self.config, "cache", None)),

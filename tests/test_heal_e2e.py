@@ -375,17 +375,6 @@ def test_passing_run_does_no_work(calc: pytest.Pytester, llm: ScriptedServer) ->
     result.stdout.no_fnmatch_line("*caretaker: 0 healed*")
 
 
-def test_under_xdist_says_how_to_heal_and_asks_nothing(
-    calc: pytest.Pytester, llm: ScriptedServer
-) -> None:
-    result = calc.runpytest_subprocess("-n", "2", *heal_args(llm))
-
-    assert result.ret == 1
-    result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["caretaker: healing does not run under pytest-xdist yet; *-n 0*"])
-    assert llm.requests == []
-
-
 def test_second_model_heals_when_the_first_fails(
     calc: pytest.Pytester, llm: ScriptedServer
 ) -> None:
