@@ -1,0 +1,200 @@
+"""Speed and scale, measured side by side in one run (not part of the tests).
+
+    python benchmarks/scale.py [--repeat 5]
+
+1. Idle overhead: a generated 2,000-test suite, plain `pytest` with the plugin installed against
+   `-p no:caretaker`, interleaved, median of --repeat runs each.
+2. Heal wall time for 16 independent failures against the scripted server answering after 1 s,
+   against the ideal ceil(16 / concurrency) x 1 s + the suite's own time. Repairs run one after
+   another today (concurrency 1).
+3. 16 failures with one root cause: model requests made, and wall time.
+4. Verification cost per candidate: caretaker's warm worker against a plain
+   `python -m pytest <id>` subprocess (medians, ratio).
+5. Prompt tokens per heal on the example bugs (examples/bugs), as litellm counts them for
+   gpt-4o-mini: median and max.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from pytest_caretaker.testing import Scripted, ScriptedServer, text, tool_call
+from pytest_caretaker.verify import Runner
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+LATENCY = 1.0
+
+
+def timed(command: list[str], cwd: Path) -> tuple[float, str]:
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
+    return time.perf_counter() - started, done.stdout
+
+
+def heal_command(server: ScriptedServer) -> list[str]:
+    model = ["--heal-model", "openai/gpt-4o-mini", "--heal-api-base", server.base_url]
+    return [*PYTEST, "--heal", *model]
+
+
+def idle(work: Path, repeat: int) -> None:
+    project = work / "idle"
+    project.mkdir()
+    for module in range(20):
+        body = "".join(f"def test_{n}():\n    assert {n} + 1 == {n + 1}\n\n" for n in range(100))
+        (project / f"test_m{module:02}.py").write_text(body)
+    plain: list[float] = []
+    without: list[float] = []
+    for _ in range(repeat):
+        plain.append(timed(PYTEST, project)[0])
+        without.append(timed([*PYTEST, "-p", "no:caretaker"], project)[0])
+    a, b = statistics.median(plain), statistics.median(without)
+    print("1. idle overhead, 2,000 tests")
+    print(f"   with the plugin (no --heal)          {a:6.2f} s (median of {repeat})")
+    print(f"   -p no:caretaker                      {b:6.2f} s")
+    print(f"   ratio                                {a / b:6.3f}x ({(a / b - 1) * 100:+.1f} %)")
+
+
+def independent(work: Path) -> None:
+    project = work / "independent"
+    project.mkdir()
+    count = 16
+    (project / "lib.py").write_text(
+        "".join(f"def f{n}(x):\n    return x + 1\n\n\n" for n in range(count))
+    )
+    (project / "test_lib.py").write_text(
+        "import lib\n\n\n"
+        + "".join(f"def test_{n}():\n    assert lib.f{n}(1) == 1\n\n\n" for n in range(count))
+    )
+
+    def respond(body: dict[str, Any]) -> Scripted:
+        found = re.match(
+            r"The test `test_lib\.py::test_(\d+)` fails", body["messages"][1]["content"]
+        )
+        n = int(found.group(1)) if found else 0
+        code = f"def f{n}(x):\n    return x\n"
+        return tool_call(
+            "off by one", [{"path": "lib.py", "function": f"f{n}", "code": code}], delay=LATENCY
+        )
+
+    suite, _ = timed(PYTEST, project)
+    with ScriptedServer(responder=respond).start() as server:
+        wall, out = timed(heal_command(server), project)
+        requests = len(server.requests)
+    healed = len(re.findall(r"^HEALED ", out, re.M))
+    concurrency = 1
+    ideal = math.ceil(count / concurrency) * LATENCY + suite
+    print(
+        f"2. {count} independent failures, {LATENCY:g} s model latency, concurrency {concurrency}"
+    )
+    print(f"   healed {healed}/{count} with {requests} requests in {wall:6.2f} s")
+    formula = f"ceil({count}/{concurrency}) x {LATENCY:g} s + suite {suite:.2f} s"
+    print(f"   ideal {formula} = {ideal:6.2f} s")
+    print(f"   ratio                                {wall / ideal:6.2f}x")
+
+
+def one_cause(work: Path) -> None:
+    project = work / "one_cause"
+    project.mkdir()
+    count = 16
+    (project / "calc.py").write_text("def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n")
+    (project / "test_calc.py").write_text(
+        "from calc import mean\n\n\n"
+        + "".join(
+            f"def test_{n}():\n    assert mean([{n}, {n}]) == {n}\n\n\n"
+            for n in range(1, count + 1)
+        )
+    )
+    fix = tool_call(
+        "n, not n + 1",
+        [
+            {
+                "path": "calc.py",
+                "function": "mean",
+                "code": "def mean(xs):\n    return sum(xs) / len(xs)\n",
+            }
+        ],
+        delay=LATENCY,
+    )
+    with ScriptedServer(responder=lambda body: fix).start() as server:
+        wall, out = timed(heal_command(server), project)
+        requests = len(server.requests)
+    healed = len(re.findall(r"^HEALED ", out, re.M))
+    print(f"3. {count} failures, one root cause, {LATENCY:g} s model latency")
+    print(f"   healed {healed}/{count} with {requests} model request(s) in {wall:6.2f} s")
+
+
+def verification(work: Path, repeat: int) -> None:
+    project = work / "verify"
+    shutil.copytree(ROOT / "examples/quickstart", project)
+    node = "test_textstats.py::test_moving_average"
+    source = (project / "textstats.py").read_bytes()
+    args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(project)]
+    warm: list[float] = []
+    plain: list[float] = []
+    with Runner(project, project, args, timeout=60.0) as runner:
+        runner.run([node], {"textstats.py": source})  # the server's start is paid once
+        for _ in range(repeat * 2):
+            started = time.perf_counter()
+            runner.run([node], {"textstats.py": source})
+            warm.append(time.perf_counter() - started)
+            plain.append(timed([*PYTEST, node], project)[0])
+    a, b = statistics.median(warm), statistics.median(plain)
+    print("4. verification per candidate")
+    print(f"   caretaker's warm worker              {a:6.3f} s (median of {repeat * 2})")
+    print(f"   plain python -m pytest <id>          {b:6.3f} s")
+    print(f"   plain / warm                         {b / a:6.1f}x")
+
+
+def prompt_tokens(work: Path) -> None:
+    import litellm
+
+    catalog = json.loads((ROOT / "examples/bugs/catalog.json").read_text())
+    names = sorted(catalog)[:12]
+    project = work / "bugs"
+    project.mkdir()
+    for name in names:
+        for file in (f"{name}.py", f"test_{name}.py"):
+            shutil.copy(ROOT / "examples/bugs" / file, project / file)
+    with ScriptedServer(responder=lambda body: text("no idea")).start() as server:
+        timed([*heal_command(server), "--heal-attempts", "1"], project)
+        tokens = [
+            litellm.token_counter(model="gpt-4o-mini", messages=request["messages"])
+            for request in server.requests
+        ]
+    print(f"5. prompt tokens per heal, {len(tokens)} failures of {len(names)} example bugs")
+    print(f"   median {statistics.median(tokens):,.0f}, max {max(tokens):,}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=5)
+    repeat = parser.parse_args().repeat
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    work = Path(tempfile.mkdtemp(prefix="caretaker-scale-")).resolve()
+    started = time.perf_counter()
+    try:
+        idle(work, repeat)
+        independent(work)
+        one_cause(work)
+        verification(work, repeat)
+        prompt_tokens(work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"(benchmark took {time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
