@@ -5,6 +5,7 @@ written and committed. Every failure leaves a transcript.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -93,23 +94,25 @@ def heal_all(
         # Failures with one root cause are repaired once: the fix found for the first is tried
         # on the others (one run), and only those it does not heal get a repair of their own.
         causes = {f.nodeid: repairer.root_cause(f, baseline, near(f)) for f in failing}
-        settled: set[str] = set()
-        for index, failure in enumerate(failing, start=1):
-            if failure.nodeid in settled:
-                continue
-            progress(index, len(failing), failure.nodeid)
-            result = repairer.heal(failure, baseline, near(failure))
-            outcome.results.append(result)
-            settled.add(failure.nodeid)
-            cause = causes[failure.nodeid]
-            others = [
-                f
-                for f in failing
-                if cause is not None and causes[f.nodeid] == cause and f.nodeid not in settled
-            ]
-            shared, _ = repairer.share(result, others, near(*others))
-            outcome.results += shared
-            settled.update(r.nodeid for r in shared)
+        clusters: dict[object, list[Failure]] = {}
+        for failure in failing:
+            clusters.setdefault(causes[failure.nodeid] or failure.nodeid, []).append(failure)
+        started = itertools.count(1)
+        shown = threading.Lock()
+
+        def repair(cluster: list[Failure]) -> list[HealResult]:
+            results: list[HealResult] = []
+            pending = list(cluster)
+            while pending:
+                failure = pending.pop(0)
+                with shown:
+                    progress(next(started), len(failing), failure.nodeid)
+                result = repairer.heal(failure, baseline, near(failure))
+                shared, pending = repairer.share(result, pending, near(*pending))
+                results += [result, *shared]
+            return results
+
+        in_threads(list(clusters.values()), repair, settings.concurrency, outcome.results)
     except KeyboardInterrupt:
         # Ctrl-C stops healing, not the report: what was verified before it still stands.
         outcome.notes.append(
@@ -131,6 +134,57 @@ def heal_all(
     except KeyboardInterrupt:  # writing handles its own; this is before it began
         outcome.notes.append("caretaker: interrupted while selecting the fixes; none was written")
     return outcome
+
+
+def in_threads(
+    jobs: Sequence[list[Failure]],
+    work: Callable[[list[Failure]], list[HealResult]],
+    concurrency: int,
+    into: list[HealResult],
+) -> None:
+    """Run work on each job, up to concurrency at once, adding each job's results to into as it
+    finishes. Threads are daemons: on Ctrl-C the caller returns at once, and what is still in
+    flight (a model call) is dropped, never added after the interruption."""
+    queue = list(jobs)
+    lock = threading.Lock()
+    stopped = False
+    failed: list[BaseException] = []
+
+    def worker() -> None:
+        while True:
+            with lock:
+                if stopped or not queue:
+                    return
+                job = queue.pop(0)
+            try:
+                results = work(job)
+            except BaseException as error:  # repairer.heal contains its own; this is a bug
+                with lock:
+                    failed.append(error)
+                return
+            with lock:
+                if not stopped:
+                    into.extend(results)
+
+    if concurrency <= 1 or len(jobs) <= 1:
+        worker()  # in this thread: nothing to overlap
+    else:
+        threads = [
+            threading.Thread(target=worker, name=f"caretaker-repair-{n}", daemon=True)
+            for n in range(min(concurrency, len(jobs)))
+        ]
+        for thread in threads:
+            thread.start()
+        try:
+            for thread in threads:
+                while thread.is_alive():
+                    thread.join(0.1)  # a timeout, so that Ctrl-C reaches this thread
+        except KeyboardInterrupt:
+            with lock:
+                stopped = True
+            raise
+    if failed:
+        raise failed[0]
 
 
 def _settle(

@@ -116,6 +116,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="N",
         help="Tokens one failure may use across its attempts (default 200000)",
     )
+    group.addoption(
+        "--heal-concurrency",
+        default=None,
+        metavar="N",
+        help="Failures repaired at once (default 4); their model calls overlap",
+    )
     parser.addini("heal", "Repair failing tests in memory (like --heal)", type="bool", default=None)
     parser.addini(
         "heal_write",
@@ -134,6 +140,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("heal_model_timeout", "Seconds one model request may take")
     parser.addini("heal_budget", "US dollars the session may spend on model calls")
     parser.addini("heal_max_tokens", "Tokens one failure may use across its attempts")
+    parser.addini("heal_concurrency", "Failures repaired at once")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -151,6 +158,7 @@ def pytest_configure(config: pytest.Config) -> None:
                     "model_timeout": config.getoption("heal_model_timeout"),
                     "budget": config.getoption("heal_budget"),
                     "max_tokens": config.getoption("heal_max_tokens"),
+                    "concurrency": config.getoption("heal_concurrency"),
                     "write": config.getoption("heal_write"),
                     "review": config.getoption("heal_review"),
                     "branch": config.getoption("heal_branch"),
@@ -168,6 +176,7 @@ def pytest_configure(config: pytest.Config) -> None:
                     "model_timeout": config.getini("heal_model_timeout"),
                     "budget": config.getini("heal_budget"),
                     "max_tokens": config.getini("heal_max_tokens"),
+                    "concurrency": config.getini("heal_concurrency"),
                     "write": config.getini("heal_write"),
                     "branch": config.getini("heal_branch"),
                     "commit": config.getini("heal_commit"),

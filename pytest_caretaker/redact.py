@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -130,6 +131,7 @@ class Redactor:
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         self._known: dict[str, str] = {}  # secret value -> what it is
         self._numbers: dict[str, int] = {}  # secret value -> its marker number
+        self._lock = threading.Lock()
         for name, value in sorted((env or {}).items()):
             if secret_name(name):
                 self.remember(value, f"value of ${name}")
@@ -163,7 +165,8 @@ class Redactor:
         return sorted(self._known.items())
 
     def _marker(self, value: str, what: str) -> str:
-        number = self._numbers.setdefault(value, len(self._numbers) + 1)
+        with self._lock:  # repairs run in threads; a number must name one value
+            number = self._numbers.setdefault(value, len(self._numbers) + 1)
         return f"[redacted #{number}: {what}]"
 
     def __call__(self, text: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+import threading
 import time
 import traceback
 from collections.abc import Sequence
@@ -104,6 +105,9 @@ class Repairer:
     transcripts: dict[str, Transcript] = field(default_factory=dict)
     redactor: Redactor = field(default_factory=lambda: Redactor(os.environ))
     spent: float = 0.0  # US dollars this session's model calls cost, for --heal-budget
+    #: Repairs run in threads: the shared tally, and the built-in repairer's single trial server.
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _builtin_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def editable(self, candidate: Candidate) -> bool:
         return self.editable_path(candidate.path)
@@ -219,7 +223,8 @@ class Repairer:
             if model == BUILTIN:
                 if self.builtin is None:
                     continue
-                result = self.builtin.heal(nodeid, baseline, regression)
+                with self._builtin_lock:
+                    result = self.builtin.heal(nodeid, baseline, regression)
                 log.add(
                     "Built-in repairer",
                     f"{result.attempts:,} candidate edits tried; "
@@ -288,7 +293,8 @@ class Repairer:
             except llm.ModelError as error:
                 log.add(f"Attempt {number}: {model}", f"model error: {error}")
                 return self._result(failure, tally, False, f"model error: {error}"), True
-            self.spent += reply.cost
+            with self._lock:
+                self.spent += reply.cost
             tally.attempts = number
             tally.add(reply)
             if echoes(reply.text, str(sent[1].get("content") or "")):

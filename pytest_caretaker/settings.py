@@ -25,6 +25,8 @@ DEFAULT_BUILTIN_BUDGET = 20.0
 DEFAULT_MODEL_TIMEOUT = 120.0
 #: Tokens (prompt + completion) one failure may use across its attempts before caretaker stops.
 DEFAULT_MAX_TOKENS = 200_000
+#: Failures repaired at once: model round trips overlap; a few, for providers' rate limits.
+DEFAULT_CONCURRENCY = 4
 
 
 class SettingError(ValueError):
@@ -43,6 +45,7 @@ class Settings:
     model_timeout: float = DEFAULT_MODEL_TIMEOUT  # seconds one model request may take
     budget: float | None = None  # US dollars the whole session may spend on models
     max_tokens: int = DEFAULT_MAX_TOKENS  # tokens one failure may use
+    concurrency: int = DEFAULT_CONCURRENCY  # failures repaired at once
     write: bool = False  # write verified fixes to disk (and commit them unless commit is off)
     review: bool = False  # ask before writing each fix (a terminal only)
     branch: str | None = None  # commit on this branch, created from HEAD if missing
@@ -145,6 +148,16 @@ def parse_tokens(text: str, where: str) -> int:
     return value
 
 
+def parse_concurrency(text: str, where: str) -> int:
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = 0
+    if value < 1 or value > 64:
+        raise SettingError(f"{where}: expected a whole number from 1 to 64, got {text!r}")
+    return value
+
+
 def parse_models(values: Sequence[str], where: str) -> tuple[str, ...]:
     models: list[str] = []
     for value in values:
@@ -219,6 +232,7 @@ _FLAGS = {
     "model_timeout": "--heal-model-timeout",
     "budget": "--heal-budget",
     "max_tokens": "--heal-max-tokens",
+    "concurrency": "--heal-concurrency",
     "write": "--heal-write",
     "review": "--heal-review",
     "branch": "--heal-branch",
@@ -235,6 +249,7 @@ _INI = {
     "model_timeout": "heal_model_timeout",
     "budget": "heal_budget",
     "max_tokens": "heal_max_tokens",
+    "concurrency": "heal_concurrency",
     "write": "heal_write",
     "review": "heal_review",  # command line only: review needs a person at a terminal
     "branch": "heal_branch",
@@ -296,4 +311,6 @@ def _convert(name: str, raw: object, where: str) -> object:
         return parse_budget(text, where)
     if name == "max_tokens":
         return parse_tokens(text, where)
+    if name == "concurrency":
+        return parse_concurrency(text, where)
     return parse_timeout(text, where)

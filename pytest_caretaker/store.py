@@ -9,6 +9,7 @@ verified again like any other candidate before it is used. ``pytest --cache-clea
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -79,6 +80,9 @@ def _valid(entry: object) -> bool:
     )
 
 
+_LOCK = threading.Lock()
+
+
 class Memory:
     def __init__(self, cache: Cache | None) -> None:
         self.cache = cache
@@ -120,11 +124,12 @@ class Memory:
             "functions": functions,
         }
         key = signature(failure)
-        kept = [old for old in self.entries.pop(key, []) if old.get("edits") != entry["edits"]]
-        self.entries[key] = [entry, *kept][:PER_FAILURE]  # re-inserted: newest last
-        while len(self.entries) > MAX_FAILURES:
-            del self.entries[next(iter(self.entries))]
-        self.changed = True
+        with _LOCK:  # repairs run in threads
+            kept = [o for o in self.entries.pop(key, []) if o.get("edits") != entry["edits"]]
+            self.entries[key] = [entry, *kept][:PER_FAILURE]  # re-inserted: newest last
+            while len(self.entries) > MAX_FAILURES:
+                del self.entries[next(iter(self.entries))]
+            self.changed = True
 
     def save(self) -> None:
         if self.cache is not None and self.changed:

@@ -128,10 +128,11 @@ class ScriptedServer:
         with self._lock:
             self.requests.append(body)
             number = len(self.requests)
-            if self.responder is not None:
-                return self.responder(body), number
-            if self.replies:
+            responder = self.responder
+            if responder is None and self.replies:
                 return self.replies.pop(0), number
+        if responder is not None:  # outside the lock: concurrent requests reach it together
+            return responder(body), number
         return fault(
             500, json.dumps({"error": {"message": "no scripted reply left"}}).encode()
         ), number

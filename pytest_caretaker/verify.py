@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -86,6 +87,7 @@ class Runner:
         self.timeout = timeout
         self.warm = warm
         self._server: _Server | None = None
+        self._lock = threading.RLock()
 
     @classmethod
     def for_config(cls, config: pytest.Config, timeout: float) -> Runner:
@@ -179,15 +181,18 @@ class Runner:
             self._server = _Server.start(self.command("--serve", str(self.root)), self.spawn)
 
     def _execute(self, spec_file: Path, timeout: float) -> tuple[str, str | None]:
-        if self.warm:
-            self.prestart()
-            if self._server is not None:
-                done = self._server.run(spec_file, timeout)
-                if done is not None:
-                    return done
-                self._server.close()  # it died: carry on without it
-                self._server = None
-            self.warm = False
+        # One run at a time through the warm server's channel (repairs run in threads); a warm
+        # run costs a tenth of a fresh interpreter, so waiting for it beats starting one.
+        with self._lock:
+            if self.warm:
+                self.prestart()
+                if self._server is not None:
+                    done = self._server.run(spec_file, timeout)
+                    if done is not None:
+                        return done
+                    self._server.close()  # it died: carry on without it
+                    self._server = None
+                self.warm = False
         return _run_process(self.command(str(spec_file)), timeout, self.spawn)
 
     def command(self, *args: str) -> list[str]:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from pytest_caretaker.testing import ScriptedServer
+from pytest_caretaker.testing import Scripted, ScriptedServer
 
 #: The end-to-end tests' usual project: mean() divides by one too many; test_total passes.
 CALC = """\
@@ -48,3 +51,17 @@ def snapshot(root: Path) -> dict[str, str]:
         for path in sorted(root.rglob("*"))
         if path.is_file() and not skipped.intersection(path.relative_to(root).parts)
     }
+
+
+def by_test(replies: dict[str, list[Scripted]]) -> Callable[[dict[str, Any]], Scripted]:
+    """A responder that plays each test's replies in order to the requests about that test (its
+    id opens the prompt), so that concurrent repairs get the replies meant for them."""
+    queues = {nodeid: list(scripted) for nodeid, scripted in replies.items()}
+
+    def respond(body: dict[str, Any]) -> Scripted:
+        found = re.match(r"The test `([^`]+)` fails", str(body["messages"][1]["content"]))
+        assert found is not None and found.group(1) in queues, found
+        queue = queues[found.group(1)]
+        return queue.pop(0) if len(queue) > 1 else queue[0]
+
+    return respond

@@ -241,7 +241,8 @@ def test_budget_spent_leaves_the_rest_not_attempted(
     # gpt-4o-mini costs $0.15 per million prompt tokens: this one reply costs $0.15.
     llm.script(fix(GOOD_DOUBLE, function="double", prompt_tokens=1_000_000, completion_tokens=0))
 
-    result = calc.runpytest(*heal_args(llm), "--heal-budget", "0.10")
+    # One repair at a time: with several, requests already in flight still complete.
+    result = calc.runpytest(*heal_args(llm), "--heal-budget", "0.10", "--heal-concurrency", "1")
 
     assert result.ret == 1
     result.stdout.fnmatch_lines(
@@ -421,7 +422,7 @@ def test_ctrl_c_midway_reports_done_and_not_attempted(
     llm.responder = respond
     before = snapshot(calc.path)
 
-    result = calc.runpytest(*heal_args(llm))
+    result = calc.runpytest(*heal_args(llm), "--heal-concurrency", "1")
 
     assert result.ret == 1
     result.stdout.fnmatch_lines(

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import heal_args
+from helpers import by_test, heal_args
 
 from pytest_caretaker.settings import CI_VARIABLES
 from pytest_caretaker.testing import Scripted, ScriptedServer, tool_call
@@ -78,9 +78,17 @@ def test_two_fixes_two_commits_each_touching_its_file(
 ) -> None:
     write(repo.path, calc=CALC, test_calc=TEST_CALC, text=TEXT, test_text=TEST_TEXT)
     commit_all(repo.path)
-    llm.script(
-        fix_of("calc.py", "mean", GOOD_MEAN, "mean divided by one too many."),
-        fix_of("text.py", "shout", GOOD_SHOUT, "shout lowered the word instead of raising it."),
+    llm.responder = by_test(
+        {
+            "test_calc.py::test_mean": [
+                fix_of("calc.py", "mean", GOOD_MEAN, "mean divided by one too many.")
+            ],
+            "test_text.py::test_shout": [
+                fix_of(
+                    "text.py", "shout", GOOD_SHOUT, "shout lowered the word instead of raising it."
+                )
+            ],
+        }
     )
 
     result = repo.runpytest("--heal-write", *heal_args(llm)[1:])
@@ -224,8 +232,9 @@ def test_a_file_changed_by_someone_else_during_the_repair_is_not_written(
     theirs = CALC + "# edited in an editor while the model was thinking\n"
 
     def meanwhile(body: dict[str, Any]) -> Scripted:
-        # The second request comes after the repair read calc.py: another process edits it.
-        if len(llm.requests) == 2:
+        # The request about test_shout comes after the repairs read calc.py (every failure is
+        # localized before any model is asked): another process edits it.
+        if "test_text.py::test_shout" in body["messages"][1]["content"]:
             repo.path.joinpath("calc.py").write_text(theirs)
             return fix_of("text.py", "shout", GOOD_SHOUT, "Upper, not lower.")
         return fix_of("calc.py", "mean", GOOD_MEAN, "One too many.")
@@ -377,9 +386,15 @@ def test_two_fixes_that_break_each_other_are_not_both_written(
         test_b="from two import g\n\n\ndef test_g():\n    assert g() == 2\n",
     )
     commit_all(repo.path)
-    llm.script(
-        fix_of("two.py", "f", "def f():\n    return 2\n", "f must return 2."),
-        fix_of("two.py", "g", "def g():\n    return 2\n", "g must return 2."),
+    llm.responder = by_test(
+        {
+            "test_a.py::test_f": [
+                fix_of("two.py", "f", "def f():\n    return 2\n", "f must return 2.")
+            ],
+            "test_b.py::test_g": [
+                fix_of("two.py", "g", "def g():\n    return 2\n", "g must return 2.")
+            ],
+        }
     )
 
     result = repo.runpytest("--heal-write", *heal_args(llm)[1:])
