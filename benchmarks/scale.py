@@ -5,8 +5,7 @@
 1. Idle overhead: a generated 2,000-test suite, plain `pytest` with the plugin installed against
    `-p no:caretaker`, interleaved, median of --repeat runs each.
 2. Heal wall time for 16 independent failures against the scripted server answering after 1 s,
-   against the ideal ceil(16 / concurrency) x 1 s + the suite's own time. Repairs run one after
-   another today (concurrency 1).
+   against the ideal ceil(16 / concurrency) x 1 s + the suite's own time, at concurrency 1, 4, 8.
 3. 16 failures with one root cause: model requests made, and wall time.
 4. Verification cost per candidate: caretaker's warm worker against a plain
    `python -m pytest <id>` subprocess (medians, ratio).
@@ -90,19 +89,20 @@ def independent(work: Path) -> None:
         )
 
     suite, _ = timed(PYTEST, project)
-    with ScriptedServer(responder=respond).start() as server:
-        wall, out = timed(heal_command(server), project)
-        requests = len(server.requests)
-    healed = len(re.findall(r"^HEALED ", out, re.M))
-    concurrency = 1
-    ideal = math.ceil(count / concurrency) * LATENCY + suite
     print(
-        f"2. {count} independent failures, {LATENCY:g} s model latency, concurrency {concurrency}"
+        f"2. {count} independent failures, {LATENCY:g} s model latency (suite alone {suite:.2f} s)"
     )
-    print(f"   healed {healed}/{count} with {requests} requests in {wall:6.2f} s")
-    formula = f"ceil({count}/{concurrency}) x {LATENCY:g} s + suite {suite:.2f} s"
-    print(f"   ideal {formula} = {ideal:6.2f} s")
-    print(f"   ratio                                {wall / ideal:6.2f}x")
+    for concurrency in (1, 4, 8):
+        with ScriptedServer(responder=respond).start() as server:
+            command = [*heal_command(server), "--heal-concurrency", str(concurrency)]
+            wall, out = timed(command, project)
+            requests = len(server.requests)
+        healed = len(re.findall(r"^HEALED ", out, re.M))
+        ideal = math.ceil(count / concurrency) * LATENCY + suite
+        print(
+            f"   concurrency {concurrency}: healed {healed}/{count}, {requests} requests, "
+            f"{wall:6.2f} s; ideal {ideal:6.2f} s; ratio {wall / ideal:5.2f}x"
+        )
 
 
 def one_cause(work: Path) -> None:
