@@ -19,6 +19,7 @@ from pytest_caretaker.settings import (
     parse_bool,
     parse_branch,
     parse_budget,
+    parse_concurrency,
     parse_models,
     parse_scope,
     parse_timeout,
@@ -137,6 +138,9 @@ BAD_VALUES: list[tuple[Callable[[str, str], object], str]] = [
     (parse_budget, "ten dollars"),
     (parse_budget, "nan"),
     (parse_tokens, "999"),
+    (parse_concurrency, "0"),
+    (parse_concurrency, "65"),
+    (parse_concurrency, "two"),
     (parse_tokens, "lots"),
     (parse_api_base, "localhost:11434"),
     (parse_api_base, "ftp://example.com"),
@@ -538,3 +542,9 @@ def test_bad_budget_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(
         ["*caretaker: --heal-budget: expected an amount of US dollars, e.g. 0.50, got 'free'"]
     )
+
+
+def test_resolve_concurrency() -> None:
+    assert resolve(sources()).concurrency == 4
+    assert resolve(sources(cli={"concurrency": "1"})).concurrency == 1
+    assert resolve(sources(ini={"concurrency": "8"})).concurrency == 8
