@@ -31,6 +31,8 @@ from pytest_caretaker.settings import WORKER_ENV
 #: Fork-based warm runs where fork is safe and cheap; a fresh process per run elsewhere.
 WARM_DEFAULT = sys.platform.startswith("linux")
 SERVER_START_TIMEOUT = 30.0
+#: The most warm servers one runner keeps (each is a preloaded interpreter).
+MAX_SERVERS = 4
 _DROPPED_ENV = ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_TESTRUNUID")
 
 
@@ -86,8 +88,13 @@ class Runner:
         self.args = tuple(args)
         self.timeout = timeout
         self.warm = warm
-        self._server: _Server | None = None
-        self._lock = threading.RLock()
+        #: Warm servers: each runs one spec at a time, so concurrent repairs verify in parallel
+        #: on up to `parallel` of them (the CPU count), started as they are first needed.
+        self.parallel = max(1, min(os.cpu_count() or 1, MAX_SERVERS))
+        self._idle: list[_Server] = []
+        self._started = 0
+        self._closed = False
+        self._pool = threading.Condition()
 
     @classmethod
     def for_config(cls, config: pytest.Config, timeout: float) -> Runner:
@@ -105,9 +112,12 @@ class Runner:
         return cls(config.rootpath.resolve(), config.invocation_params.dir, args, timeout)
 
     def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            self._server = None
+        with self._pool:
+            idle, self._idle = self._idle, []
+            self._closed = True
+            self._pool.notify_all()
+        for server in idle:
+            server.close()
 
     def __enter__(self) -> Runner:
         return self
@@ -176,22 +186,61 @@ class Runner:
         )
 
     def prestart(self) -> None:
-        """Start the warm server now, so that it preloads while the test run goes on."""
-        if self.warm and self._server is None:
-            self._server = _Server.start(self.command("--serve", str(self.root)), self.spawn)
+        """Start a warm server now, so that it preloads while the test run goes on."""
+        with self._pool:
+            if not self.warm or self._started or self._closed:
+                return
+            self._started += 1
+        self._new_server()
+
+    def _new_server(self) -> None:
+        server = _Server.start(self.command("--serve", str(self.root)), self.spawn)
+        with self._pool:
+            if server is None:
+                self._started -= 1
+                self.warm = False  # cannot start one: fresh processes from now on
+            elif self._closed:
+                self._started -= 1
+            else:
+                self._idle.append(server)
+            self._pool.notify_all()
+        if server is not None and self._closed:
+            server.close()
+
+    def _acquire(self) -> _Server | None:
+        """An idle warm server, a new one while fewer than `parallel` run, or None (not warm)."""
+        with self._pool:
+            while True:
+                if not self.warm or self._closed:
+                    return None
+                if self._idle:
+                    return self._idle.pop()
+                if self._started < self.parallel:
+                    self._started += 1
+                    break
+                self._pool.wait()
+        self._new_server()
+        return self._acquire()
+
+    def _release(self, server: _Server, alive: bool) -> None:
+        with self._pool:
+            if alive and not self._closed:
+                self._idle.append(server)
+            else:
+                self._started -= 1
+            self._pool.notify_all()
+        if not alive or self._closed:
+            server.close()
 
     def _execute(self, spec_file: Path, timeout: float) -> tuple[str, str | None]:
-        # One run at a time through the warm server's channel (repairs run in threads); a warm
-        # run costs a tenth of a fresh interpreter, so waiting for it beats starting one.
-        with self._lock:
-            if self.warm:
-                self.prestart()
-                if self._server is not None:
-                    done = self._server.run(spec_file, timeout)
-                    if done is not None:
-                        return done
-                    self._server.close()  # it died: carry on without it
-                    self._server = None
+        server = self._acquire()
+        if server is not None:
+            done = server.run(spec_file, timeout)
+            self._release(server, alive=done is not None)
+            if done is not None:
+                return done
+            # It died: carry on with fresh processes (another server may die the same way).
+            with self._pool:
                 self.warm = False
         return _run_process(self.command(str(spec_file)), timeout, self.spawn)
 
