@@ -108,14 +108,22 @@ def parse_scope(text: str, where: str) -> Scope:
     raise SettingError(f"{where}: expected one of code, tests, any, got {text!r}")
 
 
-def parse_attempts(text: str, where: str) -> int:
+def _whole_number(text: str, where: str, low: int, high: int) -> int:
     try:
         value = int(text.strip())
     except ValueError:
-        value = 0
-    if value < 1 or value > 20:
-        raise SettingError(f"{where}: expected a whole number from 1 to 20, got {text!r}")
+        value = low - 1
+    if not low <= value <= high:
+        raise SettingError(f"{where}: expected a whole number from {low} to {high}, got {text!r}")
     return value
+
+
+def parse_attempts(text: str, where: str) -> int:
+    return _whole_number(text, where, 1, 20)
+
+
+def parse_concurrency(text: str, where: str) -> int:
+    return _whole_number(text, where, 1, 64)
 
 
 def parse_timeout(text: str, where: str) -> float:
@@ -145,16 +153,6 @@ def parse_tokens(text: str, where: str) -> int:
         value = 0
     if value < 1_000:
         raise SettingError(f"{where}: expected a number of tokens of 1000 or more, got {text!r}")
-    return value
-
-
-def parse_concurrency(text: str, where: str) -> int:
-    try:
-        value = int(text.strip())
-    except ValueError:
-        value = 0
-    if value < 1 or value > 64:
-        raise SettingError(f"{where}: expected a whole number from 1 to 64, got {text!r}")
     return value
 
 
