@@ -34,8 +34,9 @@ from typing import IO, Any
 
 import pytest
 
+from pytest_caretaker.channel import SERVER_START_TIMEOUT, Channel, kill_group
 from pytest_caretaker.failures import project_relpath
-from pytest_caretaker.verify import SERVER_START_TIMEOUT, Channel, Runner, kill_group
+from pytest_caretaker.verify import Runner
 from pytest_caretaker.worker import WorkerPlugin, cap_memory
 
 #: Trials need fork (copy-on-write children of one collected session).

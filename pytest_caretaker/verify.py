@@ -8,12 +8,9 @@ Neither can pass.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import select
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -22,15 +19,15 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
+from pytest_caretaker.channel import Server, run_process
 from pytest_caretaker.settings import WORKER_ENV
 
 #: Fork-based warm runs where fork is safe and cheap; a fresh process per run elsewhere.
 WARM_DEFAULT = sys.platform.startswith("linux")
-SERVER_START_TIMEOUT = 30.0
 #: The most warm servers one runner keeps (each is a preloaded interpreter).
 MAX_SERVERS = 4
 _DROPPED_ENV = ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_TESTRUNUID")
@@ -91,7 +88,7 @@ class Runner:
         #: Warm servers: each runs one spec at a time, so concurrent repairs verify in parallel
         #: on up to `parallel` of them (the CPU count), started as they are first needed.
         self.parallel = max(1, min(os.cpu_count() or 1, MAX_SERVERS))
-        self._idle: list[_Server] = []
+        self._idle: list[Server] = []
         self._started = 0
         self._closed = False
         self._pool = threading.Condition()
@@ -194,7 +191,7 @@ class Runner:
         self._new_server()
 
     def _new_server(self) -> None:
-        server = _Server.start(self.command("--serve", str(self.root)), self.spawn)
+        server = Server.start(self.command("--serve", str(self.root)), self.spawn)
         with self._pool:
             if server is None:
                 self._started -= 1
@@ -207,7 +204,7 @@ class Runner:
         if server is not None and self._closed:
             server.close()
 
-    def _acquire(self) -> _Server | None:
+    def _acquire(self) -> Server | None:
         """An idle warm server, a new one while fewer than `parallel` run, or None (not warm)."""
         with self._pool:
             while True:
@@ -222,7 +219,7 @@ class Runner:
         self._new_server()
         return self._acquire()
 
-    def _release(self, server: _Server, alive: bool) -> None:
+    def _release(self, server: Server, alive: bool) -> None:
         with self._pool:
             if alive and not self._closed:
                 self._idle.append(server)
@@ -242,7 +239,7 @@ class Runner:
             # It died: carry on with fresh processes (another server may die the same way).
             with self._pool:
                 self.warm = False
-        return _run_process(self.command(str(spec_file)), timeout, self.spawn)
+        return run_process(self.command(str(spec_file)), timeout, self.spawn)
 
     def command(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "pytest_caretaker.worker", *args]
@@ -261,119 +258,6 @@ class Runner:
     def absolute(self, nodeid: str) -> str:
         path, sep, rest = nodeid.partition("::")
         return str(self.root / path) + sep + rest
-
-
-_C = TypeVar("_C", bound="Channel")
-
-
-class Channel:
-    """A line protocol with a server process on its stdin and stdout."""
-
-    def __init__(self, process: subprocess.Popen[bytes]) -> None:
-        self.process = process
-        self.buffer = b""
-
-    @classmethod
-    def start(cls: type[_C], command: list[str], spawn: Any) -> _C | None:
-        try:
-            process = spawn(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        except OSError:
-            return None
-        return cls(process)
-
-    def send(self, line: str) -> bool:
-        assert self.process.stdin is not None
-        try:
-            self.process.stdin.write(f"{line}\n".encode())
-            self.process.stdin.flush()
-        except (OSError, ValueError):  # the server is gone, or the channel was closed
-            return False
-        return True
-
-    def readline(self, timeout: float) -> str | None:
-        """The next line, or None when the server closed or said nothing within the timeout."""
-        assert self.process.stdout is not None
-        fd = self.process.stdout.fileno()
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
-                return None
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                return None
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return line.decode().strip()
-
-    def close(self) -> None:
-        if self.process.stdin is not None:
-            with contextlib.suppress(OSError):
-                self.process.stdin.close()
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            kill_group(self.process.pid)
-            self.process.wait()
-        if self.process.stdout is not None:
-            self.process.stdout.close()
-
-
-class _Server(Channel):
-    """The warm worker server (worker.py --serve): one run at a time."""
-
-    def run(self, spec_file: Path, timeout: float) -> tuple[str, str | None] | None:
-        """Output and problem of one run, or None when the server itself failed."""
-        if not self.send(str(spec_file)):
-            return None
-        pid_line = self.readline(SERVER_START_TIMEOUT)
-        if pid_line is None or not pid_line.isdigit():
-            return None
-        pid = int(pid_line)
-        problem = None
-        done = self.readline(timeout)
-        if done is None:
-            kill_group(pid)
-            problem = f"the tests did not finish within {timeout:g} s (does the code loop forever?)"
-            done = self.readline(SERVER_START_TIMEOUT)
-            if done is None:
-                return None
-        output_file = spec_file.with_name("output.txt")
-        output = output_file.read_text("utf-8", "replace") if output_file.exists() else ""
-        if problem is None and done.startswith("done "):
-            code = os.waitstatus_to_exitcode(int(done.split()[1]))
-            if code < 0:
-                problem = f"the test process was killed by signal {-code}"
-        return output, problem
-
-
-def _run_process(command: list[str], timeout: float, spawn: Any) -> tuple[str, str | None]:
-    process = spawn(
-        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
-    try:
-        stdout, _ = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        kill_group(process.pid)
-        stdout, _ = process.communicate()
-        text = stdout.decode("utf-8", "replace")
-        return text, f"the tests did not finish within {timeout:g} s (does the code loop forever?)"
-    text = stdout.decode("utf-8", "replace")
-    if process.returncode < 0:
-        return text, f"the test process was killed by signal {-process.returncode}"
-    return text, None
-
-
-def kill_group(pid: int) -> None:
-    """Kill a run and everything it started (it leads its own session)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        if hasattr(os, "killpg"):
-            os.killpg(pid, signal.SIGKILL)
-        else:  # Windows: no process groups to kill; the run itself at least
-            os.kill(pid, signal.SIGTERM)
 
 
 def _executed(trace: dict[str, object] | None) -> dict[str, Executed]:
