@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_caretaker import llm, report, selection, transcript
+from pytest_caretaker import cluster, llm, report, selection, transcript
 from pytest_caretaker.builtin import Builtin
 from pytest_caretaker.failures import Failure
 from pytest_caretaker.localize import Sources, TestFiles
@@ -91,28 +91,26 @@ def heal_all(
             modules = {module_of(failure.nodeid) for failure in failures}
             return [nodeid for nodeid in passing if module_of(nodeid) in modules]
 
-        # Failures with one root cause are repaired once: the fix found for the first is tried
-        # on the others (one run), and only those it does not heal get a repair of their own.
-        causes = {f.nodeid: repairer.root_cause(f, baseline, near(f)) for f in failing}
-        clusters: dict[object, list[Failure]] = {}
-        for failure in failing:
-            clusters.setdefault(causes[failure.nodeid] or failure.nodeid, []).append(failure)
+        # Failures with one root cause are repaired once (cluster.py); clusters run concurrently.
+        groups = cluster.clusters(
+            failing, lambda f: cluster.root_cause(repairer, f, baseline, near(f))
+        )
         started = itertools.count(1)
         shown = threading.Lock()
 
-        def repair(cluster: list[Failure]) -> list[HealResult]:
+        def repair(group: list[Failure]) -> list[HealResult]:
             results: list[HealResult] = []
-            pending = list(cluster)
+            pending = list(group)
             while pending:
                 failure = pending.pop(0)
                 with shown:
                     progress(next(started), len(failing), failure.nodeid)
                 result = repairer.heal(failure, baseline, near(failure))
-                shared, pending = repairer.share(result, pending, near(*pending))
+                shared, pending = cluster.share(repairer, result, pending, near(*pending))
                 results += [result, *shared]
             return results
 
-        in_threads(list(clusters.values()), repair, settings.concurrency, outcome.results)
+        in_threads(groups, repair, settings.concurrency, outcome.results)
     except KeyboardInterrupt:
         # Ctrl-C stops healing, not the report: what was verified before it still stands.
         outcome.notes.append(

@@ -133,64 +133,6 @@ class Repairer:
             )
         return replace(result, seconds=time.monotonic() - started)
 
-    def root_cause(
-        self, failure: Failure, baseline: RunResult, regression: Sequence[str]
-    ) -> tuple[str, str] | None:
-        """What failures with one bug share: the exception type and the innermost frame in code
-        under test, or (an assertion in the test) the function localization ranks first."""
-        outcome = baseline.outcomes.get(failure.nodeid)
-        if outcome is None or outcome.outcome == "passed":
-            return None
-        inner = failure.innermost
-        if inner is not None and inner.path not in self.tests:
-            return failure.exc_type, f"{inner.path}:{inner.lineno}"
-        candidates = localize(
-            failure, [failure.nodeid], baseline.executed, regression, self.sources, self.tests
-        )
-        top = next((c for c in candidates if not c.is_test and self.editable(c)), None)
-        return (failure.exc_type, top.ref) if top is not None else None
-
-    def share(
-        self, result: HealResult, others: Sequence[Failure], regression: Sequence[str]
-    ) -> tuple[list[HealResult], list[Failure]]:
-        """The results of the others that result's fix heals too (one run of them all and their
-        neighbours), and the others it does not heal, which need a repair of their own."""
-        if not result.healed or not others:
-            return [], list(others)
-        patches = {applied.path: applied.after for applied in result.applied}
-        run = self.runner.run([*(f.nodeid for f in others), *regression], patches)
-        if not judge(run, [], regression).ok:
-            return [], list(others)
-        healed: list[HealResult] = []
-        rest: list[Failure] = []
-        for other in others:
-            outcome = run.outcomes.get(other.nodeid)
-            if outcome is None or outcome.outcome != "passed":
-                rest.append(other)
-                continue
-            log = self.transcripts[other.nodeid] = Transcript(other.nodeid)
-            log.add(
-                "One root cause",
-                f"healed by the fix found for {result.nodeid}, verified for this test too",
-            )
-            self.memory.remember(
-                other, result.edits, result.explanation, result.model, self.sources
-            )
-            healed.append(
-                replace(
-                    result,
-                    nodeid=other.nodeid,
-                    attempts=0,
-                    prompt_tokens=0,
-                    completion_tokens=0,
-                    cost=0.0,
-                    seconds=run.seconds,
-                    from_cache=False,
-                    shared_with=result.nodeid,
-                )
-            )
-        return healed, rest
-
     def _heal(self, failure: Failure, baseline: RunResult, regression: Sequence[str]) -> HealResult:
         nodeid = failure.nodeid
         outcome = baseline.outcomes.get(nodeid)
