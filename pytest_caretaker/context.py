@@ -58,7 +58,10 @@ def build(
     editable: Callable[[Candidate], bool],
     budget: int = DEFAULT_BUDGET,
 ) -> Context:
-    used = len(failure.longrepr) + len(failure.output)
+    # A small window (a local model's) gets the end of the report and output, where the error is.
+    report = _tail(failure.longrepr, budget // 3)
+    output = _tail(failure.output, budget // 6)
+    used = len(report) + len(output)
     functions: list[FunctionContext] = []
     for candidate in candidates:
         if len(functions) >= MAX_FUNCTIONS:
@@ -99,9 +102,15 @@ def build(
     return Context(
         test_id=failure.nodeid,
         error=f"{failure.exc_type}: {failure.message}".strip(),
-        report=failure.longrepr,
-        output=failure.output,
+        report=report,
+        output=output,
         locals=innermost.locals if innermost is not None else (),
         functions=tuple(functions),
         imports=tuple(imports),
     )
+
+
+def _tail(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return "… (cut)\n" + text[-limit:]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import json
 import os
 import time
 import warnings
@@ -28,6 +29,8 @@ MAX_WAIT = 30.0
 BACKOFF = 0.5
 #: Characters of reply caretaker reads; a longer reply is refused, not parsed.
 MAX_REPLY = 200_000
+#: Characters of a rejected reply repeated to the model in the next attempt's conversation.
+MAX_CANDIDATE = 12_000
 
 
 class ModelError(Exception):
@@ -47,22 +50,32 @@ class Reply:
     truncated: bool = False  # the model stopped at its output limit (finish_reason "length")
     raw_tool_calls: tuple[dict[str, Any], ...] = field(default=(), compare=False)
 
-    def as_message(self) -> dict[str, Any]:
-        """The reply as an assistant message for the conversation history."""
-        message: dict[str, Any] = {"role": "assistant", "content": self.text or None}
-        if self.raw_tool_calls:
-            message["tool_calls"] = list(self.raw_tool_calls)
+    def as_message(self, limit: int = MAX_CANDIDATE) -> dict[str, Any]:
+        """The reply as an assistant message for the conversation history, each part cut to
+        ``limit`` characters (tool arguments stay valid JSON)."""
+        text = self.text
+        if len(text) > limit:
+            text = f"{text[:limit]}\n… ({len(text) - limit:,} more characters not repeated)"
+        message: dict[str, Any] = {"role": "assistant", "content": text or None}
+        calls = []
+        for call in self.raw_tool_calls:
+            arguments = call["function"]["arguments"]
+            if len(arguments) > limit:
+                arguments = json.dumps({"note": f"{len(arguments):,} characters, not repeated"})
+            calls.append({**call, "function": {**call["function"], "arguments": arguments}})
+        if calls:
+            message["tool_calls"] = calls
         return message
 
 
-def _litellm() -> Any:
+def litellm() -> Any:
     # Never reach the network for litellm's price table at import time.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     # In its default "DEV" mode litellm loads a .env file into os.environ when imported, found by
     # searching upward from its own files: with a virtualenv inside the project that is the
     # project's .env, whose values would then flow into every verification run.
     os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
-    with _quiet():
+    with quiet():
         import litellm
 
     litellm.suppress_debug_info = True
@@ -70,7 +83,7 @@ def _litellm() -> Any:
 
 
 @contextlib.contextmanager
-def _quiet() -> Iterator[None]:
+def quiet() -> Iterator[None]:
     """litellm's own warnings (pydantic schema notes) are not the user's: keep them out of the
     run's warnings summary."""
     with warnings.catch_warnings():
@@ -81,15 +94,7 @@ def _quiet() -> Iterator[None]:
 def preload() -> None:
     """Import litellm ahead of the first call (from a thread, while other work goes on)."""
     with contextlib.suppress(Exception):
-        _litellm()
-
-
-def supports_tools(model: str) -> bool:
-    try:
-        with _quiet():
-            return bool(_litellm().supports_function_calling(model=model))
-    except Exception:
-        return False
+        litellm()
 
 
 def _one_line(error: BaseException) -> str:
@@ -109,7 +114,7 @@ def ask(
     tools: bool,
     timeout: float = REQUEST_TIMEOUT,
 ) -> Reply:
-    litellm = _litellm()
+    module = litellm()
     kwargs: dict[str, Any] = {
         "model": model,
         "messages": list(messages),
@@ -119,6 +124,8 @@ def ask(
         "num_retries": 0,
         "max_retries": 0,
         "temperature": 0,
+        # A model that refuses a parameter (temperature on reasoning models) is asked without it.
+        "drop_params": True,
     }
     if api_base:
         kwargs["api_base"] = api_base
@@ -133,8 +140,8 @@ def ask(
     for retry in range(RETRIES + 1):
         sent = time.monotonic()
         try:
-            with _quiet():
-                response = litellm.completion(**kwargs)
+            with quiet():
+                response = module.completion(**kwargs)
             break
         except Exception as error:  # litellm raises many types; each ends as a reason
             reason = _one_line(error)
@@ -143,6 +150,11 @@ def ask(
             if time.monotonic() - sent >= 0.95 * timeout or "timed out" in reason.lower():
                 raise ModelError(
                     f"Timeout: the model did not answer within {timeout:g} s (--heal-model-timeout)"
+                ) from None
+            if type(error).__name__ == "ContextWindowExceededError":
+                raise ModelError(
+                    "the prompt does not fit the model's context window "
+                    f"(ContextWindowExceededError: {reason.split(': ', 1)[-1][:120]})"
                 ) from None
             if not _retryable(error):
                 raise ModelError(reason) from None

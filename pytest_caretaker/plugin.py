@@ -9,10 +9,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Generator, Mapping
+from dataclasses import replace
 
 import pytest
 
-from pytest_caretaker.settings import SettingError, Sources, detect_ci, resolve
+from pytest_caretaker.settings import SettingError, Settings, Sources, detect_ci, resolve
 
 SESSION_NAME = "caretaker-session"
 #: Whether stdin was a terminal before pytest's capture replaced it (for --heal-review).
@@ -122,6 +123,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="N",
         help="Failures repaired at once (default 4); their model calls overlap",
     )
+    group.addoption(
+        "--heal-prompt",
+        default=None,
+        metavar="DIR",
+        help="A folder of Jinja2 prompt templates that override caretaker's own "
+        "(system.j2, user.j2, retry.j2, rules.j2; see the README)",
+    )
+    group.addoption(
+        "--heal-models",
+        action="store_true",
+        default=False,
+        help="List the models caretaker can use here (keys, local servers, capabilities, "
+        "prices) and the one it would choose, then exit",
+    )
     parser.addini("heal", "Repair failing tests in memory (like --heal)", type="bool", default=None)
     parser.addini(
         "heal_write",
@@ -141,9 +156,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("heal_budget", "US dollars the session may spend on model calls")
     parser.addini("heal_max_tokens", "Tokens one failure may use across its attempts")
     parser.addini("heal_concurrency", "Failures repaired at once")
+    parser.addini("heal_prompt", "A folder of prompt templates overriding caretaker's own")
 
 
-def pytest_configure(config: pytest.Config) -> None:
+def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    """--heal-models: print what can be used here, and exit (like --fixtures or --markers)."""
+    if not config.getoption("heal_models"):
+        return None
+    from pytest_caretaker.models import listing
+
+    sys.stdout.write(listing(settings_of(config), os.environ))
+    sys.stdout.flush()
+    return 0
+
+
+def settings_of(config: pytest.Config) -> Settings:
+    """The options resolved (command line > environment > ini); a bad value is a usage error."""
     try:
         settings = resolve(
             Sources(
@@ -163,6 +191,7 @@ def pytest_configure(config: pytest.Config) -> None:
                     "review": config.getoption("heal_review"),
                     "branch": config.getoption("heal_branch"),
                     "commit": False if config.getoption("heal_no_commit") else None,
+                    "prompt_dir": config.getoption("heal_prompt"),
                 },
                 env=os.environ,
                 ini={
@@ -180,11 +209,25 @@ def pytest_configure(config: pytest.Config) -> None:
                     "write": config.getini("heal_write"),
                     "branch": config.getini("heal_branch"),
                     "commit": config.getini("heal_commit"),
+                    "prompt_dir": config.getini("heal_prompt"),
                 },
             )
         )
     except SettingError as error:
         raise pytest.UsageError(f"caretaker: {error}") from None
+    if settings.prompt_dir is not None:
+        # Relative to where pytest was started, or to the ini file that names the folder.
+        from_ini = settings.sources.get("prompt_dir", "").startswith("ini")
+        base = (
+            config.inipath.parent if from_ini and config.inipath else config.invocation_params.dir
+        )
+        folder = (base / settings.prompt_dir).resolve()
+        settings = replace(settings, prompt_dir=str(folder))
+    return settings
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    settings = settings_of(config)
     if settings.review and not hasattr(config, "workerinput"):
         refuse_review(os.environ, config.stash.get(STDIN_IS_TTY, False))
     if not settings.heal:
@@ -194,6 +237,16 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):  # a pytest-xdist worker records; the controller heals
         config.pluginmanager.register(WorkerRecorder(config, settings), SESSION_NAME)
         return
+    from pytest_caretaker.models import choose
+
+    if settings.prompt_dir is not None:
+        from pytest_caretaker.prompts import PromptError, check_folder
+
+        try:
+            check_folder(settings.prompt_dir)
+        except PromptError as error:
+            raise pytest.UsageError(f"caretaker: {error}") from None
+    settings = choose(settings, os.environ)
     config.pluginmanager.register(HealSession(config, settings), SESSION_NAME)
 
 

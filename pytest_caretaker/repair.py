@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_caretaker import context, guard, llm, prompts, weaken
+from pytest_caretaker import context, guard, llm, models, prompts, weaken
 from pytest_caretaker.edits import Edit, Proposal, Unparsed, parse_reply
 from pytest_caretaker.failures import Failure
 from pytest_caretaker.localize import Candidate, Sources, TestFiles, localize
@@ -28,7 +28,15 @@ from pytest_caretaker.verify import Runner, RunResult, judge
 if TYPE_CHECKING:
     from pytest_caretaker.builtin import Builtin
 
+#: Characters of verification output fed back to the model with a rejection (its end).
 MAX_FEEDBACK = 3_000
+#: Characters of conversation history (earlier candidates and rejections) kept in a request;
+#: the oldest exchanges go first, the last one always stays.
+MAX_HISTORY = 40_000
+#: A conservative characters-per-token ratio for fitting a prompt into a model's window.
+CHARS_PER_TOKEN = 3
+#: Tokens of a model's window left free for its reply.
+REPLY_ROOM = 4_096
 
 
 def echoes(reply: str, prompt: str) -> bool:
@@ -38,6 +46,42 @@ def echoes(reply: str, prompt: str) -> bool:
         return False
     repeated = sum(1 for line in lines if line in reply)
     return repeated >= 0.8 * len(lines)
+
+
+def _short(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _size(message: dict[str, Any]) -> int:
+    size = len(str(message.get("content") or ""))
+    for call in message.get("tool_calls") or ():
+        size += len(str(call.get("function", {}).get("arguments", "")))
+    return size
+
+
+def fit(messages: Sequence[dict[str, Any]], room: int) -> list[dict[str, Any]]:
+    """The conversation within ``room`` characters and MAX_HISTORY: the system prompt, the
+    failure and the latest exchange (candidate and its rejection) always stay; the oldest
+    exchanges are left out first, and a note says how many."""
+    head, history = list(messages[:2]), list(messages[2:])
+    exchanges: list[list[dict[str, Any]]] = []
+    for message in history:
+        if message.get("role") == "assistant" or not exchanges:
+            exchanges.append([])
+        exchanges[-1].append(message)
+    budget = min(room - sum(_size(m) for m in head), MAX_HISTORY)
+    kept: list[list[dict[str, Any]]] = []
+    for exchange in reversed(exchanges):
+        size = sum(_size(m) for m in exchange)
+        if kept and size > budget:
+            break
+        kept.insert(0, exchange)
+        budget -= size
+    dropped = len(exchanges) - len(kept)
+    if dropped:
+        note = f"({dropped} earlier rejected attempt{'s' if dropped > 1 else ''} left out.)"
+        head[1] = {**head[1], "content": f"{head[1].get('content') or ''}\n{note}"}
+    return head + [message for exchange in kept for message in exchange]
 
 
 @dataclass(frozen=True)
@@ -57,6 +101,8 @@ class HealResult:
     from_cache: bool = False  # a remembered fix of an earlier run, verified again
     notices: tuple[str, ...] = ()  # allowed judgement calls on tests, shown prominently
     shared_with: str = ""  # healed by the fix found for this test (one root cause)
+    #: Models of the chain that came before and failed, each as "model: reason".
+    fallbacks: tuple[str, ...] = ()
 
     @property
     def tokens(self) -> int:
@@ -158,9 +204,9 @@ class Repairer:
             if attempt.ok:
                 result = self._result(failure, _Tally(model=remembered.model), True, "", attempt)
                 return replace(result, from_cache=True)
-        material = context.build(failure, candidates, self.sources, self.editable)
         tally = _Tally()
         result = HealResult(nodeid, False, "no model to ask")
+        failed: list[str] = []  # "model: reason" of each link of the chain that failed
         for model in self.settings.models:
             if model == BUILTIN:
                 if self.builtin is None:
@@ -174,16 +220,26 @@ class Repairer:
                 )
                 if result.healed:
                     break
+                failed.append(f"{BUILTIN}: {result.reason}")
                 continue  # what it cannot repair goes to the next model of the chain
-            result, model_failed = self._converse(model, failure, candidates, material, regression)
+            result, model_failed = self._converse(model, failure, candidates, regression)
             tally.absorb(result)
             if not model_failed:
-                break  # a model that answered decides; the next one is only for model errors
+                break  # a model whose fixes were checked decides; the next is for its failures
+            failed.append(f"{model}: {result.reason}")
+        if result.healed:
+            fallbacks = tuple(failed)
+        else:
+            fallbacks = ()
+            if len(failed) > 1 and failed[-1].endswith(result.reason):
+                # Every link failed: the reason names each model and why.
+                result = replace(result, reason="; then ".join(_short(f) for f in failed))
         return replace(
             result,
             prompt_tokens=tally.prompt_tokens,
             completion_tokens=tally.completion_tokens,
             cost=tally.cost,
+            fallbacks=fallbacks,
         )
 
     def _nothing_editable(self) -> str:
@@ -201,21 +257,30 @@ class Repairer:
         model: str,
         failure: Failure,
         candidates: Sequence[Candidate],
-        material: context.Context,
         regression: Sequence[str],
     ) -> tuple[HealResult, bool]:
-        """The result of one model's conversation, and whether the model itself failed."""
-        tools = llm.supports_tools(model)
-        messages: list[dict[str, Any]] = [
-            {
-                "role": "system",
-                "content": prompts.render("system", tools=tools, scope=self.settings.scope),
-            },
-            {"role": "user", "content": prompts.render("user", **material.as_vars())},
-        ]
+        """The result of one model's conversation, and whether the model failed: an error, or
+        no reply that parsed into a fix in all its attempts (then the next model is asked)."""
+        described = models.info(model, self.settings.api_base)
+        tools = described.tools is True
+        room = self._room(described.context)
         tally = _Tally(model=model)
-        attempt = _Attempt(False, "no attempt was made")
         log = self.transcripts[failure.nodeid]
+        material = context.build(
+            failure, candidates, self.sources, self.editable, min(context.DEFAULT_BUDGET, room)
+        )
+        try:
+            messages: list[dict[str, Any]] = [
+                {
+                    "role": "system",
+                    "content": self._render("system", tools, scope=self.settings.scope),
+                },
+                {"role": "user", "content": self._render("user", tools, **material.as_vars())},
+            ]
+        except prompts.PromptError as error:
+            return self._result(failure, tally, False, str(error)), False
+        attempt = _Attempt(False, "no attempt was made")
+        parsed_any = False
         log.prompt(self.redactor.messages(messages))
         for number in range(1, self.settings.attempts + 1):
             stop = self._limit(tally)
@@ -228,7 +293,7 @@ class Repairer:
             try:
                 # Redacted here, at the one place a prompt leaves the process: the context, the
                 # verification output fed back, and everything else the conversation holds.
-                sent = self.redactor.messages(messages)
+                sent = self.redactor.messages(fit(messages, room))
                 reply = llm.ask(
                     model, sent, self.settings.api_base, tools, self.settings.model_timeout
                 )
@@ -247,33 +312,21 @@ class Repairer:
                 )
             else:
                 attempt = self._attempt(reply, failure, candidates, regression)
-            log.add(
-                f"Attempt {number}: reply from {reply.model or model}",
-                f"{reply.prompt_tokens:,} prompt + {reply.completion_tokens:,} completion tokens"
-                f" · ${reply.cost:.4f}",
-                code="\n\n".join([reply.text, *reply.tool_arguments]).strip(),
-            )
-            if attempt.proposal is not None:
-                log.add(
-                    f"Attempt {number}: parsed edits",
-                    code="\n\n".join(
-                        f"# {e.kind} {e.ref}\n{e.source}" for e in attempt.proposal.edits
-                    ),
-                    language="python",
-                )
-            log.add(
-                f"Attempt {number}: verdict",
-                "accepted: the failing test passes and its neighbours still pass"
-                if attempt.ok
-                else f"rejected: {attempt.reason}",
-                code=attempt.detail or None,
-            )
+            parsed_any = parsed_any or attempt.proposal is not None
+            self._log_attempt(log, number, model, reply, attempt)
             if attempt.ok:
                 return self._result(failure, tally, True, "", attempt), False
             messages.append(reply.as_message())
-            feedback = prompts.render(
-                "retry", reason=attempt.reason, detail=attempt.detail[-MAX_FEEDBACK:], tools=tools
-            )
+            try:
+                feedback = self._render(
+                    "retry",
+                    tools,
+                    reason=attempt.reason,
+                    detail=attempt.detail[-MAX_FEEDBACK:],
+                    attempt=number,
+                )
+            except prompts.PromptError as error:
+                return self._result(failure, tally, False, str(error)), False
             if reply.tool_call_ids:
                 messages.extend(
                     {"role": "tool", "tool_call_id": call_id, "content": feedback}
@@ -281,7 +334,44 @@ class Repairer:
                 )
             else:
                 messages.append({"role": "user", "content": feedback})
-        return self._result(failure, tally, False, attempt.reason), False
+        # Replies that never parsed into a fix: this model cannot work in the format; the next
+        # model of the chain may.
+        return self._result(failure, tally, False, attempt.reason), not parsed_any
+
+    def _render(self, name: str, tools: bool, **variables: object) -> str:
+        return prompts.render(name, tools, self.settings.prompt_dir, **variables)
+
+    @staticmethod
+    def _room(window: int | None) -> int:
+        """Characters a request may hold: the model's window less room for its reply, or
+        caretaker's own limits when the window is unknown."""
+        if window is None:
+            return context.DEFAULT_BUDGET + MAX_HISTORY
+        return max(4_000, (window - REPLY_ROOM) * CHARS_PER_TOKEN)
+
+    @staticmethod
+    def _log_attempt(
+        log: Transcript, number: int, model: str, reply: llm.Reply, attempt: _Attempt
+    ) -> None:
+        log.add(
+            f"Attempt {number}: reply from {reply.model or model}",
+            f"{reply.prompt_tokens:,} prompt + {reply.completion_tokens:,} completion tokens"
+            f" · ${reply.cost:.4f}",
+            code="\n\n".join([reply.text, *reply.tool_arguments]).strip(),
+        )
+        if attempt.proposal is not None:
+            log.add(
+                f"Attempt {number}: parsed edits",
+                code="\n\n".join(f"# {e.kind} {e.ref}\n{e.source}" for e in attempt.proposal.edits),
+                language="python",
+            )
+        log.add(
+            f"Attempt {number}: verdict",
+            "accepted: the failing test passes and its neighbours still pass"
+            if attempt.ok
+            else f"rejected: {attempt.reason}",
+            code=attempt.detail or None,
+        )
 
     def _limit(self, tally: _Tally) -> str | None:
         """Why no further request may be made (budget spent, token cap reached), or None."""

@@ -19,8 +19,6 @@ if TYPE_CHECKING:  # the session imports this module; libcst only loads once the
 
 OUTPUT_DIR = ".caretaker"
 PATCH_NAME = "heal.patch"
-#: Said in the header when the built-in repairer runs because no model is configured.
-CONFIGURE_HINT = "no model configured; --heal-model or CARETAKER_MODEL picks one"
 
 
 class Writer(Protocol):
@@ -35,8 +33,8 @@ def plural(count: int, word: str, many: str | None = None) -> str:
 def header(settings: Settings) -> str:
     model = " → ".join(settings.models)
     label = "model" if len(settings.models) < 2 else "models"
-    if "models" not in settings.sources:
-        model += f" ({CONFIGURE_HINT})"
+    if settings.reason:
+        model += f" ({settings.reason})"
     return f"caretaker: {settings.mode} · {label} {model} · scope {settings.scope}"
 
 
@@ -86,6 +84,9 @@ def summary(
                 writer.write_line(f"  {result.explanation}")
         for notice in result.notices:  # a judgement call on a test: the reader must see it
             writer.write_line(f"  ! the fix {notice}", yellow=True, bold=True)
+        if result.fallbacks:  # the chain moved on: say from which model the fix came, and why
+            before = "; ".join(result.fallbacks)
+            writer.write_line(f"  fix from {result.model}, after {before}", yellow=True)
         writer.write_line(f"  {stats(result)}")
         if result.nodeid in fate:
             done = fate[result.nodeid]

@@ -50,6 +50,10 @@ class Settings:
     review: bool = False  # ask before writing each fix (a terminal only)
     branch: str | None = None  # commit on this branch, created from HEAD if missing
     commit: bool = True
+    #: Why this model chain: where it was configured, or how caretaker chose it (models.choose).
+    reason: str = ""
+    #: A folder of prompt templates that override caretaker's own (--heal-prompt).
+    prompt_dir: str | None = None
     #: Where each value came from, for messages: "--heal-model", "CARETAKER_MODEL", ...
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -235,6 +239,7 @@ _FLAGS = {
     "review": "--heal-review",
     "branch": "--heal-branch",
     "commit": "--heal-no-commit",
+    "prompt_dir": "--heal-prompt",
 }
 _INI = {
     "heal": "heal",
@@ -252,6 +257,7 @@ _INI = {
     "review": "heal_review",  # command line only: review needs a person at a terminal
     "branch": "heal_branch",
     "commit": "heal_commit",
+    "prompt_dir": "heal_prompt",
 }
 _BOOLEANS = {"heal", "write", "review", "commit"}
 
@@ -303,6 +309,8 @@ def _convert(name: str, raw: object, where: str) -> object:
         return parse_scope(text, where)
     if name == "branch":
         return parse_branch(text, where)
+    if name == "prompt_dir":
+        return text.strip() or None
     if name == "attempts":
         return parse_attempts(text, where)
     if name == "budget":

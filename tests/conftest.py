@@ -11,11 +11,21 @@ from pytest_caretaker.testing import ScriptedServer
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
+#: Nothing listens on the discard port: "no local Ollama", whatever runs on this machine.
+NO_OLLAMA = "127.0.0.1:9"
+
+
 @pytest.fixture(autouse=True)
 def _no_caretaker_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The developer's own configuration stays out of the tests: caretaker's variables, provider
+    keys (which would choose a model) and a local Ollama."""
+    from pytest_caretaker.models import PROVIDERS
+
+    keys = {key for provider in PROVIDERS for key in provider.keys}
     for name in list(os.environ):
-        if name.startswith("CARETAKER_") or name == "PYTEST_ADDOPTS":
+        if name.startswith("CARETAKER_") or name in keys or name == "PYTEST_ADDOPTS":
             monkeypatch.delenv(name)
+    monkeypatch.setenv("OLLAMA_HOST", NO_OLLAMA)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -43,7 +43,7 @@ def test_flat_module_bug_is_healed_in_memory(calc: pytest.Pytester, llm: Scripte
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
         [
-            "caretaker: heal (in memory) · model openai/gpt-4o-mini · scope code",
+            "caretaker: heal (in memory) · model openai/gpt-4o-mini (--heal-model) · scope code",
             "HEALED test_calc.py::test_mean",
             "  patched calc.py::mean",
             "  -    return total(xs) / (len(xs) + 1)",
@@ -267,7 +267,7 @@ def test_unparseable_reply_then_good_one(calc: pytest.Pytester, llm: ScriptedSer
         "role": "assistant",
         "content": "I think the problem is in the mean function, but I am not sure.",
     }
-    assert "That fix was rejected: model output did not parse" in second[-1]["content"]
+    assert "That fix (attempt 1) was rejected: model output did not parse" in second[-1]["content"]
 
 
 def test_rejected_tool_call_is_answered_with_a_tool_message(
@@ -353,8 +353,8 @@ def test_no_model_configured_uses_the_builtin_repairer(calc: pytest.Pytester) ->
     assert result.ret == plain.ret == 1
     result.stdout.fnmatch_lines(
         [
-            "caretaker: heal (in memory) · model builtin (no model configured; --heal-model or "
-            "CARETAKER_MODEL picks one) · scope code",
+            "caretaker: heal (in memory) · model builtin (no model configured; no provider key, "
+            "no local Ollama; --heal-model or CARETAKER_MODEL picks one) · scope code",
             "HEALED test_calc.py::test_mean",
             "caretaker: 1 healed, 0 not healed · no tokens spent · fixes in .caretaker/heal.patch",
             "HEAVY: ['libcst']",  # nothing was asked of any model: litellm was never imported

@@ -28,7 +28,7 @@ def test_importing_litellm_does_not_load_the_projects_dotenv(tmp_path: Path) -> 
         "import os, sys\n"
         f"sys.path.insert(0, {str(site)!r})\n"
         "from pytest_caretaker import llm\n"
-        "module = llm._litellm()\n"
+        "module = llm.litellm()\n"
         f"assert module.__file__.startswith({str(site)!r}), module.__file__\n"
         "print(os.environ.get('CARETAKER_TEST_LEAK'))\n"
     )

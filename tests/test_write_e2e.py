@@ -96,7 +96,8 @@ def test_two_fixes_two_commits_each_touching_its_file(
     assert result.ret == 1  # the run tested the code as it was
     result.stdout.fnmatch_lines(
         [
-            "caretaker: heal (write and commit) · model openai/gpt-4o-mini · scope code",
+            "caretaker: heal (write and commit) · model openai/gpt-4o-mini (--heal-model) "
+            "· scope code",
             "HEALED test_calc.py::test_mean",
             "  committed * fix: heal test_calc.py::test_mean",
             "HEALED test_text.py::test_shout",
