@@ -9,6 +9,7 @@ serves. litellm, which knows capabilities and prices, is imported only to descri
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 from collections.abc import Mapping, Sequence
@@ -62,15 +63,32 @@ def keyed(env: Mapping[str, str]) -> list[tuple[Provider, str]]:
 
 
 def ollama_address(env: Mapping[str, str]) -> str:
-    """Ollama's base URL: OLLAMA_HOST (``host:port`` or a URL) or the default local address."""
+    """Ollama's base URL: OLLAMA_HOST (``host``, ``host:port`` or a URL) or the default local
+    address; without a port, Ollama's own."""
+    from urllib.parse import urlsplit
+
     host = env.get("OLLAMA_HOST", "").strip()
     if not host:
         return OLLAMA_DEFAULT
-    if "://" not in host:
-        host = "http://" + host
-    if host.count(":") < 2:  # no port: Ollama's
-        host += ":11434"
-    return host.rstrip("/")
+    parts = urlsplit(host if "://" in host else f"http://{host}")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    if port is None:
+        netloc = f"{netloc.rstrip(':')}:11434"
+    return f"{parts.scheme}://{netloc}"
+
+
+def api_base_for(model: str, api_base: str | None, env: Mapping[str, str]) -> str | None:
+    """Where to reach a model: --heal-api-base when given; for an Ollama model without one, the
+    local Ollama (OLLAMA_HOST, as Ollama's own tools read it); else the provider's own API."""
+    if api_base is not None:
+        return api_base
+    if model.startswith(OLLAMA_PREFIXES):
+        return ollama_address(env)
+    return None
 
 
 def server_root(api_base: str) -> str:
@@ -203,7 +221,7 @@ def info(model: str, api_base: str | None = None) -> Info:
     if model == BUILTIN:
         found = Info(tools=False, local=True)
     elif model.startswith(OLLAMA_PREFIXES):
-        found = _ollama_info(model.split("/", 1)[1], api_base or OLLAMA_DEFAULT)
+        found = _ollama_info(model.split("/", 1)[1], api_base or ollama_address(os.environ))
     else:
         found = _litellm_info(model, local=api_base is not None and _is_local(api_base))
     with _INFO_LOCK:
@@ -270,26 +288,23 @@ def listing(settings: Settings, env: Mapping[str, str]) -> str:
         lines.append(f"configured: {chain} ({origin})")
     else:
         lines.append(f"no model configured; caretaker would use {chain} ({chosen.reason})")
-    rows: dict[str, str] = {}  # model -> where it comes from
-    for model in chosen.models:
-        rows.setdefault(model, "configured" if origin is not None else "chosen")
-    lines += ["", "Providers with a key in the environment (the first one is chosen):"]
+    rows: dict[str, str] = dict.fromkeys(chosen.models, "")  # model -> where it comes from
+    lines += ["", "Providers with a key in the environment (with no model configured, the first):"]
     found = keyed(env)
     for provider, variable in found:
         lines.append(f"  {provider.name:<10} {variable:<18} → {provider.model}")
-        rows.setdefault(provider.model, variable)
+        if not rows.get(provider.model):
+            rows[provider.model] = variable
     if not found:
         lines.append("  none")
     checked = ", ".join(f"{p.name} ({' or '.join(p.keys)})" for p in PROVIDERS)
     lines.append(f"  (checked in this order: {checked})")
     lines.append("")
-    servers: list[tuple[str, str, tuple[str, ...] | None]] = []
+    servers = [("Ollama", ollama_address(env))]
     if settings.api_base is not None:
-        servers.append(("Ollama", server_root(settings.api_base), None))
-        servers.append(("OpenAI-compatible server", settings.api_base, None))
-    else:
-        servers.append(("Ollama", ollama_address(env), None))
-    for kind, url, _ in servers:
+        servers = [("Ollama", server_root(settings.api_base))]
+        servers.append(("OpenAI-compatible server", settings.api_base))
+    for kind, url in servers:
         if kind == "Ollama":
             names = ollama_models(url)
             prefix = "ollama_chat/"
@@ -301,19 +316,23 @@ def listing(settings: Settings, env: Mapping[str, str]) -> str:
             continue
         lines.append(f"{kind} at {url}: {len(names)} model{'s' if len(names) != 1 else ''}")
         for name in names:
-            rows.setdefault(prefix + name, f"{kind} at {url}")
-    rows.setdefault(BUILTIN, "the model-free repairer")
-    lines += ["", *_table(rows, chosen.api_base)]
+            if not rows.get(prefix + name):
+                rows[prefix + name] = f"{kind} at {url}"
+    rows[BUILTIN] = "the model-free repairer"
+    mark = "configured" if origin is not None else "chosen"
+    for model in chosen.models:  # the chain in use, marked as such
+        rows[model] = f"{rows[model]} ({mark})" if rows[model] else (origin or mark)
+    lines += ["", *_table(rows, chosen.api_base, env)]
     return "\n".join(lines) + "\n"
 
 
-def _table(rows: Mapping[str, str], api_base: str | None) -> list[str]:
+def _table(rows: Mapping[str, str], api_base: str | None, env: Mapping[str, str]) -> list[str]:
     head = ("model", "tools", "context", "$/M in", "$/M out", "from")
     body = []
     for model, origin in rows.items():
-        root = api_base
+        root = api_base_for(model, api_base, env)
         if model.startswith(OLLAMA_PREFIXES) and origin.startswith("Ollama at "):
-            root = origin.removeprefix("Ollama at ")
+            root = origin.removeprefix("Ollama at ").split(" (")[0]
         described = info(model, root if model != BUILTIN else None)
         body.append(
             (

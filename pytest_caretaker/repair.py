@@ -261,7 +261,8 @@ class Repairer:
     ) -> tuple[HealResult, bool]:
         """The result of one model's conversation, and whether the model failed: an error, or
         no reply that parsed into a fix in all its attempts (then the next model is asked)."""
-        described = models.info(model, self.settings.api_base)
+        api_base = models.api_base_for(model, self.settings.api_base, os.environ)
+        described = models.info(model, api_base)
         tools = described.tools is True
         room = self._room(described.context)
         tally = _Tally(model=model)
@@ -294,9 +295,7 @@ class Repairer:
                 # Redacted here, at the one place a prompt leaves the process: the context, the
                 # verification output fed back, and everything else the conversation holds.
                 sent = self.redactor.messages(fit(messages, room))
-                reply = llm.ask(
-                    model, sent, self.settings.api_base, tools, self.settings.model_timeout
-                )
+                reply = llm.ask(model, sent, api_base, tools, self.settings.model_timeout)
             except llm.ModelError as error:
                 log.add(f"Attempt {number}: {model}", f"model error: {error}")
                 return self._result(failure, tally, False, f"model error: {error}"), True

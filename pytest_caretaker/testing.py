@@ -3,6 +3,11 @@
 It replays scripted replies to ``POST /v1/chat/completions`` in order, records every request body,
 and can delay or fail a reply. Point caretaker at it with
 ``--heal-model openai/<name> --heal-api-base <server.base_url>``.
+
+It also speaks as much of Ollama as caretaker uses: ``GET /api/tags`` (the models it serves),
+``POST /api/show`` (a model's capabilities and context length) and ``POST /api/chat`` (the same
+scripted replies in Ollama's format), for ``--heal-model ollama_chat/<name> --heal-api-base
+<server.root_url>`` and for finding a local Ollama (``OLLAMA_HOST=<server.host>``).
 """
 
 from __future__ import annotations
@@ -42,6 +47,25 @@ def tool_call(explanation: str, edits: list[dict[str, str]], **options: Any) -> 
 def fault(status: int = 500, body: bytes | None = None, **options: Any) -> Scripted:
     default = json.dumps({"error": {"message": f"scripted fault {status}"}}).encode()
     return Scripted(status=status, body=body if body is not None else default, **options)
+
+
+def ollama_chat(reply: Scripted, model: str) -> dict[str, Any]:
+    """A scripted reply as Ollama's ``/api/chat`` answers (no streaming)."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+    if reply.tool_arguments is not None:
+        arguments = reply.tool_arguments
+        if isinstance(arguments, str):
+            arguments = json.loads(arguments)
+        message["tool_calls"] = [{"function": {"name": "propose_fix", "arguments": arguments}}]
+    return {
+        "model": model,
+        "created_at": "2026-01-01T00:00:00Z",
+        "message": message,
+        "done": True,
+        "done_reason": reply.finish_reason or "stop",
+        "prompt_eval_count": reply.prompt_tokens,
+        "eval_count": reply.completion_tokens,
+    }
 
 
 def completion(reply: Scripted, model: str, number: int) -> dict[str, Any]:
@@ -88,10 +112,14 @@ class ScriptedServer:
         replies: list[Scripted] | None = None,
         responder: Callable[[dict[str, Any]], Scripted] | None = None,
         models: tuple[str, ...] = ("scripted",),
+        tool_models: tuple[str, ...] = (),
+        context_length: int = 32_768,
     ) -> None:
         self.replies = list(replies or [])
         self.responder = responder
         self.models = models
+        self.tool_models = tool_models  # what /api/show says supports tool calling
+        self.context_length = context_length
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
         self._lock = threading.Lock()
@@ -102,9 +130,18 @@ class ScriptedServer:
         )
 
     @property
+    def host(self) -> str:
+        return f"127.0.0.1:{self._httpd.server_address[1]}"
+
+    @property
+    def root_url(self) -> str:
+        """The server's root, where Ollama's API lives."""
+        return f"http://{self.host}"
+
+    @property
     def base_url(self) -> str:
-        port = self._httpd.server_address[1]
-        return f"http://127.0.0.1:{port}/v1"
+        """The OpenAI-compatible API's base."""
+        return f"{self.root_url}/v1"
 
     def script(self, *replies: Scripted) -> None:
         with self._lock:
@@ -179,13 +216,30 @@ class ScriptedServer:
                     body = json.loads(raw or b"{}")
                 except json.JSONDecodeError:
                     body = {"unparsed": raw.decode("utf-8", "replace")}
+                if self.path.rstrip("/").endswith("/api/show"):
+                    self._show(str(body.get("model") or body.get("name") or ""))
+                    return
                 reply, number = server._next(body)
                 if reply.delay:
                     time.sleep(reply.delay)
                 if reply.body is not None:
                     self._send(reply.status, reply.body, reply.headers)
                     return
-                data = completion(reply, str(body.get("model", "scripted")), number)
+                model = str(body.get("model", "scripted"))
+                if self.path.rstrip("/").endswith("/api/chat"):
+                    data = ollama_chat(reply, model)
+                else:
+                    data = completion(reply, model, number)
                 self._send(reply.status, json.dumps(data).encode(), reply.headers)
+
+            def _show(self, name: str) -> None:
+                if name not in server.models:
+                    self._send(404, json.dumps({"error": f"model '{name}' not found"}).encode())
+                    return
+                capabilities = ["completion"] + (["tools"] if name in server.tool_models else [])
+                info = {"general.architecture": "scripted", "scripted.context_length": 0}
+                info["scripted.context_length"] = server.context_length
+                data = {"capabilities": capabilities, "model_info": info}
+                self._send(200, json.dumps(data).encode())
 
         return Handler

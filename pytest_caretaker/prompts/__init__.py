@@ -66,7 +66,10 @@ VARIABLES: dict[str, frozenset[str]] = {
     "system": frozenset({"scope", "tools", "tool_name"}),
     "rules": frozenset({"scope", "tools", "tool_name"}),
     "user": frozenset(
-        {"test_id", "error", "report", "output", "locals", "functions", "imports", "tools"}
+        {
+            *("test_id", "error", "report", "output", "locals", "functions", "imports"),
+            *("tools", "tool_name"),
+        }
     ),
     "retry": frozenset({"reason", "detail", "attempt", "tools", "tool_name"}),
 }
@@ -114,9 +117,10 @@ def render(name: str, tools: bool, folder: str | None = None, **variables: objec
     values = {"tools": tools, "tool_name": TOOL_NAME, **variables}
     try:
         text = _environment(folder).get_template(chosen).render(**values)
-    except jinja2.TemplateError as error:
+    except Exception as error:  # a template is code: any error it raises is the template's
         where = f"{folder}/{chosen}" if folder is not None else chosen
-        raise PromptError(f"the prompt template {where} failed: {error}") from None
+        kind = "" if isinstance(error, jinja2.TemplateError) else f"{type(error).__name__}: "
+        raise PromptError(f"the prompt template {where} failed: {kind}{error}") from None
     return str(text).strip() + "\n"
 
 
