@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import textwrap
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -99,6 +100,8 @@ def server_root(api_base: str) -> str:
 
 def _get_json(url: str, timeout: float, body: dict[str, Any] | None = None) -> Any:
     """GET (or POST ``body`` to) a local URL and decode its JSON; None on any failure."""
+    if not _listening(url, timeout):
+        return None  # the usual answer when nothing is served: no HTTP machinery imported
     import urllib.request
 
     data = json.dumps(body).encode() if body is not None else None
@@ -110,6 +113,19 @@ def _get_json(url: str, timeout: float, body: dict[str, Any] | None = None) -> A
             return json.loads(response.read(1_000_000))
     except Exception:  # refused, timed out, not JSON, an HTTP error: not a server that answers
         return None
+
+
+def _listening(url: str, timeout: float) -> bool:
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        with socket.create_connection((parts.hostname or "", port), timeout=timeout):
+            return True
+    except (OSError, ValueError):
+        return False
 
 
 def ollama_models(root: str, timeout: float = PROBE_TIMEOUT) -> tuple[str, ...] | None:
@@ -298,7 +314,9 @@ def listing(settings: Settings, env: Mapping[str, str]) -> str:
     if not found:
         lines.append("  none")
     checked = ", ".join(f"{p.name} ({' or '.join(p.keys)})" for p in PROVIDERS)
-    lines.append(f"  (checked in this order: {checked})")
+    lines += textwrap.wrap(
+        f"(checked in this order: {checked})", 98, initial_indent="  ", subsequent_indent="   "
+    )
     lines.append("")
     servers = [("Ollama", ollama_address(env))]
     if settings.api_base is not None:

@@ -493,7 +493,8 @@ def test_a_missing_template_variable_is_a_clear_usage_error(
     errors = [line for line in result.stderr.lines if line.strip()]
     assert errors == [
         f"ERROR: caretaker: {folder}/user.j2 uses test_file, which caretaker does not "
-        "provide; user.j2 gets error, functions, imports, locals, output, report, test_id, tools"
+        "provide; user.j2 gets error, functions, imports, locals, output, report, test_id, "
+        "tool_name, tools"
     ]
     assert llm.requests == []  # nothing ran, nothing was asked
 
@@ -593,3 +594,63 @@ def test_the_summary_token_totals_are_the_sum_the_server_reported(
     total = sum(p + c for _, p, c in served)
     assert f"caretaker: 3 healed, 0 not healed · {total:,} tokens · $" in out
     assert len(served) == 6
+
+
+# -- the context fitted to the model's window ---------------------------------------------------
+
+
+def request_size(body: dict[str, Any]) -> int:
+    """Characters of a request's messages (text and tool arguments), as caretaker counts them."""
+    size = 0
+    for message in body["messages"]:
+        size += len(message.get("content") or "")
+        for call in message.get("tool_calls") or ():
+            size += len(json.dumps(call["function"]["arguments"]))
+    return size
+
+
+@pytest.mark.usefixtures("_litellm_loaded")
+def test_the_conversation_is_fitted_to_a_small_context_window(pytester: pytest.Pytester) -> None:
+    noisy = TEST_CALC.replace(
+        "def test_mean():\n", "def test_mean():\n    print('progress ' * 2000)\n"
+    )
+    pytester.makepyfile(calc=CALC, test_calc=noisy)
+    padding = "    # " + "a long comment in a rejected candidate " * 60 + "\n"
+    wrong = f"def mean(xs):\n{padding}    return total(xs) / (len(xs) + 2)\n"
+    replies = [text(f"```python\n{wrong}```")] * 2 + [text(f"```python\n{GOOD_MEAN}```")]
+    window = 6_000
+    room = (window - 4_096) * 3  # caretaker's estimate: 3 characters a token, 4,096 to reply
+    with ScriptedServer(replies, models=("small-coder",), context_length=window).start() as small:
+        result = pytester.runpytest(
+            "--heal",
+            *("--heal-model", "ollama_chat/small-coder"),
+            *("--heal-api-base", small.root_url),
+        )
+
+    result.stdout.fnmatch_lines(["HEALED test_calc.py::test_mean", "  3 attempts · *"])
+    first, second, third = small.requests
+    # The captured output and report are cut to fit: the failure's own text is small.
+    assert request_size(first) <= room
+    assert first["messages"][1]["content"].count("progress") < 400
+    # The third request has no room for both rejected candidates: the oldest is left out, the
+    # latest stays with its reason, and the model is told.
+    assert request_size(third) <= room
+    assert "(1 earlier rejected attempt left out.)" in third["messages"][1]["content"]
+    assert len(third["messages"]) == 4
+    assert "That fix (attempt 2) was rejected" in third["messages"][3]["content"]
+    assert len(second["messages"]) == 4  # one exchange fits beside the failure
+
+
+@pytest.mark.usefixtures("_litellm_loaded")
+def test_with_an_unknown_window_the_conversation_keeps_every_attempt(
+    calc: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    wrong = "def mean(xs):\n    return total(xs) / (len(xs) + 2)\n"
+    llm.script(*[text(f"```python\n{wrong}```")] * 2, text(f"```python\n{GOOD_MEAN}```"))
+
+    result = calc.runpytest(*heal_args(llm, TEXT_MODEL))
+
+    result.stdout.fnmatch_lines(["HEALED test_calc.py::test_mean", "  3 attempts · *"])
+    third = llm.requests[2]["messages"]
+    assert len(third) == 6  # system, failure, and both earlier exchanges
+    assert "left out" not in third[1]["content"]
