@@ -330,8 +330,9 @@ def listing(settings: Settings, env: Mapping[str, str]) -> str:
             names = openai_models(url)
             prefix = "openai/"
         if names is None:
-            lines.append(f"{kind} at {url}: not answering")
-            continue
+            if kind == "Ollama" or not any(r.startswith("Ollama at") for r in rows.values()):
+                lines.append(f"{kind} at {url}: not answering")
+            continue  # (an Ollama root that answered as Ollama is not also OpenAI-compatible)
         lines.append(f"{kind} at {url}: {len(names)} model{'s' if len(names) != 1 else ''}")
         for name in names:
             if not rows.get(prefix + name):

@@ -282,6 +282,12 @@ class Repairer:
             return self._result(failure, tally, False, str(error)), False
         attempt = _Attempt(False, "no attempt was made")
         parsed_any = False
+        window = f"{described.context:,} tokens" if described.context else "unknown"
+        log.add(
+            f"Model {model}",
+            f"strategy: {'tools' if tools else 'text'} templates · context window: {window}"
+            + (f" · at {api_base}" if api_base else ""),
+        )
         log.prompt(self.redactor.messages(messages))
         for number in range(1, self.settings.attempts + 1):
             stop = self._limit(tally)
