@@ -65,3 +65,20 @@ def by_test(replies: dict[str, list[Scripted]]) -> Callable[[dict[str, Any]], Sc
         return queue.pop(0) if len(queue) > 1 else queue[0]
 
     return respond
+
+
+def models_table(text: str) -> dict[str, list[str]]:
+    """The table ``pytest --heal-models`` prints, by model: the cells after the model's name
+    (tools, context, $/M in, $/M out, from)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("model "))
+    assert re.split(r"\s{2,}", lines[start]) == [
+        *("model", "tools", "context", "$/M in", "$/M out", "from")
+    ]
+    rows = {}
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            break
+        cells = re.split(r"\s{2,}", line.strip())
+        rows[cells[0]] = cells[1:]
+    return rows

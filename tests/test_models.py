@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from helpers import models_table
 
 from pytest_caretaker import models
 from pytest_caretaker.models import (
@@ -580,27 +580,6 @@ def test_info_of_builtin() -> None:
 # -- listing -------------------------------------------------------------------------------------
 
 
-def _table(text: str) -> dict[str, list[str]]:
-    """The rows of the listing's table, by model: the cells after the model's name."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("model "))
-    assert re.split(r"\s{2,}", lines[start]) == [
-        "model",
-        "tools",
-        "context",
-        "$/M in",
-        "$/M out",
-        "from",
-    ]
-    rows = {}
-    for line in lines[start + 1 :]:
-        if not line.strip():
-            break
-        cells = re.split(r"\s{2,}", line.strip())
-        rows[cells[0]] = cells[1:]
-    return rows
-
-
 def _providers(text: str) -> list[str]:
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("Providers with a key"))
@@ -617,7 +596,7 @@ def test_listing_with_nothing_available() -> None:
     assert "no model configured; caretaker would use builtin" in text
     assert _providers(text) == ["none"]
     assert f"Ollama at http://{DEAD}: not answering" in text
-    rows = _table(text)
+    rows = models_table(text)
     assert list(rows) == [BUILTIN]
     assert rows[BUILTIN][:4] == ["no", "?", "free", "free"]
     assert "chosen" in rows[BUILTIN][4]
@@ -636,7 +615,7 @@ def test_listing_with_two_provider_keys(_litellm_loaded: None) -> None:
     assert len(lines) == 2
     assert lines[0].split() == ["anthropic", "ANTHROPIC_API_KEY", "→", anthropic.model]
     assert lines[1].split() == ["openai", "OPENAI_API_KEY", "→", openai.model]
-    rows = _table(text)
+    rows = models_table(text)
     assert list(rows) == [anthropic.model, openai.model, BUILTIN]
     for provider, variable in ((anthropic, "ANTHROPIC_API_KEY"), (openai, "OPENAI_API_KEY")):
         data: dict[str, Any] = dict(litellm.get_model_info(provider.model))
@@ -661,7 +640,7 @@ def test_listing_with_a_local_ollama(serve: Any) -> None:
     assert "caretaker would use ollama_chat/qwen2.5-coder:7b" in text
     assert f"Ollama at {server.root_url}: 2 models" in text
     assert _providers(text) == ["none"]
-    rows = _table(text)
+    rows = models_table(text)
     assert list(rows) == ["ollama_chat/qwen2.5-coder:7b", "ollama_chat/llama3.2:3b", BUILTIN]
     assert rows["ollama_chat/qwen2.5-coder:7b"][:4] == ["yes", "8,192", "local", "local"]
     assert rows["ollama_chat/llama3.2:3b"][:4] == ["no", "8,192", "local", "local"]
@@ -677,7 +656,7 @@ def test_listing_with_an_api_base_asks_both_protocols(_litellm_loaded: None, ser
     assert f"caretaker would use openai/qwen2.5-coder:7b (served at {server.base_url})" in text
     assert f"Ollama at {server.root_url}: 1 model\n" in text
     assert f"OpenAI-compatible server at {server.base_url}: 1 model\n" in text
-    rows = _table(text)
+    rows = models_table(text)
     assert set(rows) == {"openai/qwen2.5-coder:7b", "ollama_chat/qwen2.5-coder:7b", BUILTIN}
     assert rows["openai/qwen2.5-coder:7b"][:4] == ["?", "?", "local", "local"]
     assert rows["ollama_chat/qwen2.5-coder:7b"][:2] == ["yes", "32,768"]
@@ -687,7 +666,7 @@ def test_listing_of_a_configured_chain(_litellm_loaded: None) -> None:
     settings = heal_settings(models=["openai/gpt-4o-mini", BUILTIN])
     text = listing(settings, {"ANTHROPIC_API_KEY": "a", **NO_OLLAMA})
     assert "configured: openai/gpt-4o-mini → builtin (--heal-model)" in text
-    rows = _table(text)
+    rows = models_table(text)
     assert list(rows) == ["openai/gpt-4o-mini", BUILTIN, PROVIDER["anthropic"].model]
     assert rows["openai/gpt-4o-mini"][:2] == ["yes", "128,000"]
     assert "chosen" not in text.split("\n\nmodel ")[1]  # configured, not chosen

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import CALC, GOOD_MEAN, TEST_CALC, TEXT_MODEL, TOOLS_MODEL, heal_args
+from helpers import CALC, GOOD_MEAN, TEST_CALC, TEXT_MODEL, TOOLS_MODEL, heal_args, models_table
 
 from pytest_caretaker.testing import Scripted, ScriptedServer, fault, text, tool_call
 
@@ -62,19 +62,6 @@ def header(output: str) -> str:
     return found.group(0)
 
 
-def table(output: str) -> dict[str, list[str]]:
-    """--heal-models' table: model -> its cells (tools, context, $/M in, $/M out, from)."""
-    lines = output.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("model "))
-    rows = {}
-    for line in lines[start + 1 :]:
-        if not line.strip():
-            break
-        cells = re.split(r"\s{2,}", line.strip())
-        rows[cells[0]] = cells[1:]
-    return rows
-
-
 # -- done when 1: --heal-models -----------------------------------------------------------------
 
 
@@ -88,7 +75,7 @@ def test_heal_models_with_no_key_and_no_server_lists_only_builtin(
     assert result.ret == 0
     out = result.stdout.str()
     assert "collected" not in out  # it lists and exits: no test runs
-    assert table(out) == {
+    assert models_table(out) == {
         "builtin": ["no", "?", "free", "free", "the model-free repairer (chosen)"]
     }
     assert (
@@ -116,7 +103,7 @@ def test_heal_models_with_two_provider_keys_names_each_model_and_never_calls_the
     out = result.stdout.str()
     assert re.search(r"^  anthropic +ANTHROPIC_API_KEY +→ anthropic/claude-sonnet-4-5$", out, re.M)
     assert re.search(r"^  openai +OPENAI_API_KEY +→ openai/gpt-4.1$", out, re.M)
-    rows = table(out)
+    rows = models_table(out)
     # Capabilities and prices come from litellm's model map.
     assert rows["anthropic/claude-sonnet-4-5"] == [
         *("yes", "200,000", "3.00", "15.00"),
@@ -144,7 +131,7 @@ def test_heal_models_lists_a_local_ollamas_models_with_their_capabilities(
     assert result.ret == 0
     out = result.stdout.str()
     assert f"Ollama at {ollama.root_url}: 2 models" in out
-    rows = table(out)
+    rows = models_table(out)
     where = f"Ollama at {ollama.root_url}"
     # Ollama's /api/show says which model calls tools and how long its context is.
     assert rows["ollama_chat/qwen2.5-coder:7b"] == [
@@ -173,7 +160,7 @@ def test_heal_models_with_an_api_base_lists_what_the_server_serves(
     out = result.stdout.str()
     assert f"configured: {TOOLS_MODEL} (--heal-model)" in out
     assert f"OpenAI-compatible server at {ollama.base_url}: 2 models" in out
-    rows = table(out)
+    rows = models_table(out)
     assert rows[TOOLS_MODEL][:2] == ["yes", "128,000"]  # litellm knows it; served locally: no price
     assert rows[TOOLS_MODEL][2:4] == ["local", "local"]
     assert rows["openai/qwen2.5-coder:7b"][:2] == ["?", "?"]  # unknown to litellm
