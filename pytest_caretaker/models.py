@@ -227,8 +227,9 @@ _INFO_LOCK = threading.Lock()
 
 
 def info(model: str, api_base: str | None = None) -> Info:
-    """A model's capabilities: Ollama's own ``/api/show`` for Ollama models, litellm's model map
-    for the rest. Remembered for the session."""
+    """A model's capabilities: Ollama's own ``/api/show`` for Ollama models (and for models
+    litellm does not know on a local server that is an Ollama), litellm's model map for the rest.
+    Remembered for the session."""
     key = (model, api_base)
     with _INFO_LOCK:
         known = _INFO.get(key)
@@ -239,7 +240,14 @@ def info(model: str, api_base: str | None = None) -> Info:
     elif model.startswith(OLLAMA_PREFIXES):
         found = _ollama_info(model.split("/", 1)[1], api_base or ollama_address(os.environ))
     else:
-        found = _litellm_info(model, local=api_base is not None and _is_local(api_base))
+        local = api_base is not None and _is_local(api_base)
+        found = _litellm_info(model, local)
+        if found.tools is None and local and api_base is not None and "/" in model:
+            # Unknown to litellm, on a local OpenAI-compatible server: Ollama's own /v1 is one,
+            # and its /api/show knows the model.
+            shown = _ollama_info(model.split("/", 1)[1], server_root(api_base))
+            if shown.tools is not None or shown.context is not None:
+                found = shown
     with _INFO_LOCK:
         _INFO[key] = found
     return found

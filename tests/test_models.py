@@ -567,7 +567,17 @@ def test_info_of_a_model_at_a_remote_api_base_keeps_its_price(_litellm_loaded: N
 
 def test_info_of_a_model_litellm_does_not_know_is_unknown(_litellm_loaded: None) -> None:
     assert info("openai/no-such-model-anywhere") == Info()
-    assert info("openai/no-such-model-anywhere", "http://127.0.0.1:8000/v1") == Info(local=True)
+    assert info("openai/no-such-model-anywhere", f"http://{DEAD}/v1") == Info(local=True)
+
+
+def test_info_of_an_unknown_model_on_a_local_ollamas_openai_api_asks_ollama(
+    _litellm_loaded: None, serve: Any
+) -> None:
+    server = serve(models=("qwen2.5-coder:7b",), tool_models=("qwen2.5-coder:7b",))
+    assert info("openai/qwen2.5-coder:7b", server.base_url) == Info(
+        tools=True, context=32_768, local=True
+    )
+    assert info("openai/not-served", server.base_url) == Info(local=True)  # /api/show: 404
 
 
 def test_info_of_builtin() -> None:
@@ -658,7 +668,8 @@ def test_listing_with_an_api_base_asks_both_protocols(_litellm_loaded: None, ser
     assert f"OpenAI-compatible server at {server.base_url}: 1 model\n" in text
     rows = models_table(text)
     assert set(rows) == {"openai/qwen2.5-coder:7b", "ollama_chat/qwen2.5-coder:7b", BUILTIN}
-    assert rows["openai/qwen2.5-coder:7b"][:4] == ["?", "?", "local", "local"]
+    # litellm does not know it; the server is an Ollama, whose /api/show does.
+    assert rows["openai/qwen2.5-coder:7b"][:4] == ["yes", "32,768", "local", "local"]
     assert rows["ollama_chat/qwen2.5-coder:7b"][:2] == ["yes", "32,768"]
 
 

@@ -163,7 +163,9 @@ def test_heal_models_with_an_api_base_lists_what_the_server_serves(
     rows = models_table(out)
     assert rows[TOOLS_MODEL][:2] == ["yes", "128,000"]  # litellm knows it; served locally: no price
     assert rows[TOOLS_MODEL][2:4] == ["local", "local"]
-    assert rows["openai/qwen2.5-coder:7b"][:2] == ["?", "?"]  # unknown to litellm
+    # Unknown to litellm, but the local server is an Ollama: its /api/show knows.
+    assert rows["openai/qwen2.5-coder:7b"][:2] == ["yes", "32,768"]
+    assert rows["openai/llama3.2:3b"][:2] == ["no", "32,768"]
     assert rows["ollama_chat/qwen2.5-coder:7b"][0] == "yes"
 
 
