@@ -44,6 +44,8 @@ PROVIDERS: tuple[Provider, ...] = (
 OLLAMA_DEFAULT = "http://127.0.0.1:11434"
 #: Seconds a local server may take to list its models; nothing local should need more.
 PROBE_TIMEOUT = 0.5
+#: Seconds the server named by --heal-api-base may take to list them: it may be remote.
+SERVER_TIMEOUT = 3.0
 #: Names of models trained for code, the ones worth choosing among a local server's models.
 _CODE_MODEL = re.compile(r"cod(e|er|estral|ellama|egemma|egeex)|devstral|starcoder", re.I)
 OLLAMA_PREFIXES = ("ollama/", "ollama_chat/")
@@ -192,19 +194,19 @@ def _served_choice(settings: Settings) -> Settings:
     OpenAI-compatible), a code model first, else the first it lists."""
     base = settings.api_base or ""
     if not base.rstrip("/").endswith("/v1"):
-        served = ollama_models(base)
+        served = ollama_models(base, SERVER_TIMEOUT)
         if served:
             name = _prefer_code(served) or served[0]
             return replace(
                 settings, models=(f"ollama_chat/{name}",), reason=f"served by Ollama at {base}"
             )
-    listed = openai_models(base)
+    listed = openai_models(base, SERVER_TIMEOUT)
     if listed:
         name = _prefer_code(listed) or listed[0]
         return replace(settings, models=(f"openai/{name}",), reason=f"served at {base}")
     return replace(
         settings,
-        reason=f"no model configured and {base} lists none; --heal-model picks one",
+        reason=f"no model configured and {base} lists no models; --heal-model picks one",
     )
 
 
@@ -330,12 +332,13 @@ def listing(settings: Settings, env: Mapping[str, str]) -> str:
     if settings.api_base is not None:
         servers = [("Ollama", server_root(settings.api_base))]
         servers.append(("OpenAI-compatible server", settings.api_base))
+    wait = PROBE_TIMEOUT if settings.api_base is None else SERVER_TIMEOUT
     for kind, url in servers:
         if kind == "Ollama":
-            names = ollama_models(url)
+            names = ollama_models(url, wait)
             prefix = "ollama_chat/"
         else:
-            names = openai_models(url)
+            names = openai_models(url, wait)
             prefix = "openai/"
         if names is None:
             if kind == "Ollama" or not any(r.startswith("Ollama at") for r in rows.values()):
