@@ -84,6 +84,7 @@ def share(
                 seconds=run.seconds,
                 from_cache=False,
                 shared_with=result.nodeid,
+                fallbacks=(),  # told once, on the test whose repair found the fix
             )
         )
     return healed, rest
