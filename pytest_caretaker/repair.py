@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_caretaker import context, guard, llm, models, prompts, weaken
+from pytest_caretaker import context, conversation, guard, llm, models, prompts, weaken
 from pytest_caretaker.edits import Edit, Proposal, Unparsed, parse_reply
 from pytest_caretaker.failures import Failure
 from pytest_caretaker.localize import Candidate, Sources, TestFiles, localize
@@ -28,60 +28,9 @@ from pytest_caretaker.verify import Runner, RunResult, judge
 if TYPE_CHECKING:
     from pytest_caretaker.builtin import Builtin
 
-#: Characters of verification output fed back to the model with a rejection (its end).
-MAX_FEEDBACK = 3_000
-#: Characters of conversation history (earlier candidates and rejections) kept in a request;
-#: the oldest exchanges go first, the last one always stays.
-MAX_HISTORY = 40_000
-#: A conservative characters-per-token ratio for fitting a prompt into a model's window.
-CHARS_PER_TOKEN = 3
-#: Tokens of a model's window left free for its reply.
-REPLY_ROOM = 4_096
-
-
-def echoes(reply: str, prompt: str) -> bool:
-    """Whether a reply is mostly the prompt sent back (most of its distinctive lines, verbatim)."""
-    lines = {line.strip() for line in prompt.splitlines() if len(line.strip()) >= 20}
-    if len(lines) < 5 or len(reply) < len(prompt) // 2:
-        return False
-    repeated = sum(1 for line in lines if line in reply)
-    return repeated >= 0.8 * len(lines)
-
 
 def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _size(message: dict[str, Any]) -> int:
-    size = len(str(message.get("content") or ""))
-    for call in message.get("tool_calls") or ():
-        size += len(str(call.get("function", {}).get("arguments", "")))
-    return size
-
-
-def fit(messages: Sequence[dict[str, Any]], room: int) -> list[dict[str, Any]]:
-    """The conversation within ``room`` characters and MAX_HISTORY: the system prompt, the
-    failure and the latest exchange (candidate and its rejection) always stay; the oldest
-    exchanges are left out first, and a note says how many."""
-    head, history = list(messages[:2]), list(messages[2:])
-    exchanges: list[list[dict[str, Any]]] = []
-    for message in history:
-        if message.get("role") == "assistant" or not exchanges:
-            exchanges.append([])
-        exchanges[-1].append(message)
-    budget = min(room - sum(_size(m) for m in head), MAX_HISTORY)
-    kept: list[list[dict[str, Any]]] = []
-    for exchange in reversed(exchanges):
-        size = sum(_size(m) for m in exchange)
-        if kept and size > budget:
-            break
-        kept.insert(0, exchange)
-        budget -= size
-    dropped = len(exchanges) - len(kept)
-    if dropped:
-        note = f"({dropped} earlier rejected attempt{'s' if dropped > 1 else ''} left out.)"
-        head[1] = {**head[1], "content": f"{head[1].get('content') or ''}\n{note}"}
-    return head + [message for exchange in kept for message in exchange]
 
 
 @dataclass(frozen=True)
@@ -264,7 +213,7 @@ class Repairer:
         api_base = models.api_base_for(model, self.settings.api_base, os.environ)
         described = models.info(model, api_base)
         tools = described.tools is True
-        room = self._room(described.context)
+        room = conversation.room_for(described.context)
         tally = _Tally(model=model)
         log = self.transcripts[failure.nodeid]
         material = context.build(
@@ -300,7 +249,7 @@ class Repairer:
             try:
                 # Redacted here, at the one place a prompt leaves the process: the context, the
                 # verification output fed back, and everything else the conversation holds.
-                sent = self.redactor.messages(fit(messages, room))
+                sent = self.redactor.messages(conversation.fit(messages, room))
                 reply = llm.ask(model, sent, api_base, tools, self.settings.model_timeout)
             except llm.ModelError as error:
                 log.add(f"Attempt {number}: {model}", f"model error: {error}")
@@ -309,7 +258,7 @@ class Repairer:
                 self.spent += reply.cost
             tally.attempts = number
             tally.add(reply)
-            if echoes(reply.text, str(sent[1].get("content") or "")):
+            if conversation.echoes(reply.text, str(sent[1].get("content") or "")):
                 attempt = _Attempt(
                     False,
                     "the reply repeats the prompt instead of proposing a fix; reply with only "
@@ -327,7 +276,7 @@ class Repairer:
                     "retry",
                     tools,
                     reason=attempt.reason,
-                    detail=attempt.detail[-MAX_FEEDBACK:],
+                    detail=attempt.detail[-conversation.MAX_FEEDBACK :],
                     attempt=number,
                 )
             except prompts.PromptError as error:
@@ -345,14 +294,6 @@ class Repairer:
 
     def _render(self, name: str, tools: bool, **variables: object) -> str:
         return prompts.render(name, tools, self.settings.prompt_dir, **variables)
-
-    @staticmethod
-    def _room(window: int | None) -> int:
-        """Characters a request may hold: the model's window less room for its reply, or
-        caretaker's own limits when the window is unknown."""
-        if window is None:
-            return context.DEFAULT_BUDGET + MAX_HISTORY
-        return max(4_000, (window - REPLY_ROOM) * CHARS_PER_TOKEN)
 
     @staticmethod
     def _log_attempt(

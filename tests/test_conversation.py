@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pytest_caretaker.conversation import MAX_HISTORY, fit
 from pytest_caretaker.llm import MAX_CANDIDATE, Reply
-from pytest_caretaker.repair import MAX_HISTORY, fit
 
 Message = dict[str, Any]
 
