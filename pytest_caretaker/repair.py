@@ -169,20 +169,17 @@ class Repairer:
                 )
                 if result.healed:
                     break
-                failed.append(f"{BUILTIN}: {result.reason}")
+                failed.append(_short(f"{BUILTIN}: {result.reason}"))
                 continue  # what it cannot repair goes to the next model of the chain
             result, model_failed = self._converse(model, failure, candidates, regression)
             tally.absorb(result)
             if not model_failed:
                 break  # a model whose fixes were checked decides; the next is for its failures
-            failed.append(f"{model}: {result.reason}")
-        if result.healed:
-            fallbacks = tuple(failed)
+            failed.append(_short(f"{model}: {result.reason}"))
         else:
-            fallbacks = ()
-            if len(failed) > 1 and failed[-1].endswith(result.reason):
-                # Every link failed: the reason names each model and why.
-                result = replace(result, reason="; then ".join(_short(f) for f in failed))
+            if len(failed) > 1:  # every link failed: the reason names each model and why
+                result = replace(result, reason="; then ".join(failed))
+        fallbacks = tuple(failed) if result.healed else ()
         return replace(
             result,
             prompt_tokens=tally.prompt_tokens,

@@ -188,6 +188,7 @@ def test_builtin_first_then_a_model_for_what_it_cannot_heal(
             f"caretaker: heal (in memory) · models builtin → {TOOLS_MODEL} (--heal-model) "
             "· scope code",
             "HEALED test_calc.py::test_greet",
+            f"  fix from {TOOLS_MODEL}, after builtin: *",  # the chain's first link could not
             f"  1 attempt · * tokens · * · {TOOLS_MODEL}",
             "HEALED test_calc.py::test_mean",
             "  * tried · no model, no tokens · * s · builtin",
