@@ -28,6 +28,15 @@ def _no_caretaker_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OLLAMA_HOST", NO_OLLAMA)
 
 
+@pytest.fixture(autouse=True)
+def _no_remembered_model_info() -> None:
+    """What caretaker learnt of a model is remembered per process by (model, address); a later
+    test's scripted server may get an earlier one's port."""
+    from pytest_caretaker import models
+
+    models._INFO.clear()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _heal_modules_loaded() -> None:
     # In-process pytester runs restore sys.modules afterwards; a module first imported inside
