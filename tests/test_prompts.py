@@ -336,7 +336,6 @@ def test_check_folder_refuses_a_missing_folder(tmp_path: Path) -> None:
     [
         pytest.param({}, id="empty"),
         pytest.param({"README.md": "prompts", "system.txt": "x"}, id="no-j2"),
-        pytest.param({"other/system.j2": "x"}, id="j2-in-another-folder"),
     ],
 )
 def test_check_folder_refuses_a_folder_without_templates(
@@ -392,3 +391,15 @@ def test_caretakers_own_templates_render_with_the_samples(tools: bool) -> None:
         text = render(name, tools, **sample(name))
         assert text.strip()
         assert text.endswith("\n") and not text.endswith("\n\n")
+
+
+def test_check_folder_refuses_a_template_in_a_folder_caretaker_does_not_read(
+    tmp_path: Path,
+) -> None:
+    # Refused, not ignored: the user meant it to be used (here, a typo of tools/).
+    folder = write(tmp_path, {"tool/system.j2": "A typo'd strategy folder: {{ scope }}"})
+    with pytest.raises(PromptError) as raised:
+        check_folder(folder)
+    message = str(raised.value)
+    assert f"{folder}/tool/system.j2 is in a folder caretaker does not read" in message
+    assert "tools/ or text/" in message

@@ -134,10 +134,7 @@ def check_folder(folder: str) -> None:
     root = Path(folder)
     if not root.is_dir():
         raise PromptError(f"--heal-prompt {folder} is not a folder of templates")
-    found = sorted(
-        path.relative_to(root).as_posix()
-        for path in [*root.glob("*.j2"), *(p for s in STRATEGIES for p in root.glob(f"{s}/*.j2"))]
-    )
+    found = sorted(path.relative_to(root).as_posix() for path in root.rglob("*.j2"))
     if not found:
         raise PromptError(
             f"--heal-prompt {folder} has no templates; add any of system.j2, user.j2, "
@@ -147,6 +144,11 @@ def check_folder(folder: str) -> None:
     for relative in found:
         name = Path(relative).stem
         where = f"{folder}/{relative}"
+        if Path(relative).parent.as_posix() not in (".", *STRATEGIES):
+            raise PromptError(
+                f"{where} is in a folder caretaker does not read; templates go in {folder} "
+                f"itself or in its {' or '.join(s + '/' for s in STRATEGIES)}"
+            )
         if name not in VARIABLES:
             raise PromptError(
                 f"{where} is not a template caretaker uses; the templates are "
