@@ -221,7 +221,7 @@ class Info:
     context: int | None = None  # input tokens
     input_price: float | None = None  # US dollars per million tokens
     output_price: float | None = None
-    local: bool = False  # served on this machine or network: no price
+    local: bool = False  # served locally (Ollama, a server on this machine): no price
 
 
 _INFO: dict[tuple[str, str | None], Info] = {}
@@ -315,6 +315,7 @@ def listing(settings: Settings, env: Mapping[str, str]) -> str:
     else:
         lines.append(f"no model configured; caretaker would use {chain} ({chosen.reason})")
     rows: dict[str, str] = dict.fromkeys(chosen.models, "")  # model -> where it comes from
+    served_at: dict[str, str] = {}  # a model a server listed -> that server, to ask about it
     lines += ["", "Providers with a key in the environment (with no model configured, the first):"]
     found = keyed(env)
     for provider, variable in found:
@@ -333,6 +334,7 @@ def listing(settings: Settings, env: Mapping[str, str]) -> str:
         servers = [("Ollama", server_root(settings.api_base))]
         servers.append(("OpenAI-compatible server", settings.api_base))
     wait = PROBE_TIMEOUT if settings.api_base is None else SERVER_TIMEOUT
+    ollama_answered = False
     for kind, url in servers:
         if kind == "Ollama":
             names = ollama_models(url, wait)
@@ -341,29 +343,35 @@ def listing(settings: Settings, env: Mapping[str, str]) -> str:
             names = openai_models(url, wait)
             prefix = "openai/"
         if names is None:
-            if kind == "Ollama" or not any(r.startswith("Ollama at") for r in rows.values()):
+            # An Ollama root that answered as Ollama is not also OpenAI-compatible: no line.
+            if kind == "Ollama" or not ollama_answered:
                 lines.append(f"{kind} at {url}: not answering")
-            continue  # (an Ollama root that answered as Ollama is not also OpenAI-compatible)
+            continue
+        ollama_answered = ollama_answered or kind == "Ollama"
         lines.append(f"{kind} at {url}: {len(names)} model{'s' if len(names) != 1 else ''}")
         for name in names:
+            served_at.setdefault(prefix + name, url)
             if not rows.get(prefix + name):
                 rows[prefix + name] = f"{kind} at {url}"
     rows[BUILTIN] = "the model-free repairer"
     mark = "configured" if origin is not None else "chosen"
     for model in chosen.models:  # the chain in use, marked as such
         rows[model] = f"{rows[model]} ({mark})" if rows[model] else (origin or mark)
-    lines += ["", *_table(rows, chosen.api_base, env)]
+    addresses = {
+        model: served_at.get(model) or api_base_for(model, chosen.api_base, env)
+        for model in rows
+        if model != BUILTIN
+    }
+    lines += ["", *_table(rows, addresses)]
     return "\n".join(lines) + "\n"
 
 
-def _table(rows: Mapping[str, str], api_base: str | None, env: Mapping[str, str]) -> list[str]:
+def _table(rows: Mapping[str, str], addresses: Mapping[str, str | None]) -> list[str]:
+    """One row per model: ``rows`` gives where it comes from, ``addresses`` where to ask it."""
     head = ("model", "tools", "context", "$/M in", "$/M out", "from")
     body = []
     for model, origin in rows.items():
-        root = api_base_for(model, api_base, env)
-        if model.startswith(OLLAMA_PREFIXES) and origin.startswith("Ollama at "):
-            root = origin.removeprefix("Ollama at ").split(" (")[0]
-        described = info(model, root if model != BUILTIN else None)
+        described = info(model, addresses.get(model))
         body.append(
             (
                 model,
