@@ -27,10 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from pytest_caretaker import mutate
-from pytest_caretaker.localize import SourceFile
-from pytest_caretaker.trials import Trials
-from pytest_caretaker.verify import Runner
+from pytest_caretaker.builtin import mutate
+from pytest_caretaker.project.localize import SourceFile
+from pytest_caretaker.verify.runner import Runner
+from pytest_caretaker.verify.trials import Trials
 
 ROOT = Path(__file__).resolve().parent.parent
 BUGS = ROOT / "examples" / "bugs"

@@ -6,7 +6,7 @@
    OpenAI-compatible server answering at once (zero latency): the difference is what caretaker
    itself costs for one heal (traced rerun, prompt, verification, report).
 2. Verification cost per candidate: the warm fork server against a fresh interpreter per run
-   (`python -m pytest_caretaker.worker`, the same as a plain `python -m pytest <id>` plus the
+   (`python -m pytest_caretaker.verify.worker`, the same as a plain `python -m pytest <id>` plus the
    in-memory patch), as medians and their ratio.
 """
 
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from pytest_caretaker.testing import ScriptedServer, tool_call
-from pytest_caretaker.verify import Runner
+from pytest_caretaker.verify.runner import Runner
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXED = (

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_caretaker.testing import Scripted, ScriptedServer, text, tool_call
-from pytest_caretaker.verify import Runner
+from pytest_caretaker.verify.runner import Runner
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]

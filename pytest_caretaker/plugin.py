@@ -163,7 +163,7 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """--heal-models: print what can be used here, and exit (like --fixtures or --markers)."""
     if not config.getoption("heal_models"):
         return None
-    from pytest_caretaker.models import listing
+    from pytest_caretaker.llm.models import listing
 
     sys.stdout.write(listing(settings_of(config), os.environ))
     sys.stdout.flush()
@@ -237,10 +237,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):  # a pytest-xdist worker records; the controller heals
         config.pluginmanager.register(WorkerRecorder(config, settings), SESSION_NAME)
         return
-    from pytest_caretaker.models import choose
+    from pytest_caretaker.llm.models import choose
 
     if settings.prompt_dir is not None:
-        from pytest_caretaker.prompts import PromptError, check_folder
+        from pytest_caretaker.llm.prompts import PromptError, check_folder
 
         try:
             check_folder(settings.prompt_dir)

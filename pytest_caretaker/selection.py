@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_caretaker.repair import HealResult
-from pytest_caretaker.rewrite import Applied, merge, unified_diff
-from pytest_caretaker.verify import Runner, judge
+from pytest_caretaker.apply.rewrite import Applied, merge, unified_diff
+from pytest_caretaker.repair.chain import HealResult
+from pytest_caretaker.verify.runner import Runner, judge
 
 
 @dataclass(frozen=True)

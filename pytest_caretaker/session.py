@@ -16,16 +16,17 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_caretaker import failures, report
-from pytest_caretaker.redact import Redactor
+from pytest_caretaker.record import failure as failures
+from pytest_caretaker.record.redact import Redactor
+from pytest_caretaker.report import summary as report
 from pytest_caretaker.settings import Settings
-from pytest_caretaker.verify import Runner
+from pytest_caretaker.verify.runner import Runner
 
 if TYPE_CHECKING:  # heal.py brings libcst; it is imported only once there is work
     from collections.abc import Sequence
 
-    from pytest_caretaker.heal import HealOutcome
-    from pytest_caretaker.rewrite import Applied
+    from pytest_caretaker.apply.rewrite import Applied
+    from pytest_caretaker.engine import HealOutcome
     from pytest_caretaker.selection import Fix
 
 
@@ -189,8 +190,8 @@ class HealSession(Recorder):
                 )
 
     def _heal(self, runner: Runner) -> None:
-        from pytest_caretaker.heal import heal_all
-        from pytest_caretaker.store import Memory
+        from pytest_caretaker.engine import heal_all
+        from pytest_caretaker.repair.memory import Memory
 
         terminal = self.config.pluginmanager.get_plugin("terminalreporter")
         quiet = self.config.get_verbosity() < 0

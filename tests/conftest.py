@@ -19,7 +19,7 @@ NO_OLLAMA = "127.0.0.1:9"
 def _no_caretaker_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """The developer's own configuration stays out of the tests: caretaker's variables, provider
     keys (which would choose a model) and a local Ollama."""
-    from pytest_caretaker.models import PROVIDERS
+    from pytest_caretaker.llm.models import PROVIDERS
 
     keys = {key for provider in PROVIDERS for key in provider.keys}
     for name in list(os.environ):
@@ -32,7 +32,7 @@ def _no_caretaker_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def _no_remembered_model_info() -> None:
     """What caretaker learnt of a model is remembered per process by (model, address); a later
     test's scripted server may get an earlier one's port."""
-    from pytest_caretaker import models
+    from pytest_caretaker.llm import models
 
     models._INFO.clear()
 
@@ -44,7 +44,7 @@ def _heal_modules_loaded() -> None:
     # returns nodes of the first import's classes (isinstance fails). Import them once, outside.
     import libcst.metadata  # noqa: F401
 
-    import pytest_caretaker.heal  # noqa: F401  (all of the heal pipeline)
+    import pytest_caretaker.engine  # noqa: F401  (all of the heal pipeline)
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,1 @@
+"""Apply edits to source bytes in memory with libcst, merge them, and show them as diffs."""

@@ -1,0 +1,247 @@
+"""Apply: replace exactly the named definitions with libcst; every other byte stays as it was.
+
+libcst keeps comments, blank lines, quotes, the encoding and the newline style of the file; the new
+definition takes the leading comments and blank lines of the one it replaces, and keeps its
+decorators unless the new source brings its own. Results are values: Applied or NotApplied.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from pytest_caretaker.llm.parse import Edit
+
+Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
+
+
+@dataclass(frozen=True)
+class Applied:
+    path: str
+    before: bytes
+    after: bytes
+
+
+@dataclass(frozen=True)
+class NotApplied:
+    reason: str
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, replacements: dict[str, cst.FunctionDef]) -> None:
+        super().__init__()
+        self.replacements = replacements
+        self.stack: list[str] = []
+        self.done: set[str] = set()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.stack.append(node.name.value)
+        return True
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        self.stack.pop()
+        return updated
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.stack.append(node.name.value)
+        return True
+
+    def leave_FunctionDef(
+        self, original: cst.FunctionDef, updated: cst.FunctionDef
+    ) -> cst.FunctionDef:
+        qualname = ".".join(self.stack)
+        self.stack.pop()
+        new = self.replacements.get(qualname)
+        if new is None or qualname in self.done:
+            return updated
+        self.done.add(qualname)
+        body, was = new.body, original.body
+        if isinstance(body, cst.IndentedBlock) and isinstance(was, cst.IndentedBlock):
+            # Lines after the last statement that libcst gives to the block (a whitespace-only
+            # line, a comment indented like the body): not part of the function the fix saw.
+            footer = body.footer or was.footer
+            new = new.with_changes(body=body.with_changes(footer=footer))
+        if new.decorators:
+            return new.with_changes(leading_lines=original.leading_lines)
+        return new.with_changes(
+            leading_lines=original.leading_lines,
+            decorators=original.decorators,
+            lines_after_decorators=original.lines_after_decorators,
+        )
+
+
+def _parse_def(source: str) -> cst.FunctionDef | None:
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return None
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            return statement
+    return None
+
+
+def apply_edits(path: str, before: bytes, edits: Sequence[Edit]) -> Applied | NotApplied:
+    """Apply every edit for one file to its original bytes."""
+    try:
+        module = cst.parse_module(before)
+    except cst.ParserSyntaxError as error:
+        return NotApplied(f"{path} could not be parsed: {error.message}")
+    replacements: dict[str, cst.FunctionDef] = {}
+    helpers: list[cst.FunctionDef] = []
+    imports: list[cst.SimpleStatementLine] = []
+    for edit in edits:
+        if edit.kind == "import":
+            try:
+                statement = cst.parse_statement(edit.source)
+            except cst.ParserSyntaxError:
+                return NotApplied(f"the import {edit.source.strip()!r} does not parse")
+            if isinstance(statement, cst.SimpleStatementLine):
+                imports.append(statement)
+            continue
+        node = _parse_def(edit.source)
+        if node is None:
+            return NotApplied(f"the new source of {edit.ref} is not a function definition")
+        if edit.kind == "helper":
+            helpers.append(node)
+        else:
+            replacements[edit.qualname] = node
+    transformer = _Replace(replacements)
+    updated = module.visit(transformer)
+    missing = sorted(set(replacements) - transformer.done)
+    if missing:
+        return NotApplied(f"{path} has no function {missing[0]} to replace")
+    updated = _add_statements(updated, helpers, imports, first_target=sorted(replacements))
+    try:
+        after = updated.bytes
+    except UnicodeEncodeError:
+        return NotApplied(
+            f"the fix uses characters that {path}'s encoding ({module.encoding}) lacks"
+        )
+    try:
+        compile(after, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as error:
+        return NotApplied(f"{path} does not compile after the edit: {error}")
+    return Applied(path, before, after)
+
+
+def _add_statements(
+    module: cst.Module,
+    helpers: Sequence[cst.FunctionDef],
+    imports: Sequence[cst.SimpleStatementLine],
+    first_target: Sequence[str],
+) -> cst.Module:
+    if not helpers and not imports:
+        return module
+    body = list(module.body)
+    existing = {module.code_for_node(s).strip() for s in body if _is_import(s)}
+    new_imports = [s for s in imports if module.code_for_node(s).strip() not in existing]
+    if helpers:
+        top_names = [name.split(".", 1)[0] for name in first_target]
+        at = next(
+            (
+                index
+                for index, statement in enumerate(body)
+                if isinstance(statement, (cst.FunctionDef, cst.ClassDef))
+                and statement.name.value in top_names
+            ),
+            len(body),
+        )
+        spaced = [h.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]) for h in helpers]
+        if at < len(body):
+            body[at : at + 1] = [*spaced, _two_blank_lines(body[at])]
+        else:
+            body.extend(spaced)
+    if new_imports:
+        at = 0
+        for index, statement in enumerate(body):
+            if _is_import(statement) or (index == 0 and _is_docstring(statement)):
+                at = index + 1
+        body[at:at] = new_imports
+    return module.with_changes(body=body)
+
+
+def _two_blank_lines(statement: Statement) -> Statement:
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        blank = [line for line in statement.leading_lines if line.comment is None]
+        if len(blank) < 2:
+            return statement.with_changes(
+                leading_lines=[cst.EmptyLine()] * (2 - len(blank)) + list(statement.leading_lines)
+            )
+    return statement
+
+
+def _is_import(statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(part, (cst.Import, cst.ImportFrom)) for part in statement.body
+    )
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def merge(path: str, before: bytes, afters: Sequence[bytes]) -> bytes | None:
+    """before with the changes of every version in afters, or None when they do not combine.
+
+    Each version's changes are its differing line ranges against before. Identical changes count
+    once; two changes of overlapping lines, or two insertions at one place, do not combine, and
+    neither does a result that does not compile.
+    """
+    lines = before.splitlines(keepends=True)
+    changes: dict[tuple[int, int], list[bytes]] = {}
+    for after in afters:
+        new = after.splitlines(keepends=True)
+        matcher = difflib.SequenceMatcher(None, lines, new, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                continue
+            if changes.setdefault((i1, i2), new[j1:j2]) != new[j1:j2]:
+                return None  # the same lines changed two ways
+    ranges = sorted(changes)
+    for (a1, a2), (b1, b2) in itertools.pairwise(ranges):
+        if b1 < a2 or (b1 == a2 and (a1 == a2 or b1 == b2)):
+            return None  # overlapping, or an insertion where the other change starts or ends
+    out: list[bytes] = []
+    at = 0
+    for i1, i2 in ranges:
+        out += lines[at:i1] + changes[(i1, i2)]
+        at = i2
+    merged = b"".join(out + lines[at:])
+    if path.endswith(".py"):
+        try:
+            compile(merged, path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return None
+    return merged
+
+
+def unified_diff(applied: Applied) -> bytes:
+    """A diff that ``git apply`` accepts, in the file's own bytes (encoding and newlines kept)."""
+    path = applied.path.encode("utf-8")
+    lines = difflib.diff_bytes(
+        difflib.unified_diff,
+        applied.before.splitlines(keepends=True),
+        applied.after.splitlines(keepends=True),
+        b"a/" + path,
+        b"b/" + path,
+        n=3,
+    )
+    out = [b"diff --git a/" + path + b" b/" + path + b"\n"]
+    for index, line in enumerate(lines):
+        if index < 2:  # the ---/+++ header; a content line may start with -- or ++ too
+            out.append(line.rstrip(b"\r\n") + b"\n")
+        elif line.endswith(b"\n"):
+            out.append(line)
+        else:
+            out.append(line + b"\n\\ No newline at end of file\n")
+    return b"".join(out)

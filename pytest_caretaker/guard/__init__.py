@@ -1,0 +1,1 @@
+"""Refuse a candidate before anything runs: outside the scope, or weakening a test."""

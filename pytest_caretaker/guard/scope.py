@@ -1,0 +1,58 @@
+"""Guard: refuse edits outside the scope or outside the project, before anything is applied.
+
+Each reason is a sentence the model can act on in its next attempt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container, Sequence
+from pathlib import Path
+
+from pytest_caretaker.llm.parse import Edit
+from pytest_caretaker.settings import Scope
+
+SCOPE_HINT = {
+    "code": "rerun with --heal-scope=tests to let caretaker edit tests",
+    "tests": "rerun with --heal-scope=code to let caretaker edit the code under test",
+}
+
+
+def fence(rel: str, root: Path) -> str | None:
+    """Why rel may not be edited at all (outside the project, not Python, a library), or None."""
+    if not rel:
+        return "the edit names no file"
+    candidate = Path(rel)
+    if candidate.is_absolute() or ".." in candidate.parts:
+        return f"{rel} is outside the project; edit files under {root.name}/ only"
+    if candidate.suffix != ".py":
+        return f"{rel} is not a Python file; only .py files may be edited"
+    if any(part in ("site-packages", "dist-packages") for part in candidate.parts):
+        return f"{rel} belongs to an installed library, not to the project"
+    resolved = (root / candidate).resolve()
+    try:
+        resolved.relative_to(root.resolve())
+    except ValueError:
+        return f"{rel} leads outside the project through a link"
+    if not resolved.is_file():
+        return f"{rel} does not exist; edit one of the functions you were shown"
+    return None
+
+
+def check(edits: Sequence[Edit], scope: Scope, root: Path, tests: Container[str]) -> str | None:
+    """The first reason to refuse these edits, or None when they may be applied."""
+    for edit in edits:
+        reason = fence(edit.path, root)
+        if reason is not None:
+            return reason
+        is_test = edit.path in tests
+        if scope == "code" and is_test:
+            return (
+                f"the fix edits test code ({edit.path}), but tests are the specification; "
+                f"fix the code under test instead ({SCOPE_HINT['code']})"
+            )
+        if scope == "tests" and not is_test:
+            return (
+                f"the fix edits {edit.path}, which is not a test file; "
+                f"only tests may change ({SCOPE_HINT['tests']})"
+            )
+    return None

@@ -1,0 +1,251 @@
+"""Ask: the one module that talks to litellm, imported only when a model call is about to happen.
+
+Every fault (network, status, bad body, empty or oversized reply) becomes a ModelError with a
+one-line reason. Retries are caretaker's own: a bounded number, on rate limits and server errors
+only, waiting what the provider's Retry-After asks when that is within MAX_WAIT.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import json
+import os
+import time
+import warnings
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_caretaker.llm.prompts import TOOL, TOOL_NAME
+
+#: Seconds one model request may take before it counts as failed (--heal-model-timeout).
+REQUEST_TIMEOUT = 120.0
+#: Further tries after a rate limit (429) or a server error (5xx); never after a timeout.
+RETRIES = 2
+#: The longest wait between tries; a Retry-After beyond it ends the call at once.
+MAX_WAIT = 30.0
+#: The first wait when the provider does not say how long to wait; doubled for each retry.
+BACKOFF = 0.5
+#: Characters of reply caretaker reads; a longer reply is refused, not parsed.
+MAX_REPLY = 200_000
+#: Characters of a rejected reply repeated to the model in the next attempt's conversation.
+MAX_CANDIDATE = 12_000
+
+
+class ModelError(Exception):
+    """A model call that produced nothing usable; str() is the one-line reason."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    model: str
+    text: str
+    tool_arguments: tuple[str, ...]  # raw JSON strings of propose_fix calls
+    tool_call_ids: tuple[str, ...]
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    seconds: float = 0.0
+    truncated: bool = False  # the model stopped at its output limit (finish_reason "length")
+    raw_tool_calls: tuple[dict[str, Any], ...] = field(default=(), compare=False)
+
+    def as_message(self, limit: int = MAX_CANDIDATE) -> dict[str, Any]:
+        """The reply as an assistant message for the conversation history, each part cut to
+        ``limit`` characters (tool arguments stay valid JSON)."""
+        text = self.text
+        if len(text) > limit:
+            text = f"{text[:limit]}\n… ({len(text) - limit:,} more characters not repeated)"
+        message: dict[str, Any] = {"role": "assistant", "content": text or None}
+        calls = []
+        for call in self.raw_tool_calls:
+            arguments = call["function"]["arguments"]
+            if len(arguments) > limit:
+                arguments = json.dumps({"note": f"{len(arguments):,} characters, not repeated"})
+            calls.append({**call, "function": {**call["function"], "arguments": arguments}})
+        if calls:
+            message["tool_calls"] = calls
+        return message
+
+
+def litellm() -> Any:
+    # Never reach the network for litellm's price table at import time.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # In its default "DEV" mode litellm loads a .env file into os.environ when imported, found by
+    # searching upward from its own files: with a virtualenv inside the project that is the
+    # project's .env, whose values would then flow into every verification run.
+    os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+    with quiet():
+        import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """litellm's own warnings (pydantic schema notes) are not the user's: keep them out of the
+    run's warnings summary."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def preload() -> None:
+    """Import litellm ahead of the first call (from a thread, while other work goes on)."""
+    with contextlib.suppress(Exception):
+        litellm()
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    name = type(error).__name__
+    for prefix in ("litellm.", "OpenAIException - ", f"{name}: "):
+        text = text.replace(prefix, "")
+    if len(text) > 200:
+        text = text[:197] + "..."
+    return f"{name}: {text}" if text else name
+
+
+def ask(
+    model: str,
+    messages: Sequence[dict[str, Any]],
+    api_base: str | None,
+    tools: bool,
+    timeout: float = REQUEST_TIMEOUT,
+) -> Reply:
+    module = litellm()
+    kwargs: dict[str, Any] = {
+        "model": model,
+        "messages": list(messages),
+        "timeout": timeout,
+        # Retries are ours (below): litellm's need the optional tenacity package, and the
+        # OpenAI client's would hide the provider's Retry-After from us.
+        "num_retries": 0,
+        "max_retries": 0,
+        "temperature": 0,
+        # A model that refuses a parameter (temperature on reasoning models) is asked without it.
+        "drop_params": True,
+    }
+    if api_base:
+        kwargs["api_base"] = api_base
+        if model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+            kwargs["api_key"] = "no-key-needed"  # local OpenAI-compatible servers ignore it
+    if tools:
+        kwargs["tools"] = [TOOL]
+        # litellm 1.106 imports its optional MCP extra for any call with tools unless told that
+        # no MCP tools are involved; the flag is consumed by litellm and never sent.
+        kwargs["_skip_mcp_handler"] = True
+    started = time.monotonic()
+    for retry in range(RETRIES + 1):
+        sent = time.monotonic()
+        try:
+            with quiet():
+                response = module.completion(**kwargs)
+            break
+        except Exception as error:  # litellm raises many types; each ends as a reason
+            reason = _one_line(error)
+            # litellm reports a timeout as Timeout, APIConnectionError or even a 500 depending on
+            # where it happened; the clock says what it was. A timeout is never retried.
+            if time.monotonic() - sent >= 0.95 * timeout or "timed out" in reason.lower():
+                raise ModelError(
+                    f"Timeout: the model did not answer within {timeout:g} s (--heal-model-timeout)"
+                ) from None
+            if type(error).__name__ == "ContextWindowExceededError":
+                raise ModelError(
+                    "the prompt does not fit the model's context window "
+                    f"(ContextWindowExceededError: {reason.split(': ', 1)[-1][:120]})"
+                ) from None
+            if not _retryable(error):
+                raise ModelError(reason) from None
+            if retry == RETRIES:
+                raise ModelError(f"{reason} ({RETRIES + 1} tries)") from None
+            wait = retry_after(error)
+            if wait is None:
+                wait = BACKOFF * 2**retry
+            elif wait > MAX_WAIT:
+                raise ModelError(
+                    f"{reason}; the provider asks to wait {wait:g} s, longer than caretaker "
+                    f"waits ({MAX_WAIT:g} s)"
+                ) from None
+            time.sleep(wait)
+    seconds = time.monotonic() - started
+    return _reply(model, response, seconds)
+
+
+def _retryable(error: BaseException) -> bool:
+    """A rate limit or a server error; not a timeout, a refused connection or a client error."""
+    if type(error).__name__ in ("Timeout", "APIConnectionError", "APITimeoutError"):
+        return False
+    status = getattr(error, "status_code", None)
+    return isinstance(status, int) and (status == 429 or 500 <= status <= 599)
+
+
+def retry_after(error: BaseException) -> float | None:
+    """Seconds the provider asked to wait (Retry-After: seconds or an HTTP date), if it did."""
+    headers = getattr(error, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(getattr(error, "response", None), "headers", None)
+    value = headers.get("retry-after") if headers is not None else None
+    if not value:
+        return None
+    value = str(value).strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _reply(model: str, response: Any, seconds: float) -> Reply:
+    try:
+        message = response.choices[0].message
+    except (AttributeError, IndexError) as error:
+        raise ModelError(f"the model's response had no message ({error})") from None
+    text = message.content or ""
+    if not isinstance(text, str):
+        raise ModelError("the model's reply content is not text")
+    arguments: list[str] = []
+    ids: list[str] = []
+    raw: list[dict[str, Any]] = []
+    for call in getattr(message, "tool_calls", None) or ():
+        function = call.function
+        if function.name != TOOL_NAME:
+            continue
+        arguments.append(function.arguments or "")
+        ids.append(call.id)
+        raw.append(
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": function.name, "arguments": function.arguments or ""},
+            }
+        )
+    size = len(text) + sum(len(a) for a in arguments)
+    if size > MAX_REPLY:
+        raise ModelError(
+            f"the model's reply is {size:,} characters, more than caretaker reads ({MAX_REPLY:,})"
+        )
+    truncated = getattr(response.choices[0], "finish_reason", None) == "length"
+    if not text.strip() and not arguments:
+        if truncated:
+            raise ModelError("the model stopped at its output limit before replying")
+        raise ModelError("the model returned an empty reply")
+    usage = getattr(response, "usage", None)
+    hidden = getattr(response, "_hidden_params", None) or {}
+    return Reply(
+        model=model,
+        text=text,
+        tool_arguments=tuple(arguments),
+        tool_call_ids=tuple(ids),
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        cost=float(hidden.get("response_cost") or 0.0),
+        seconds=seconds,
+        truncated=truncated,
+        raw_tool_calls=tuple(raw),
+    )

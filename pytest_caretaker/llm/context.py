@@ -1,0 +1,116 @@
+"""Context: the prompt material for one failure, within a size budget.
+
+Function-level, not whole files: the failing test, the ranked candidate functions in full with the
+lines that failed, the error and pytest's report, captured output, and the imports of the files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from pytest_caretaker.project.localize import Candidate, Sources
+from pytest_caretaker.record.failure import Failure
+
+#: About 4 characters a token: 32,000 characters keep a prompt near 8,000 tokens.
+DEFAULT_BUDGET = 32_000
+MAX_FUNCTION = 8_000
+MAX_FUNCTIONS = 6
+
+
+@dataclass(frozen=True)
+class FunctionContext:
+    ref: str
+    path: str
+    qualname: str
+    editable: bool
+    is_test: bool
+    code: str
+    failed_lines: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True)
+class Context:
+    test_id: str
+    error: str
+    report: str
+    output: str
+    locals: tuple[tuple[str, str], ...]
+    functions: tuple[FunctionContext, ...]
+    imports: tuple[tuple[str, tuple[str, ...]], ...]
+
+    def as_vars(self) -> dict[str, object]:
+        return {
+            "test_id": self.test_id,
+            "error": self.error,
+            "report": self.report,
+            "output": self.output,
+            "locals": self.locals,
+            "functions": self.functions,
+            "imports": self.imports,
+        }
+
+
+def build(
+    failure: Failure,
+    candidates: Sequence[Candidate],
+    sources: Sources,
+    editable: Callable[[Candidate], bool],
+    budget: int = DEFAULT_BUDGET,
+) -> Context:
+    # A small window (a local model's) gets the end of the report and output, where the error is.
+    report = _tail(failure.longrepr, budget // 3)
+    output = _tail(failure.output, budget // 6)
+    used = len(report) + len(output)
+    functions: list[FunctionContext] = []
+    for candidate in candidates:
+        if len(functions) >= MAX_FUNCTIONS:
+            break
+        source = sources.get(candidate.path)
+        definition = source.find(candidate.qualname) if source is not None else None
+        if source is None or definition is None:
+            continue
+        code = source.source_of(definition)
+        if len(code) > MAX_FUNCTION or (used + len(code) > budget and functions):
+            continue
+        used += len(code)
+        failed = tuple(
+            (line, source.lines[line - 1].strip())
+            for line in candidate.failed_lines
+            if 0 < line <= len(source.lines)
+        )
+        functions.append(
+            FunctionContext(
+                candidate.ref,
+                candidate.path,
+                candidate.qualname,
+                editable(candidate),
+                candidate.is_test,
+                code,
+                failed,
+            )
+        )
+    imports: list[tuple[str, tuple[str, ...]]] = []
+    for path in dict.fromkeys(f.path for f in functions):
+        source = sources.get(path)
+        if source is not None:
+            lines = tuple(line for line in source.lines if line.startswith(("import ", "from ")))[
+                :30
+            ]
+            imports.append((path, lines))
+    innermost = failure.innermost
+    return Context(
+        test_id=failure.nodeid,
+        error=f"{failure.exc_type}: {failure.message}".strip(),
+        report=report,
+        output=output,
+        locals=innermost.locals if innermost is not None else (),
+        functions=tuple(functions),
+        imports=tuple(imports),
+    )
+
+
+def _tail(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return "… (cut)\n" + text[-limit:]

@@ -1,0 +1,200 @@
+"""Prompt templates (Jinja2 files beside this module) and the tool schema offered to models.
+
+One folder of templates per strategy (``tools/``, ``text/``), chosen by what the model can do;
+the rules every model must follow live in one shared template, rules.j2, included by both
+system prompts, and the failure material in user.j2. ``--heal-prompt DIR`` puts a user's folder
+in front: its ``tools/x.j2`` or ``text/x.j2``, else its ``x.j2``, else caretaker's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+TOOL_NAME = "propose_fix"
+
+TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": TOOL_NAME,
+        "description": "Propose a fix: the complete new source of each function it changes.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "explanation": {
+                    "type": "string",
+                    "description": "One short paragraph: the cause of the failure and the fix.",
+                },
+                "edits": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "path": {"type": "string", "description": "File, as shown"},
+                            "function": {
+                                "type": "string",
+                                "description": "Qualified name of the function replaced",
+                            },
+                            "code": {
+                                "type": "string",
+                                "description": "The complete new definition",
+                            },
+                        },
+                        "required": ["path", "function", "code"],
+                    },
+                },
+            },
+            "required": ["explanation", "edits"],
+        },
+    },
+}
+
+
+class PromptError(Exception):
+    """A prompt template that cannot be used; str() says which and what to do."""
+
+
+#: Strategies, each a folder of templates: tool calling, and a plain-text block format for models
+#: without it. A template missing from a strategy's folder is taken from the shared ones.
+STRATEGIES = ("tools", "text")
+
+#: The variables each template is rendered with (documented in the README). rules.j2 is
+#: included by system.j2 and sees the same ones.
+VARIABLES: dict[str, frozenset[str]] = {
+    "system": frozenset({"scope", "tools", "tool_name"}),
+    "rules": frozenset({"scope", "tools", "tool_name"}),
+    "user": frozenset(
+        {
+            *("test_id", "error", "report", "output", "locals", "functions", "imports"),
+            *("tools", "tool_name"),
+        }
+    ),
+    "retry": frozenset({"reason", "detail", "attempt", "tools", "tool_name"}),
+}
+
+
+@cache
+def _environment(folder: str | None) -> Any:
+    import jinja2
+
+    package = jinja2.PackageLoader("pytest_caretaker.llm", "prompts")
+    loader: Any = package
+    if folder is not None:
+        loader = jinja2.ChoiceLoader([jinja2.FileSystemLoader(folder), package])
+    return jinja2.Environment(
+        loader=loader,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def _names(name: str, tools: bool) -> list[str]:
+    """Where a template is looked up, in order: the strategy's folder, then the shared one."""
+    return [f"{'tools' if tools else 'text'}/{name}.j2", f"{name}.j2"]
+
+
+def _choose(name: str, tools: bool, folder: str | None) -> str:
+    """The template to use: the user's folder first (strategy, then shared), then caretaker's."""
+    candidates = _names(name, tools)
+    if folder is not None:
+        for candidate in candidates:
+            if (Path(folder) / candidate).is_file():
+                return candidate
+    for candidate in candidates:
+        if (Path(__file__).parent / candidate).is_file():
+            return candidate
+    raise PromptError(f"no template {name}.j2")  # caretaker's own folder always has one
+
+
+def render(name: str, tools: bool, folder: str | None = None, **variables: object) -> str:
+    """Render a template for a model with or without tool calling (``tools``)."""
+    import jinja2
+
+    chosen = _choose(name, tools, folder)
+    values = {"tools": tools, "tool_name": TOOL_NAME, **variables}
+    try:
+        text = _environment(folder).get_template(chosen).render(**values)
+    except Exception as error:  # a template is code: any error it raises is the template's
+        where = f"{folder}/{chosen}" if folder is not None else chosen
+        kind = "" if isinstance(error, jinja2.TemplateError) else f"{type(error).__name__}: "
+        raise PromptError(f"the prompt template {where} failed: {kind}{error}") from None
+    return str(text).strip() + "\n"
+
+
+def check_folder(folder: str) -> None:
+    """Check a --heal-prompt folder before the run: every template in it is one caretaker
+    renders, parses, uses only the variables caretaker provides, and renders with sample values.
+    Raises PromptError naming the file and what to do."""
+    import jinja2
+    import jinja2.meta
+
+    root = Path(folder)
+    if not root.is_dir():
+        raise PromptError(f"--heal-prompt {folder} is not a folder of templates")
+    found = sorted(path.relative_to(root).as_posix() for path in root.rglob("*.j2"))
+    if not found:
+        raise PromptError(
+            f"--heal-prompt {folder} has no templates; add any of system.j2, user.j2, "
+            "retry.j2, rules.j2 (or tools/… and text/… for one strategy)"
+        )
+    environment = _environment(str(root))
+    for relative in found:
+        name = Path(relative).stem
+        where = f"{folder}/{relative}"
+        if Path(relative).parent.as_posix() not in (".", *STRATEGIES):
+            raise PromptError(
+                f"{where} is in a folder caretaker does not read; templates go in {folder} "
+                f"itself or in its {' or '.join(s + '/' for s in STRATEGIES)}"
+            )
+        if name not in VARIABLES:
+            raise PromptError(
+                f"{where} is not a template caretaker uses; the templates are "
+                f"{', '.join(n + '.j2' for n in VARIABLES)}"
+            )
+        source = (root / relative).read_text(encoding="utf-8")
+        try:
+            parsed = environment.parse(source)
+        except jinja2.TemplateSyntaxError as error:
+            raise PromptError(f"{where} line {error.lineno}: {error.message}") from None
+        unknown = sorted(jinja2.meta.find_undeclared_variables(parsed) - VARIABLES[name])
+        if unknown:
+            raise PromptError(
+                f"{where} uses {', '.join(unknown)}, which caretaker does not provide; "
+                f"{name}.j2 gets {', '.join(sorted(VARIABLES[name]))}"
+            )
+    for name in ("system", "user", "retry"):
+        for tools in (True, False):
+            try:
+                render(name, tools, str(root), **SAMPLE[name])
+            except PromptError as error:
+                raise PromptError(f"{error} (with sample values; see the README)") from None
+
+
+@dataclass(frozen=True)
+class _SampleFunction:
+    ref: str = "pkg/calc.py::mean"
+    path: str = "pkg/calc.py"
+    qualname: str = "mean"
+    editable: bool = True
+    is_test: bool = False
+    code: str = "def mean(values):\n    return sum(values) / (len(values) - 1)\n"
+    failed_lines: tuple[tuple[int, str], ...] = ((2, "return sum(values) / (len(values) - 1)"),)
+
+
+#: Values of every variable, for checking a user's templates before the run.
+SAMPLE: dict[str, dict[str, object]] = {
+    "system": {"scope": "code"},
+    "user": {
+        "test_id": "tests/test_calc.py::test_mean",
+        "error": "AssertionError: assert 3.0 == 2.0",
+        "report": "E   assert 3.0 == 2.0",
+        "output": "",
+        "locals": (("values", "[1, 2, 3]"),),
+        "functions": (_SampleFunction(),),
+        "imports": (("pkg/calc.py", ("import math",)),),
+    },
+    "retry": {"reason": "still fails", "detail": "E   assert 2.5 == 2.0", "attempt": 1},
+}

@@ -1,0 +1,1 @@
+"""What caretaker knows of the user's code: its files, and which functions may hold a bug."""

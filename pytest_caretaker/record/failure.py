@@ -1,0 +1,174 @@
+"""Record: what a failed test left behind, as plain frozen data.
+
+Runs inside pytest_runtest_makereport for failed phases only, so it must stay cheap: no source
+parsing, no subprocess; localization happens after the run.
+"""
+
+from __future__ import annotations
+
+import os
+import sysconfig
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from pytest_caretaker.record.redact import Redactor, secret_name
+
+MAX_LONGREPR = 6_000
+MAX_OUTPUT = 2_000
+MAX_LOCALS = 12
+MAX_LOCAL_REPR = 160
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One traceback entry inside the project."""
+
+    path: str  # relative to the root, with forward slashes
+    lineno: int  # 1-based
+    name: str  # the code object's name; localize maps it to a qualified name
+    locals: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Failure:
+    nodeid: str
+    when: str  # "setup" or "call"
+    path: str  # the test's file, relative to the root
+    exc_type: str
+    message: str
+    longrepr: str
+    frames: tuple[Frame, ...]  # outermost first, project frames only
+    output: str = ""
+
+    @property
+    def innermost(self) -> Frame | None:
+        return self.frames[-1] if self.frames else None
+
+
+def _library_roots() -> tuple[str, ...]:
+    keys = ("stdlib", "platstdlib", "purelib", "platlib")
+    roots = {os.path.realpath(sysconfig.get_paths()[key]) for key in keys}
+    roots.add(os.path.realpath(Path(__file__).parents[1]))  # caretaker's own package
+    return tuple(sorted(roots))
+
+
+_LIBRARY_ROOTS = _library_roots()
+
+
+def project_relpath(filename: str, root: Path) -> str | None:
+    """The canonical path of filename relative to root when it is the project's own code, else None.
+
+    Links are resolved first: an editable install may serve the project through a tree of
+    symlinks, and a fix must name the file that really holds the code. root must be resolved.
+    """
+    if not filename or filename.startswith("<"):
+        return None
+    path = os.path.realpath(os.path.join(root, filename))
+    if "site-packages" in path or "dist-packages" in path or path.startswith(_LIBRARY_ROOTS):
+        return None
+    try:
+        return Path(path).relative_to(root).as_posix()
+    except ValueError:
+        return None
+
+
+def safe_repr(name: str, value: object, redactor: Redactor | None = None) -> str:
+    """A short repr of a local, redacted before it is cut (a cut secret would no longer match);
+    a secret-looking name hides the value and teaches it to the redactor."""
+    if secret_name(name):
+        if redactor is not None:
+            redactor.remember(value, f"value of local {name}")
+        return "<redacted: name looks like a secret>"
+    try:
+        text = repr(value)
+    except Exception as error:  # a user's __repr__ may raise anything
+        return f"<repr failed: {type(error).__name__}>"
+    if redactor is not None:
+        text = redactor(text)
+    if len(text) > MAX_LOCAL_REPR:
+        text = text[: MAX_LOCAL_REPR - 3] + "..."
+    return text
+
+
+def _visible(f_locals: dict[str, Any]) -> list[tuple[str, Any]]:
+    return [(name, value) for name, value in f_locals.items() if not name.startswith("@")]
+
+
+def project_frames(
+    tb: TracebackType | None, root: Path, redactor: Redactor | None = None
+) -> tuple[Frame, ...]:
+    entries: list[tuple[str, int, str, list[tuple[str, Any]]]] = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        rel = project_relpath(code.co_filename, root)
+        if rel is not None:
+            entries.append((rel, tb.tb_lineno, code.co_name, _visible(tb.tb_frame.f_locals)))
+        tb = tb.tb_next
+    if redactor is not None:  # first learn every secret of every frame, then show the rest
+        for *_, items in entries:
+            for name, value in items:
+                if secret_name(name):
+                    redactor.remember(value, f"value of local {name}")
+    return tuple(
+        Frame(
+            rel,
+            lineno,
+            name,
+            tuple((key, safe_repr(key, value, redactor)) for key, value in items[:MAX_LOCALS]),
+        )
+        for rel, lineno, name, items in entries
+    )
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    head = limit // 3
+    return text[:head] + "\n[... truncated ...]\n" + text[-(limit - head) :]
+
+
+def record(
+    nodeid: str,
+    when: str,
+    test_path: Path,
+    exc: BaseException,
+    longrepr: str,
+    output: str,
+    root: Path,
+    redactor: Redactor | None = None,
+) -> Failure:
+    """The failure as data, with every secret the redactor knows or recognises removed."""
+    redactor = redactor if redactor is not None else Redactor(os.environ)
+    frames = project_frames(exc.__traceback__, root, redactor)  # first: it learns the secrets
+    rel = project_relpath(str(test_path), root) or test_path.name
+    try:
+        message = str(exc) or ("assert" if isinstance(exc, AssertionError) else "")
+    except Exception as error:  # a user's __str__ may raise anything
+        message = f"<str() failed: {type(error).__name__}>"
+    return Failure(
+        nodeid=nodeid,
+        when=when,
+        path=rel,
+        exc_type=type(exc).__qualname__,
+        message=_clip(redactor(message), 1_000),
+        longrepr=_clip(redactor(longrepr), MAX_LONGREPR),
+        frames=frames,
+        output=_clip(redactor(output), MAX_OUTPUT),
+    )
+
+
+def to_data(failure: Failure) -> dict[str, Any]:
+    """The failure as JSON-able data (a pytest-xdist worker sends it to the controller)."""
+    return asdict(failure)
+
+
+def from_data(data: dict[str, Any]) -> Failure:
+    frames = tuple(
+        Frame(
+            f["path"], int(f["lineno"]), f["name"], tuple((str(n), str(v)) for n, v in f["locals"])
+        )
+        for f in data["frames"]
+    )
+    return Failure(**{**data, "frames": frames})

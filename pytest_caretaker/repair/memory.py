@@ -1,0 +1,137 @@
+"""Remember: verified fixes kept in pytest's cache, so the same failure is healed without a model.
+
+A fix is remembered under its failure's signature (test id and exception type) together with a
+digest of the source of every function it replaced. It is recalled only while those functions
+still read exactly as they did (after ``git revert`` of the fix, say), and a recalled fix is
+verified again like any other candidate before it is used. ``pytest --cache-clear`` forgets it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pytest_caretaker.llm.parse import Edit
+from pytest_caretaker.project.localize import Sources
+from pytest_caretaker.record.failure import Failure
+
+KEY = "caretaker/fixes"
+PER_FAILURE = 3  # fixes kept per failure signature, newest first
+MAX_FAILURES = 200
+
+
+class Cache(Protocol):
+    """What pytest's ``config.cache`` offers."""
+
+    def get(self, key: str, default: Any) -> Any: ...
+    def set(self, key: str, value: object) -> None: ...
+
+
+@dataclass(frozen=True)
+class Remembered:
+    edits: tuple[Edit, ...]
+    explanation: str
+    model: str  # the model that first found it
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def signature(failure: Failure) -> str:
+    return _digest(f"{failure.nodeid}\0{failure.exc_type}")
+
+
+def _function_digests(edits: Sequence[Edit], sources: Sources) -> dict[str, str] | None:
+    """The digest of each replaced function's current source; None when one is missing."""
+    digests: dict[str, str] = {}
+    for edit in edits:
+        if edit.kind != "replace":
+            continue
+        source = sources.get(edit.path)
+        definition = source.find(edit.qualname) if source is not None else None
+        if source is None or definition is None:
+            return None
+        digests[edit.ref] = _digest(source.source_of(definition))
+    return digests
+
+
+def _valid(entry: object) -> bool:
+    """Whether a cached entry has the shape remember() writes (a damaged cache is ignored)."""
+    if not isinstance(entry, dict):
+        return False
+    edits, functions = entry.get("edits"), entry.get("functions")
+    return (
+        isinstance(edits, list)
+        and bool(edits)
+        and all(
+            isinstance(fields, list)
+            and len(fields) == 4
+            and all(isinstance(field, str) for field in fields)
+            and fields[0] in ("replace", "helper", "import")
+            for fields in edits
+        )
+        and isinstance(functions, dict)
+        and isinstance(entry.get("explanation"), str)
+        and isinstance(entry.get("model"), str)
+    )
+
+
+_LOCK = threading.Lock()
+
+
+class Memory:
+    def __init__(self, cache: Cache | None) -> None:
+        self.cache = cache
+        self.entries: dict[str, list[dict[str, Any]]] = {}
+        if cache is not None:
+            stored = cache.get(KEY, {})
+            if isinstance(stored, dict):  # anything else was not written by this version
+                self.entries = {
+                    key: [entry for entry in value if _valid(entry)]
+                    for key, value in stored.items()
+                    if isinstance(key, str) and isinstance(value, list)
+                }
+        self.changed = False
+
+    def recall(self, failure: Failure, sources: Sources) -> list[Remembered]:
+        """Remembered fixes for this failure whose functions still read as they did."""
+        found: list[Remembered] = []
+        for entry in self.entries.get(signature(failure), []):
+            edits = tuple(Edit(*fields) for fields in entry["edits"])
+            if _function_digests(edits, sources) == entry["functions"]:
+                found.append(Remembered(edits, entry["explanation"], entry["model"]))
+        return found
+
+    def remember(
+        self,
+        failure: Failure,
+        edits: Sequence[Edit],
+        explanation: str,
+        model: str,
+        sources: Sources,
+    ) -> None:
+        functions = _function_digests(edits, sources)
+        if self.cache is None or not edits or functions is None:
+            return
+        entry = {
+            "edits": [[e.kind, e.path, e.qualname, e.source] for e in edits],
+            "explanation": explanation,
+            "model": model,
+            "functions": functions,
+        }
+        key = signature(failure)
+        with _LOCK:  # repairs run in threads
+            kept = [o for o in self.entries.pop(key, []) if o.get("edits") != entry["edits"]]
+            self.entries[key] = [entry, *kept][:PER_FAILURE]  # re-inserted: newest last
+            while len(self.entries) > MAX_FAILURES:
+                del self.entries[next(iter(self.entries))]
+            self.changed = True
+
+    def save(self) -> None:
+        if self.cache is not None and self.changed:
+            self.cache.set(KEY, self.entries)
+            self.changed = False

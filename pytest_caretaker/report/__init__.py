@@ -1,0 +1,2 @@
+"""What the user sees: the summary, the transcripts, and the files caretaker leaves under
+``.caretaker/``."""

@@ -1,0 +1,154 @@
+"""Report: the header line, the ``caretaker`` summary section, and the patch file of verified fixes.
+
+The patch file is the only thing ``--heal`` writes, under ``.caretaker/`` at the root, which gets a
+``.gitignore`` of its own so it never shows up in ``git status``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from pytest_caretaker.settings import BUILTIN, Settings
+
+if TYPE_CHECKING:  # the session imports this module; libcst only loads once there is work
+    from pytest_caretaker.apply.rewrite import Applied
+    from pytest_caretaker.repair.chain import HealResult
+    from pytest_caretaker.write.writer import Written
+
+OUTPUT_DIR = ".caretaker"
+PATCH_NAME = "heal.patch"
+
+
+class Writer(Protocol):
+    def write_line(self, line: str, **markup: bool) -> None: ...
+    def write_sep(self, sep: str, title: str | None = None, **markup: bool) -> None: ...
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    return f"{count:,} {word}" if count == 1 else f"{count:,} {many or word + 's'}"
+
+
+def header(settings: Settings) -> str:
+    model = " → ".join(settings.models)
+    label = "model" if len(settings.models) < 2 else "models"
+    if settings.reason:
+        model += f" ({settings.reason})"
+    return f"caretaker: {settings.mode} · {label} {model} · scope {settings.scope}"
+
+
+def display_diff(applied: Applied) -> list[str]:
+    from pytest_caretaker.apply.rewrite import unified_diff
+
+    text = unified_diff(applied).decode("utf-8", "replace")
+    return [line.rstrip("\r") for line in text.splitlines()[1:]]
+
+
+def show_diff(writer: Writer, applied: Applied, indent: str = "  ") -> None:
+    for line in display_diff(applied):
+        if line.startswith("+") and not line.startswith("+++"):
+            writer.write_line(indent + line, green=True)
+        elif line.startswith("-") and not line.startswith("---"):
+            writer.write_line(indent + line, red=True)
+        else:
+            writer.write_line(indent + line)
+
+
+def summary(
+    writer: Writer,
+    results: Sequence[HealResult],
+    patch: Path | None,
+    root: Path,
+    written: Sequence[Written] = (),
+) -> None:
+    writer.write_sep("=", "caretaker")
+    fate = {nodeid: w for w in written for nodeid in w.fix.nodeids}
+    shown: dict[tuple[tuple[str, bytes], ...], str] = {}
+    for result in sorted(results, key=lambda r: r.nodeid):
+        if not result.healed:
+            writer.write_line(f"NOT HEALED {result.nodeid}: {result.reason}", red=True, bold=True)
+            continue
+        cached = " (from cache)" if result.from_cache else ""
+        writer.write_line(f"HEALED {result.nodeid}{cached}", green=True, bold=True)
+        patched = ", ".join(edit.ref for edit in result.edits if edit.kind != "import")
+        writer.write_line(f"  patched {patched}")
+        change = tuple(sorted((a.path, a.after) for a in result.applied))
+        if change in shown:  # one fix healing several tests is shown once
+            writer.write_line(f"  the same fix as for {shown[change]}")
+        else:
+            shown[change] = result.nodeid
+            for applied in result.applied:
+                show_diff(writer, applied)
+            if result.explanation:
+                writer.write_line(f"  {result.explanation}")
+        for notice in result.notices:  # a judgement call on a test: the reader must see it
+            writer.write_line(f"  ! the fix {notice}", yellow=True, bold=True)
+        if result.fallbacks:  # the chain moved on: say from which model the fix came, and why
+            before = "; ".join(result.fallbacks)
+            writer.write_line(f"  fix from {result.model}, after {before}", yellow=True)
+        writer.write_line(f"  {stats(result)}")
+        if result.nodeid in fate:
+            done = fate[result.nodeid]
+            writer.write_line(f"  {done.detail}", bold=True, yellow=done.state != "committed")
+    writer.write_line(closing_line(results, patch, root, written), bold=True)
+
+
+def stats(result: HealResult) -> str:
+    if result.shared_with:
+        return (
+            f"one root cause: the fix found for {result.shared_with} heals this test too · "
+            f"no extra tokens · {result.seconds:.1f} s"
+        )
+    if result.from_cache:
+        return f"from cache (first found by {result.model}) · no tokens · {result.seconds:.1f} s"
+    if result.model == BUILTIN:
+        return (
+            f"{plural(result.attempts, 'candidate')} tried · no model, no tokens · "
+            f"{result.seconds:.1f} s · {BUILTIN}"
+        )
+    return (
+        f"{plural(result.attempts, 'attempt')} · {plural(result.tokens, 'token')} · "
+        f"${result.cost:.4f} · {result.seconds:.1f} s · {result.model}"
+    )
+
+
+def closing_line(
+    results: Sequence[HealResult], patch: Path | None, root: Path, written: Sequence[Written] = ()
+) -> str:
+    healed = sum(1 for r in results if r.healed)
+    tokens = sum(r.tokens for r in results)
+    cost = sum(r.cost for r in results)
+    line = f"caretaker: {healed} healed, {len(results) - healed} not healed · "
+    if tokens == 0 and cost == 0:
+        line += "no tokens spent"  # the built-in repairer only, or models that never answered
+    else:
+        line += f"{plural(tokens, 'token')} · ${cost:.4f}"
+    if written:
+        done = sum(1 for w in written if w.state in ("written", "committed"))
+        committed = sum(1 for w in written if w.state == "committed")
+        line += f" · {plural(done, 'fix', 'fixes')} written, {committed} committed"
+    if patch is not None:
+        line += f" · fixes in {patch.relative_to(root).as_posix()}"
+    return line
+
+
+def output_dir(root: Path) -> Path:
+    """caretaker's folder at the root, created with a .gitignore that keeps it out of git."""
+    folder = root / OUTPUT_DIR
+    folder.mkdir(exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# Written by pytest-caretaker; nothing here is meant for git.\n*\n")
+    return folder
+
+
+def write_patch(root: Path, patch: bytes) -> Path | None:
+    """Write the patch file (or remove a stale one); returns its path when written."""
+    target = root / OUTPUT_DIR / PATCH_NAME
+    if not patch:
+        target.unlink(missing_ok=True)
+        return None
+    output_dir(root)
+    target.write_bytes(patch)
+    return target

@@ -1,0 +1,1 @@
+"""Run tests in other processes with candidate sources served in memory, and judge them."""

@@ -1,0 +1,304 @@
+"""Verify: run tests in a separate process with candidate sources applied in memory, and judge.
+
+The worker (worker.py) gets the candidate bytes through a temporary directory outside the project;
+the project's files are only read. A run that hangs is killed with its whole process group after
+the timeout; a run that exits without reporting (``os._exit``, a killed interpreter) is a crash.
+Neither can pass.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_caretaker.settings import WORKER_ENV
+from pytest_caretaker.verify.channel import Server, run_process
+
+#: Fork-based warm runs where fork is safe and cheap; a fresh process per run elsewhere.
+WARM_DEFAULT = sys.platform.startswith("linux")
+#: The most warm servers one runner keeps (each is a preloaded interpreter).
+MAX_SERVERS = 4
+_DROPPED_ENV = ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_TESTRUNUID")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    outcome: str  # passed, failed, error, skipped
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Executed:
+    """What one test ran of the project: functions as (path, first line), in call order; lines."""
+
+    functions: tuple[tuple[str, int], ...] = ()
+    lines: Mapping[str, frozenset[int]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    outcomes: Mapping[str, Outcome]
+    executed: Mapping[str, Executed]
+    collect_errors: tuple[str, ...] = ()
+    problem: str | None = None  # set when the run itself failed: timeout, crash
+    output: str = ""
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    reason: str = ""  # one line, for the summary
+    detail: str = ""  # the evidence, for the model's next attempt
+
+
+class Runner:
+    """Starts workers that run tests the way this session ran them.
+
+    On Linux a warm server (worker.py --serve) imports pytest and its plugins once and forks a
+    child per run, so a run costs about what its tests cost; elsewhere, or if the server fails,
+    each run is a fresh ``python -m pytest_caretaker.verify.worker`` process. Call close() when
+    done.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        invocation_dir: Path,
+        args: Sequence[str],
+        timeout: float,
+        warm: bool = WARM_DEFAULT,
+    ) -> None:
+        self.root = root
+        self.invocation_dir = invocation_dir
+        self.args = tuple(args)
+        self.timeout = timeout
+        self.warm = warm
+        #: Warm servers: each runs one spec at a time, so concurrent repairs verify in parallel
+        #: on up to `parallel` of them (the CPU count), started as they are first needed.
+        self.parallel = max(1, min(os.cpu_count() or 1, MAX_SERVERS))
+        self._idle: list[Server] = []
+        self._started = 0
+        self._closed = False
+        self._pool = threading.Condition()
+
+    @classmethod
+    def for_config(cls, config: pytest.Config, timeout: float) -> Runner:
+        args = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-o", "addopts="]
+        # Plugins are preloaded by the warm server, so pytest cannot rewrite their asserts; that
+        # warning must not become an error under a user's filterwarnings = error.
+        args += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
+        args += ["--rootdir", str(config.rootpath)]
+        if config.inipath is not None:
+            args += ["-c", str(config.inipath)]
+        args += ["--import-mode", str(config.getoption("importmode"))]
+        for plugin in config.getoption("plugins") or ():
+            if "caretaker" not in plugin:
+                args += ["-p", plugin]
+        return cls(config.rootpath.resolve(), config.invocation_params.dir, args, timeout)
+
+    def close(self) -> None:
+        with self._pool:
+            idle, self._idle = self._idle, []
+            self._closed = True
+            self._pool.notify_all()
+        for server in idle:
+            server.close()
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def run(
+        self,
+        nodeids: Sequence[str],
+        patches: Mapping[str, bytes] | None = None,
+        trace: bool = False,
+        timeout: float | None = None,
+    ) -> RunResult:
+        """Run nodeids with patches (root-relative path -> new bytes) served in memory.
+
+        timeout, when given, shortens this run's limit (never lengthens it).
+        """
+        workdir = Path(tempfile.mkdtemp(prefix="caretaker-"))
+        limit = self.timeout if timeout is None else min(timeout, self.timeout)
+        try:
+            return self._run(workdir, nodeids, patches or {}, trace, limit)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def _run(
+        self,
+        workdir: Path,
+        nodeids: Sequence[str],
+        patches: Mapping[str, bytes],
+        trace: bool,
+        timeout: float,
+    ) -> RunResult:
+        patch_files: dict[str, str] = {}
+        for index, (rel, data) in enumerate(sorted(patches.items())):
+            target = workdir / f"patch{index}.py"
+            target.write_bytes(data)
+            patch_files[str(self.root / rel)] = str(target)
+        result_file = workdir / "result.json"
+        spec = {
+            "root": str(self.root),
+            "args": [*self.args, "--basetemp", str(workdir / "basetemp")],
+            "nodeids": [self.absolute(nodeid) for nodeid in nodeids],
+            "patches": patch_files,
+            "trace": trace,
+            "result": str(result_file),
+        }
+        spec_file = workdir / "spec.json"
+        spec_file.write_text(json.dumps(spec), encoding="utf-8")
+        started = time.monotonic()
+        output, problem = self._execute(spec_file, timeout)
+        seconds = time.monotonic() - started
+        if problem is None and not result_file.exists():
+            problem = (
+                "the test process exited before reporting (did the code exit the interpreter?)"
+            )
+        if problem is not None:
+            return RunResult({}, {}, problem=problem, output=output, seconds=seconds)
+        data = json.loads(result_file.read_text(encoding="utf-8"))
+        return RunResult(
+            outcomes={k: Outcome(v["outcome"], v["detail"]) for k, v in data["outcomes"].items()},
+            executed=_executed(data["trace"]),
+            collect_errors=tuple(data["collect_errors"]),
+            output=output,
+            seconds=seconds,
+        )
+
+    def prestart(self) -> None:
+        """Start a warm server now, so that it preloads while the test run goes on."""
+        with self._pool:
+            if not self.warm or self._started or self._closed:
+                return
+            self._started += 1
+        self._new_server()
+
+    def _new_server(self) -> None:
+        server = Server.start(self.command("--serve", str(self.root)), self.spawn)
+        with self._pool:
+            if server is None:
+                self._started -= 1
+                self.warm = False  # cannot start one: fresh processes from now on
+            elif self._closed:
+                self._started -= 1
+            else:
+                self._idle.append(server)
+            self._pool.notify_all()
+        if server is not None and self._closed:
+            server.close()
+
+    def _acquire(self) -> Server | None:
+        """An idle warm server, a new one while fewer than `parallel` run, or None (not warm)."""
+        with self._pool:
+            while True:
+                if not self.warm or self._closed:
+                    return None
+                if self._idle:
+                    return self._idle.pop()
+                if self._started < self.parallel:
+                    self._started += 1
+                    break
+                self._pool.wait()
+        self._new_server()
+        return self._acquire()
+
+    def _release(self, server: Server, alive: bool) -> None:
+        with self._pool:
+            if alive and not self._closed:
+                self._idle.append(server)
+            else:
+                self._started -= 1
+            self._pool.notify_all()
+        if not alive or self._closed:
+            server.close()
+
+    def _execute(self, spec_file: Path, timeout: float) -> tuple[str, str | None]:
+        server = self._acquire()
+        if server is not None:
+            done = server.run(spec_file, timeout)
+            self._release(server, alive=done is not None)
+            if done is not None:
+                return done
+            # It died: carry on with fresh processes (another server may die the same way).
+            with self._pool:
+                self.warm = False
+        return run_process(self.command(str(spec_file)), timeout, self.spawn)
+
+    def command(self, *args: str) -> list[str]:
+        return [sys.executable, "-m", "pytest_caretaker.verify.worker", *args]
+
+    def trial_command(self, spec_file: Path) -> list[str]:
+        return [sys.executable, "-m", "pytest_caretaker.verify.trials", str(spec_file)]
+
+    def spawn(self, command: list[str], **options: Any) -> subprocess.Popen[bytes]:
+        env = {key: value for key, value in os.environ.items() if key not in _DROPPED_ENV}
+        env[WORKER_ENV] = "1"
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        return subprocess.Popen(
+            command, cwd=self.invocation_dir, env=env, start_new_session=True, **options
+        )
+
+    def absolute(self, nodeid: str) -> str:
+        path, sep, rest = nodeid.partition("::")
+        return str(self.root / path) + sep + rest
+
+
+def _executed(trace: dict[str, object] | None) -> dict[str, Executed]:
+    if not trace:
+        return {}
+    functions: dict[str, list[list[object]]] = trace["functions"]  # type: ignore[assignment]
+    lines: dict[str, dict[str, list[int]]] = trace["lines"]  # type: ignore[assignment]
+    return {
+        nodeid: Executed(
+            functions=tuple((str(path), int(first)) for path, first in calls),  # type: ignore[call-overload]
+            lines={rel: frozenset(hits) for rel, hits in lines.get(nodeid, {}).items()},
+        )
+        for nodeid, calls in functions.items()
+    }
+
+
+def _first_line(text: str) -> str:
+    for line in text.strip().splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def judge(result: RunResult, failing: Sequence[str], regression: Sequence[str]) -> Verdict:
+    """Accept only if every failing test passes and every regression test still passes."""
+    if result.problem is not None:
+        return Verdict(False, result.problem, result.output[-2_000:])
+    if result.collect_errors:
+        detail = result.collect_errors[0]
+        return Verdict(False, f"collecting the tests failed: {_first_line(detail)}", detail)
+    for nodeid in failing:
+        outcome = result.outcomes.get(nodeid)
+        if outcome is None:
+            return Verdict(False, f"{nodeid} did not run", result.output[-2_000:])
+        if outcome.outcome != "passed":
+            return Verdict(False, f"{nodeid} still fails", outcome.detail)
+    for nodeid in regression:
+        outcome = result.outcomes.get(nodeid)
+        if outcome is None:
+            return Verdict(False, f"fix broke {nodeid} (it did not run)", "")
+        if outcome.outcome != "passed":
+            return Verdict(False, f"fix broke {nodeid}", outcome.detail)
+    return Verdict(True)

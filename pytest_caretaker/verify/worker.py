@@ -1,0 +1,312 @@
+"""The child side of verification: run pytest with candidate sources served from memory.
+
+Started by runner.py as ``python -m pytest_caretaker.verify.worker SPEC.json``. The user's files
+are never written: a meta-path finder placed in front of every other finder (pytest's assertion
+rewriter, setuptools' editable-install finders, the path finder) lets them locate a module as usual
+and, when the module's file is one the candidate changes, swaps in a loader that compiles the
+patched bytes instead — through pytest's own assertion rewriting for test modules. Bytecode writing
+is off, so no cached .pyc of a candidate can outlive the run. Results go to a JSON file named in
+the spec.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.abc
+import importlib.util
+import json
+import linecache
+import os
+import sys
+from collections.abc import Generator, Sequence
+from pathlib import Path
+from types import CodeType, FrameType, ModuleType
+from typing import Any
+
+import pytest
+
+from pytest_caretaker.record.failure import project_relpath
+
+#: Bytes of address space a verification run may add to what it starts with.
+MEMORY_HEADROOM = 4 << 30
+
+MAX_DETAIL = 3_000
+
+
+class PatchedLoader(importlib.abc.Loader):
+    def __init__(self, origin: str, source: bytes, config: pytest.Config | None) -> None:
+        self.origin = origin
+        self.source = source
+        self.config = config  # set when pytest would have rewritten this module's asserts
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return None
+
+    def get_source(self, fullname: str) -> str:
+        return importlib.util.decode_source(self.source)
+
+    def exec_module(self, module: ModuleType) -> None:
+        code: CodeType
+        if self.config is not None:
+            from _pytest.assertion.rewrite import rewrite_asserts
+
+            tree = ast.parse(self.source, filename=self.origin)
+            rewrite_asserts(tree, self.source, self.origin, self.config)
+            code = compile(tree, self.origin, "exec", dont_inherit=True)
+        else:
+            code = compile(self.source, self.origin, "exec", dont_inherit=True)
+        # Tracebacks and pytest's reports show the source that ran, not the file on disk.
+        text = self.get_source(module.__name__)
+        linecache.cache[self.origin] = (len(text), None, text.splitlines(True), self.origin)
+        exec(code, module.__dict__)
+
+
+def file_id(path: str) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino
+
+
+class PatchFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, patches: dict[tuple[int, int], bytes], config: pytest.Config) -> None:
+        # Keyed by the original file's (device, inode): a module found through a symlink or a
+        # hard link (editable installs may build link trees) is still the same file.
+        self.patches = patches
+        self.config = config
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        spec: importlib.machinery.ModuleSpec | None = None
+        for finder in list(sys.meta_path):
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(fullname, path, target)
+            if spec is not None:
+                break
+        if spec is None or not spec.origin:
+            return spec
+        key = file_id(spec.origin)
+        source = self.patches.get(key) if key is not None else None
+        if source is not None:
+            rewrites = type(spec.loader).__name__ == "AssertionRewritingHook"
+            spec.loader = PatchedLoader(spec.origin, source, self.config if rewrites else None)
+        return spec
+
+
+class Tracer:
+    """Per test: which project functions ran (in first-call order) and which lines."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.functions: dict[str, list[tuple[str, int]]] = {}
+        self.lines: dict[str, dict[str, set[int]]] = {}
+        self._files: dict[str, str | None] = {}
+
+    def start(self, nodeid: str) -> None:
+        functions = self.functions.setdefault(nodeid, [])
+        seen = set(functions)
+        lines = self.lines.setdefault(nodeid, {})
+        files = self._files
+        root = self.root
+
+        def on_call(frame: FrameType, event: str, arg: Any) -> Any:
+            code = frame.f_code
+            filename = code.co_filename
+            rel = files.get(filename, "")
+            if rel == "":
+                rel = files[filename] = project_relpath(filename, root)
+            if rel is None:
+                return None
+            key = (rel, code.co_firstlineno)
+            if key not in seen:
+                seen.add(key)
+                functions.append(key)
+            hits = lines.setdefault(rel, set())
+
+            def on_line(frame: FrameType, event: str, arg: Any) -> Any:
+                if event == "line":
+                    hits.add(frame.f_lineno)
+                return on_line
+
+            return on_line
+
+        sys.settrace(on_call)
+
+    def stop(self) -> None:
+        sys.settrace(None)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "functions": self.functions,
+            "lines": {
+                nodeid: {rel: sorted(hits) for rel, hits in files.items()}
+                for nodeid, files in self.lines.items()
+            },
+        }
+
+
+class WorkerPlugin:
+    def __init__(self, root: Path, patches: dict[tuple[int, int], bytes], trace: bool) -> None:
+        self.patches = patches
+        self.tracer = Tracer(root) if trace else None
+        self.outcomes: dict[str, dict[str, str]] = {}
+        self.collect_errors: list[str] = []
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_load_initial_conftests(self, early_config: pytest.Config) -> None:
+        # pytest has installed its assertion rewriter by now; go in front of it.
+        sys.meta_path.insert(0, PatchFinder(self.patches, early_config))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
+        if self.tracer is None:
+            return (yield)
+        self.tracer.start(item.nodeid)
+        try:
+            return (yield)
+        finally:
+            self.tracer.stop()
+
+    # Fixtures are code under test too: trace setup and call alike.
+    pytest_runtest_call = pytest_runtest_setup
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        seen = self.outcomes.get(report.nodeid)
+        if report.failed:
+            outcome = "failed" if report.when == "call" else "error"
+            if seen is None or seen["outcome"] == "passed":
+                detail = report.longreprtext[-MAX_DETAIL:]
+                self.outcomes[report.nodeid] = {"outcome": outcome, "detail": detail}
+        elif report.skipped and seen is None:
+            self.outcomes[report.nodeid] = {"outcome": "skipped", "detail": ""}
+        elif report.when == "call" and report.passed and seen is None:
+            self.outcomes[report.nodeid] = {"outcome": "passed", "detail": ""}
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.collect_errors.append(report.longreprtext[-MAX_DETAIL:])
+
+    def result(self, exit_code: int) -> dict[str, Any]:
+        return {
+            "exit_code": exit_code,
+            "outcomes": self.outcomes,
+            "collect_errors": self.collect_errors,
+            "trace": self.tracer.as_json() if self.tracer is not None else None,
+        }
+
+
+def cap_memory(headroom: int = MEMORY_HEADROOM) -> None:
+    """Let this process grow by headroom bytes at most: a candidate that appends to the list it
+    loops over fills memory faster than any time limit stops it; it gets a MemoryError instead."""
+    try:
+        import resource
+
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            size = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE") + headroom
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            size = min(size, hard)
+        if soft == resource.RLIM_INFINITY or soft > size:
+            resource.setrlimit(resource.RLIMIT_AS, (size, hard))
+    except (ImportError, OSError, ValueError):
+        pass  # no /proc or no limits here: the time limit alone contains the child
+
+
+def run_spec(spec_path: str) -> None:
+    spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
+    sys.dont_write_bytecode = True
+    cap_memory()
+    patches: dict[tuple[int, int], bytes] = {}
+    for original, patched in spec["patches"].items():
+        key = file_id(original)
+        if key is not None:
+            patches[key] = Path(patched).read_bytes()
+    plugin = WorkerPlugin(Path(spec["root"]).resolve(), patches, bool(spec["trace"]))
+    exit_code = int(pytest.main([*spec["args"], *spec["nodeids"]], plugins=[plugin]))
+    result = Path(spec["result"])
+    partial = result.with_suffix(".partial")
+    partial.write_text(json.dumps(plugin.result(exit_code)), encoding="utf-8")
+    partial.replace(result)
+
+
+def preload(root: Path) -> None:
+    """Import pytest's plugins and their packages once, so that each forked run starts warm.
+
+    Whole packages, not just the entry modules: a plugin may import its package lazily during
+    the run (hypothesis does, in pytest_terminal_summary), and pytest would then rewrite and
+    compile it from source in every run. Modules of the project itself are dropped again: a
+    run must import them fresh, patched.
+    """
+    from importlib.metadata import entry_points
+
+    names: set[str] = set()
+    for entry in entry_points(group="pytest11"):
+        names.add(entry.module)
+        for file in (entry.dist.files or []) if entry.dist is not None else []:
+            top = file.parts[0].removesuffix(".py")
+            if file.suffix == ".py" and top.isidentifier():
+                names.add(top)
+    for name in sorted(names):
+        try:
+            importlib.import_module(name)
+        except BaseException:
+            continue  # a plugin that fails to import is reported by pytest in the run itself
+    for name, module in list(sys.modules.items()):
+        filename = getattr(module, "__file__", None)
+        if filename and project_relpath(filename, root) is not None:
+            del sys.modules[name]
+
+
+def serve(root: str) -> int:
+    """Fork one child per spec path read from stdin; report "<pid>" then "done <status>".
+
+    The child starts its own session (so a timeout can kill its whole process group) and
+    writes its output next to the spec.
+    """
+    sys.dont_write_bytecode = True
+    preload(Path(root).resolve())
+    out = sys.stdout
+    for line in sys.stdin:
+        spec_path = line.strip()
+        if not spec_path:
+            continue
+        output = Path(spec_path).with_name("output.txt")
+        pid = os.fork()
+        if pid == 0:  # the child: never returns into the loop
+            code = 70
+            try:
+                os.setsid()
+                fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.dup2(fd, 1)
+                os.dup2(fd, 2)
+                run_spec(spec_path)
+                code = 0
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        out.write(f"{pid}\n")
+        out.flush()
+        _, status = os.waitpid(pid, 0)
+        out.write(f"done {status}\n")
+        out.flush()
+    return 0
+
+
+def main(argv: Sequence[str]) -> int:
+    if argv and argv[0] == "--serve":
+        return serve(argv[1])
+    run_spec(argv[0])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

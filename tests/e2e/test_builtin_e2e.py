@@ -1,0 +1,223 @@
+"""The built-in repairer end to end: `pytest --heal` with no model heals the bug collection.
+
+Each operator family's bugs from examples/bugs are healed with no model configured and no network
+connection made, the patch file applies, and a plain pytest run of the patched files passes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers import TOOLS_MODEL, heal_args, snapshot
+
+from pytest_caretaker.testing import ScriptedServer, fault, tool_call
+
+BUGS = Path(__file__).resolve().parents[2] / "examples" / "bugs"
+CATALOG: dict[str, dict[str, object]] = json.loads((BUGS / "catalog.json").read_text())
+FAMILIES = sorted({str(e["family"]) for e in CATALOG.values()} - {"none"})
+
+# Records every outgoing connection of the pytest process, where a model would be called.
+NETWORK_PROBE = """
+import socket
+
+CONNECTS = []
+_connect = socket.socket.connect
+
+
+def _recording(self, address):
+    CONNECTS.append(address)
+    return _connect(self, address)
+
+
+def pytest_configure(config):
+    socket.socket.connect = _recording
+
+
+def pytest_unconfigure(config):
+    socket.socket.connect = _connect
+    print("CONNECTS:", CONNECTS)
+"""
+
+
+def copy_bugs(pytester: pytest.Pytester, names: list[str]) -> None:
+    for name in names:
+        for file in (f"{name}.py", f"test_{name}.py"):
+            shutil.copy(BUGS / file, pytester.path / file)
+
+
+def outcomes(text: str) -> dict[str, str]:
+    """test id -> HEALED / NOT HEALED, from the caretaker summary."""
+    found = re.findall(r"^(HEALED|NOT HEALED) (\S+?)(?:: |$)", text, re.M)
+    return {nodeid: verdict for verdict, nodeid in found}
+
+
+def test_the_collection_covers_every_operator_family() -> None:
+    from pytest_caretaker.builtin.operators import OPERATORS
+
+    assert set(FAMILIES) == set(OPERATORS)
+    for family in FAMILIES:
+        assert sum(1 for e in CATALOG.values() if e["family"] == family) >= 2, family
+    assert sum(1 for e in CATALOG.values() if e["family"] == "none") >= 4
+    assert sum(1 for e in CATALOG.values() if e["hangs"]) >= 3
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_family_heals_without_a_model(pytester: pytest.Pytester, family: str) -> None:
+    names = sorted(name for name, entry in CATALOG.items() if entry["family"] == family)
+    copy_bugs(pytester, names)
+    pytester.makeconftest(NETWORK_PROBE)
+    before = snapshot(pytester.path)
+
+    result = pytester.runpytest("--heal")
+
+    text = result.stdout.str()
+    assert result.ret == 1  # the run tested the buggy code; healing does not change that
+    counts = result.parseoutcomes()
+    failed = counts["failed"]
+    verdicts = outcomes(text)
+    assert len(verdicts) == failed
+    assert set(verdicts.values()) == {"HEALED"}, text
+    # No model, no network: the one connection is the look for a local Ollama (none answers at
+    # the OLLAMA_HOST the test environment sets), made at the start of the run, before the header.
+    assert "CONNECTS: [('127.0.0.1', 9)]" in text
+    assert "caretaker: heal (in memory) · model builtin (no model configured; " in text
+    assert snapshot(pytester.path) == before  # --heal changes no file
+
+    # The patch is the proof a user can check: applied, every test of these bugs passes.
+    subprocess.run(["git", "apply", ".caretaker/heal.patch"], cwd=pytester.path, check=True)
+    plain = pytester.runpytest("-p", "no:caretaker")
+    plain.assert_outcomes(passed=failed + counts["passed"])
+
+
+def test_a_bug_out_of_reach_is_not_healed_within_the_budget(pytester: pytest.Pytester) -> None:
+    # run_length needs a different algorithm, and many of its mutants loop forever.
+    copy_bugs(pytester, ["run_length"])
+
+    result = pytester.runpytest("--heal", "--heal-builtin-budget", "2")
+
+    lines = [line for line in result.stdout.lines if line.startswith("NOT HEALED")]
+    assert lines, result.stdout.str()
+    for line in lines:
+        found = re.search(
+            r"budget of 2 s ran out after ([\d,]+) of ([\d,]+) candidate edits"
+            r"|tried all ([\d,]+) candidate edits in ([\d.]+) s",
+            line,
+        )
+        assert found, line
+        if found.group(1):
+            assert 0 < int(found.group(1)) < int(found.group(2))
+        else:
+            assert float(found.group(4)) <= 2.5
+    assert "HEALED test_" not in result.stdout.str().replace("NOT HEALED", "")
+
+
+def test_one_root_cause_is_searched_for_once(pytester: pytest.Pytester) -> None:
+    # clamp_value's bug fails three tests; all three are healed by the same one-token fix, found
+    # once for the first failure and verified for the two others in one run.
+    copy_bugs(pytester, ["clamp_value"])
+
+    result = pytester.runpytest("--heal")
+
+    verdicts = outcomes(result.stdout.str())
+    assert len(verdicts) == 3 and set(verdicts.values()) == {"HEALED"}
+    tried = re.findall(r"^  (\d+) candidates? tried", result.stdout.str(), re.M)
+    assert len(tried) == 1  # one search
+    shared = re.findall(
+        r"^  one root cause: the fix found for (\S+) heals", result.stdout.str(), re.M
+    )
+    assert len(shared) == 2 and len(set(shared)) == 1
+    assert "conflicts with another fix" not in result.stdout.str()
+
+
+CALC = """\
+def mean(xs):
+    return sum(xs) / (len(xs) + 1)
+
+
+def greet(name):
+    return "Hello, " + name + "?"
+"""
+TEST_CALC = """\
+from calc import greet, mean
+
+
+def test_mean():
+    assert mean([1, 2, 3]) == 2
+
+
+def test_mean_of_one():
+    assert mean([5]) == 5
+
+
+def test_greet():
+    assert greet("Ada") == "Hello, Ada!"
+"""
+GOOD_GREET = 'def greet(name):\n    return "Hello, " + name + "!"\n'
+
+
+def test_builtin_first_then_a_model_for_what_it_cannot_heal(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    pytester.makepyfile(calc=CALC, test_calc=TEST_CALC)
+    llm.script(
+        tool_call(
+            "The greeting ends with !",
+            [{"path": "calc.py", "function": "greet", "code": GOOD_GREET}],
+        )
+    )
+
+    result = pytester.runpytest(
+        "--heal",
+        "--heal-model",
+        "builtin",
+        "--heal-model",
+        TOOLS_MODEL,
+        "--heal-api-base",
+        llm.base_url,
+        "--heal-builtin-budget",
+        "5",
+    )
+
+    result.stdout.fnmatch_lines(
+        [
+            f"caretaker: heal (in memory) · models builtin → {TOOLS_MODEL} (--heal-model) "
+            "· scope code",
+            "HEALED test_calc.py::test_greet",
+            f"  fix from {TOOLS_MODEL}, after builtin: *",  # the chain's first link could not
+            f"  1 attempt · * tokens · * · {TOOLS_MODEL}",
+            "HEALED test_calc.py::test_mean",
+            "  * tried · no model, no tokens · * s · builtin",
+        ]
+    )
+    assert len(llm.requests) == 1  # the model was asked only about greet
+    assert "def greet" in json.dumps(llm.requests[0]) and "def mean" not in json.dumps(
+        llm.requests[0]
+    )
+
+
+def test_a_failing_model_falls_back_to_builtin(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    pytester.makepyfile(
+        calc=CALC.split("\n\n\ndef greet")[0] + "\n",
+        test_calc=TEST_CALC.split("\n\n\ndef test_greet")[0].replace("greet, ", "") + "\n",
+    )
+    llm.responder = lambda body: fault(500)
+
+    result = pytester.runpytest(*heal_args(llm), "--heal-model", "builtin")
+
+    result.stdout.fnmatch_lines(
+        [
+            f"caretaker: heal (in memory) · models {TOOLS_MODEL} → builtin (--heal-model) "
+            "· scope code",
+            "HEALED test_calc.py::test_mean",
+            "  * tried · no model, no tokens · * s · builtin",
+            "caretaker: 2 healed, 0 not healed · no tokens spent · fixes in .caretaker/heal.patch",
+        ]
+    )
+    assert llm.requests  # the model was asked first

@@ -1,0 +1,121 @@
+"""The examples/ projects do what their READMEs and the project README promise."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from helpers import heal_args, snapshot
+
+from pytest_caretaker.testing import ScriptedServer, tool_call
+
+FIXED = """\
+def moving_average(values, window):
+    \"\"\"The average of every run of `window` consecutive values, in order.\"\"\"
+    averages = []
+    for start in range(len(values) - window + 1):
+        chunk = values[start : start + window]
+        averages.append(sum(chunk) / window)
+    return averages
+"""
+
+
+@pytest.fixture
+def quickstart(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.copy_example("quickstart")
+    return pytester
+
+
+def test_quickstart_heals_without_a_model(quickstart: pytest.Pytester) -> None:
+    before = snapshot(quickstart.path)
+
+    result = quickstart.runpytest("--heal")
+
+    assert result.ret == 1  # the run tested the code as it was
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "caretaker: heal (in memory) · model builtin (no model configured; *) · scope code",
+            "HEALED test_textstats.py::test_moving_average",
+            "  patched textstats.py::moving_average",
+            "  -    for start in range(len(values) - window):",
+            "  +    for start in range(len(values) - window + 1):",
+            "  Plausible fix by the built-in repairer (no model): *",
+            "  * candidates tried · no model, no tokens · * s · builtin",
+            "caretaker: 1 healed, 0 not healed · no tokens spent · fixes in .caretaker/heal.patch",
+        ]
+    )
+    assert snapshot(quickstart.path) == before
+    applied = subprocess.run(
+        ["git", "apply", "--check", ".caretaker/heal.patch"], cwd=quickstart.path, check=False
+    )
+    assert applied.returncode == 0
+
+
+def test_quickstart_heals_with_a_model(quickstart: pytest.Pytester, llm: ScriptedServer) -> None:
+    before = snapshot(quickstart.path)
+    llm.script(
+        tool_call(
+            "The loop stops one window early.",
+            [
+                {"path": "textstats.py", "function": "moving_average", "code": FIXED},
+            ],
+        )
+    )
+
+    result = quickstart.runpytest(*heal_args(llm))
+
+    result.stdout.fnmatch_lines(
+        [
+            "HEALED test_textstats.py::test_moving_average",
+            "  -    for start in range(len(values) - window):",
+            "  +    for start in range(len(values) - window + 1):",
+        ]
+    )
+    assert snapshot(quickstart.path) == before
+    subprocess.run(["git", "apply", ".caretaker/heal.patch"], cwd=quickstart.path, check=True)
+    quickstart.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
+
+
+def heal_command() -> list[str]:
+    """The pytest command line of the CI example's Heal step, with $BRANCH expanded."""
+    import shlex
+    from pathlib import Path
+
+    import yaml
+
+    workflow = Path(__file__).resolve().parents[2] / "examples" / "ci" / "heal.yml"
+    steps = yaml.safe_load(workflow.read_text())["jobs"]["test"]["steps"]
+    (heal,) = [step for step in steps if step.get("name") == "Heal"]
+    assert "failure()" in heal["if"]
+    (line,) = [line for line in heal["run"].splitlines() if line.startswith("pytest ")]
+    command = shlex.split(line.split("||")[0].replace("$BRANCH", "caretaker/heal-1"))
+    assert command[0] == "pytest"
+    return command[1:]
+
+
+def test_ci_example_heal_step_commits_the_fix_on_its_branch(quickstart: pytest.Pytester) -> None:
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=quickstart.path, capture_output=True, text=True, check=True
+        ).stdout
+
+    git("init", "-q", "-b", "main")
+    git("config", "user.name", "CI")
+    git("config", "user.email", "ci@example.com")
+    quickstart.path.joinpath(".gitignore").write_text(".pytest_cache/\n__pycache__/\n")
+    git("add", "-A")
+    git("commit", "-q", "-m", "push")
+    assert quickstart.runpytest("-p", "no:caretaker").ret == 1  # the Tests step
+    args = heal_command()
+    assert "--heal-write" in args and "--heal-branch" in args
+
+    result = quickstart.runpytest(*args)  # the Heal step, as written in the workflow
+
+    assert result.ret == 1  # hence `|| true` in the workflow
+    result.stdout.fnmatch_lines(["  committed * fix: heal test_textstats.py::test_moving_average"])
+    assert git("branch", "--show-current") == "caretaker/heal-1\n"
+    assert git("log", "--format=%s", "main..HEAD") == (
+        "fix: heal test_textstats.py::test_moving_average\n"
+    )
+    assert quickstart.runpytest("-p", "no:caretaker").ret == 0

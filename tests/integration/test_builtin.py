@@ -1,0 +1,144 @@
+"""The built-in repairer's own decisions: ranking, the fallback without trials, the budget."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_caretaker.builtin.repairer import Builtin
+from pytest_caretaker.project.localize import Sources, TestFiles
+from pytest_caretaker.verify import trials
+from pytest_caretaker.verify.runner import Runner, RunResult
+from pytest_caretaker.verify.trials import Trials
+
+CALC = """\
+def mean(xs):
+    if not xs:
+        return 0
+    return sum(xs) / (len(xs) + 1)
+
+
+def spin(n):
+    while n != 0:
+        n = n - 2
+    return n
+"""
+TESTS = """\
+from calc import mean, spin
+
+
+def test_mean():
+    assert mean([1, 2, 3]) == 2
+
+
+def test_empty():
+    assert mean([]) == 0
+
+
+def test_spin():
+    assert spin(3) == 0
+"""
+MEAN, EMPTY, SPIN = "test_calc.py::test_mean", "test_calc.py::test_empty", "test_calc.py::test_spin"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("builtin").resolve()
+    root.joinpath("calc.py").write_text(CALC)
+    root.joinpath("test_calc.py").write_text(TESTS)
+    return root
+
+
+@pytest.fixture(scope="module")
+def runner(project: Path) -> Iterator[Runner]:
+    args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(project)]
+    with Runner(project, project, args, timeout=30.0) as runner:
+        yield runner
+
+
+@pytest.fixture(scope="module")
+def baseline(runner: Runner) -> RunResult:
+    return runner.run([MEAN, EMPTY], trace=True)
+
+
+def repairer(runner: Runner, with_trials: bool, budget: float = 20.0) -> Builtin:
+    tests = TestFiles(frozenset({"test_calc.py"}))
+    server = Trials.start(runner, [MEAN, EMPTY, SPIN]) if with_trials else None
+    return Builtin(runner, server, Sources(runner.root), tests, lambda p: p not in tests, budget)
+
+
+def test_the_line_only_the_failing_test_ran_is_tried_first(
+    runner: Runner, baseline: RunResult
+) -> None:
+    ranked = repairer(runner, with_trials=False).candidates(MEAN, baseline, [EMPTY])
+
+    assert ranked
+    assert {m.path for m in ranked} == {"calc.py"}  # never the test file under scope=code
+    assert ranked[0].line == 4  # `return sum(xs) / ...`: test_empty returns before it
+    assert {m.line for m in ranked} <= {2, 3, 4}  # only lines test_mean ran (not spin, not 3)
+    assert 3 not in {m.line for m in ranked}  # `return 0` did not run in test_mean
+
+
+@pytest.mark.parametrize(
+    "with_trials",
+    [
+        pytest.param(True, marks=pytest.mark.skipif(not trials.AVAILABLE, reason="no fork")),
+        False,
+    ],
+    ids=["trials", "ordinary verifier"],
+)
+def test_the_same_plausible_fix_with_or_without_trials(
+    runner: Runner, baseline: RunResult, with_trials: bool
+) -> None:
+    builtin = repairer(runner, with_trials)
+    try:
+        result = builtin.heal(MEAN, baseline, [EMPTY])
+    finally:
+        builtin.close()
+
+    assert result.healed, result.reason
+    assert result.model == "builtin"
+    assert result.attempts == 1  # the likeliest edit of the likeliest line
+    (applied,) = result.applied
+    assert applied.after == CALC.replace("(len(xs) + 1)", "len(xs)").encode()
+    (edit,) = result.edits
+    assert (edit.path, edit.qualname, edit.kind) == ("calc.py", "mean", "replace")
+    assert edit.source.startswith("def mean(xs):")
+    assert "Plausible fix by the built-in repairer" in result.explanation
+
+
+def test_a_spent_budget_stops_the_search(runner: Runner, baseline: RunResult) -> None:
+    builtin = repairer(runner, with_trials=False, budget=0.01)
+
+    result = builtin.heal(MEAN, baseline, [EMPTY])
+
+    assert not result.healed
+    assert result.reason.startswith("the built-in repairer's budget of 0.01 s ran out after ")
+    assert result.model == "builtin"
+
+
+def test_nothing_to_edit_is_said_so(runner: Runner, project: Path) -> None:
+    # A failing test that ran no project code outside the test file.
+    empty = RunResult(outcomes={}, executed={})
+
+    result = repairer(runner, with_trials=False).heal(MEAN, empty, [])
+
+    assert not result.healed
+    assert result.reason == (
+        "the built-in repairer found nothing it may edit in the code the test ran "
+        "(it never edits tests)"
+    )
+
+
+def test_tests_are_never_edited_whatever_the_scope(runner: Runner, baseline: RunResult) -> None:
+    # Under --heal-scope=any a model may edit tests; deleting a failing assert is no fix, so the
+    # built-in repairer never proposes an edit to a test file.
+    builtin = repairer(runner, with_trials=False)
+    builtin.editable = lambda path: True
+
+    ranked = builtin.candidates(MEAN, baseline, [EMPTY])
+
+    assert ranked
+    assert {m.path for m in ranked} == {"calc.py"}

@@ -1,0 +1,124 @@
+"""The one module that talks to litellm: lazy, quiet, and no side effects on the environment."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_caretaker.llm import client as llm
+from pytest_caretaker.testing import Scripted, ScriptedServer, fault, text, tool_call
+
+
+def test_importing_litellm_does_not_load_the_projects_dotenv(tmp_path: Path) -> None:
+    # The usual layout: a virtualenv inside the project, and a .env beside it. litellm's default
+    # mode searches upward from its own files for a .env and loads it into os.environ.
+    import litellm
+
+    project = tmp_path / "project"
+    site = project / ".venv" / "site"
+    site.mkdir(parents=True)
+    (site / "litellm").symlink_to(Path(litellm.__file__).parent)
+    (project / ".env").write_text("CARETAKER_TEST_LEAK=from-dotenv\n")
+    code = (
+        "import os, sys\n"
+        f"sys.path.insert(0, {str(site)!r})\n"
+        "from pytest_caretaker.llm import client as llm\n"
+        "module = llm.litellm()\n"
+        f"assert module.__file__.startswith({str(site)!r}), module.__file__\n"
+        "print(os.environ.get('CARETAKER_TEST_LEAK'))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "LITELLM_MODE"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=project
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "None"
+
+
+@pytest.mark.usefixtures("_litellm_loaded")
+def test_reply_carries_text_tool_calls_and_usage() -> None:
+    arguments = {"explanation": "e", "edits": []}
+    with ScriptedServer([tool_call("e", [], prompt_tokens=7, completion_tokens=3)]).start() as s:
+        reply = llm.ask("openai/gpt-4o-mini", [{"role": "user", "content": "x"}], s.base_url, True)
+    assert json.loads(reply.tool_arguments[0]) == arguments
+    assert (reply.prompt_tokens, reply.completion_tokens) == (7, 3)
+    assert reply.as_message()["tool_calls"][0]["id"] == reply.tool_call_ids[0]
+
+
+@pytest.mark.usefixtures("_litellm_loaded")
+@pytest.mark.parametrize(
+    "scripted",
+    [text(""), fault(400), fault(401), text("", body=b"not json at all")],
+    ids=["empty reply", "bad request", "unauthorized", "not json"],
+)
+def test_faults_become_one_line_model_errors(scripted: Scripted) -> None:
+    messages = [{"role": "user", "content": "x"}]
+    with ScriptedServer([scripted]).start() as server, pytest.raises(llm.ModelError) as caught:
+        llm.ask("openai/gpt-4o-mini", messages, server.base_url, True)
+    message = str(caught.value)
+    assert message and "\n" not in message and len(message) < 260
+
+
+class _Fault(Exception):
+    def __init__(self, status: int, headers: dict[str, str] | None = None) -> None:
+        super().__init__(f"status {status}")
+        self.status_code = status
+        self.litellm_response_headers = headers or {}
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({"retry-after": "7"}, 7.0),
+        ({"retry-after": "0.5"}, 0.5),
+        ({}, None),
+        ({"retry-after": "soon"}, None),
+    ],
+)
+def test_retry_after_in_seconds(headers: dict[str, str], expected: float | None) -> None:
+    assert llm.retry_after(_Fault(429, headers)) == expected
+
+
+def test_retry_after_as_an_http_date() -> None:
+    import email.utils
+    import time
+
+    when = email.utils.formatdate(time.time() + 60, usegmt=True)
+    wait = llm.retry_after(_Fault(429, {"retry-after": when}))
+    assert wait is not None and 55 <= wait <= 61
+
+
+@pytest.mark.parametrize(
+    ("status", "retried"), [(429, True), (500, True), (503, True), (400, False), (401, False)]
+)
+def test_only_rate_limits_and_server_errors_are_retried(status: int, retried: bool) -> None:
+    assert llm._retryable(_Fault(status)) is retried
+
+
+@pytest.mark.usefixtures("_litellm_loaded")
+def test_retries_are_bounded_and_wait_what_the_provider_asks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    waits: list[float] = []
+    monkeypatch.setattr(llm.time, "sleep", waits.append)
+    replies = [fault(429, headers={"Retry-After": "2"}), fault(500), fault(500), text("late")]
+    messages = [{"role": "user", "content": "x"}]
+    with ScriptedServer(replies).start() as server, pytest.raises(llm.ModelError) as caught:
+        llm.ask("openai/gpt-4o-mini", messages, server.base_url, True)
+    assert len(server.requests) == 1 + llm.RETRIES
+    assert waits == [2.0, llm.BACKOFF * 2]
+    assert str(caught.value).endswith(f"({llm.RETRIES + 1} tries)")
+
+
+@pytest.mark.usefixtures("_litellm_loaded")
+def test_a_wait_beyond_the_bound_ends_the_call_at_once() -> None:
+    messages = [{"role": "user", "content": "x"}]
+    server = ScriptedServer([fault(429, headers={"Retry-After": "120"})]).start()
+    with server, pytest.raises(llm.ModelError, match=r"asks to wait 120 s, longer than caretaker"):
+        llm.ask("openai/gpt-4o-mini", messages, server.base_url, True)
+    assert len(server.requests) == 1

@@ -1,0 +1,178 @@
+"""The trial server: one collected session, a forked child per candidate, contained failures."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import snapshot
+
+from pytest_caretaker.verify import trials
+from pytest_caretaker.verify.runner import Runner
+from pytest_caretaker.verify.trials import Trial, Trials
+
+pytestmark = pytest.mark.skipif(not trials.AVAILABLE, reason="trials need fork (Linux)")
+
+CALC = """\
+import os
+import sys
+
+
+def mean(xs):
+    return sum(xs) / (len(xs) + 1)
+
+
+class Stats:
+    def spread(self, xs):
+        return max(xs) - max(xs)
+"""
+TESTS = """\
+from calc import Stats, mean
+
+
+def test_mean():
+    assert mean([1, 2, 3]) == 2
+
+
+def test_mean_of_one():
+    assert mean([4]) == 4
+
+
+def test_spread():
+    assert Stats().spread([1, 5]) == 4
+
+
+def test_unrelated():
+    assert True
+"""
+MEAN, ONE, SPREAD, UNRELATED = (
+    f"test_calc.py::{name}"
+    for name in ("test_mean", "test_mean_of_one", "test_spread", "test_unrelated")
+)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("trials").resolve()
+    root.joinpath("calc.py").write_text(CALC)
+    root.joinpath("test_calc.py").write_text(TESTS)
+    return root
+
+
+@pytest.fixture(scope="module")
+def server(project: Path) -> Iterator[Trials]:
+    args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(project)]
+    runner = Runner(project, project, args, timeout=30.0)
+    started = Trials.start(runner, [MEAN, ONE, SPREAD, UNRELATED])
+    assert started is not None
+    assert started.ready()
+    yield started
+    started.close()
+
+
+FUNCTIONS = {
+    "mean": (5, "    return sum(xs) / (len(xs) + 1)\n"),
+    "Stats.spread": (10, "        return max(xs) - max(xs)\n"),
+}
+
+
+def trial(
+    server: Trials, project: Path, tests: list[str], body: str, function: str = "mean"
+) -> Trial:
+    """One trial of calc.py with the body of one function replaced."""
+    line, old = FUNCTIONS[function]
+    source = CALC.replace(old, body)
+    done = server.run(tests, 1.0, str(project / "calc.py"), function, line, source)
+    assert done is not None, "the trial server died"
+    return done
+
+
+def test_the_server_collected_what_it_was_asked(server: Trials) -> None:
+    assert server.collected == {MEAN, ONE, SPREAD, UNRELATED}
+
+
+def test_unchanged_code_fails_as_in_the_run(server: Trials) -> None:
+    trial = server.run([MEAN, UNRELATED], 5.0)
+
+    assert trial is not None
+    assert not trial.passed
+    assert trial.reason == f"{MEAN} failed"
+
+
+def test_a_fix_passes_and_the_next_trial_starts_clean(server: Trials, project: Path) -> None:
+    before = snapshot(project)
+
+    fixed = trial(server, project, [MEAN, ONE], "    return sum(xs) / len(xs)\n")
+    again = server.run([MEAN], 5.0)
+
+    assert fixed.passed, fixed
+    assert again is not None and not again.passed  # the swap lived in the child only
+    assert snapshot(project) == before
+
+
+def test_a_method_is_swapped_in_place(server: Trials, project: Path) -> None:
+    fixed = trial(server, project, [SPREAD], "        return max(xs) - min(xs)\n", "Stats.spread")
+
+    assert fixed.passed, fixed
+
+
+def test_the_first_test_that_does_not_pass_decides(server: Trials, project: Path) -> None:
+    # Fixes test_mean but breaks test_mean_of_one: the trial must not pass.
+    wrong = trial(server, project, [MEAN, ONE, UNRELATED], "    return 2\n")
+
+    assert not wrong.passed
+    assert wrong.reason == f"{ONE} failed"
+
+
+ESCAPES = {
+    "hangs": ("    while True:\n        pass\n", "did not finish within"),
+    "os._exit(0)": ("    os._exit(0)\n", "exited with code 0 before reporting"),
+    "SystemExit": ("    raise SystemExit(0)\n", f"{MEAN} failed"),
+    "sys.exit in a loop": ("    while True:\n        sys.exit(0)\n", f"{MEAN} failed"),
+    "kills itself": (
+        "    import signal\n    os.kill(os.getpid(), signal.SIGKILL)\n",
+        "killed by signal 9",
+    ),
+    "fills memory": ("    xs = list(xs)\n    for x in xs:\n        xs.append(x)\n", ""),
+    "does not compile": ("    return sum(xs) /\n", "does not compile"),
+}
+
+
+@pytest.mark.parametrize(("body", "reason"), ESCAPES.values(), ids=ESCAPES.keys())
+def test_a_candidate_that_escapes_never_passes(
+    server: Trials, project: Path, body: str, reason: str
+) -> None:
+    escaped = trial(server, project, [MEAN], body)
+
+    assert not escaped.passed
+    assert not escaped.unsupported
+    assert reason in escaped.reason
+    # and the server is still there for the next candidate
+    assert trial(server, project, [MEAN], "    return sum(xs) / len(xs)\n").passed
+
+
+def test_a_function_it_cannot_find_is_unsupported(server: Trials, project: Path) -> None:
+    unknown = server.run([MEAN], 1.0, str(project / "calc.py"), "nowhere", 99, CALC)
+
+    assert unknown is not None
+    assert unknown.unsupported
+    assert not unknown.passed
+
+
+def test_a_closed_server_reports_none(project: Path) -> None:
+    args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(project)]
+    started = Trials.start(Runner(project, project, args, timeout=30.0), [MEAN])
+    assert started is not None and started.ready()
+
+    started.close()
+
+    assert started.run([MEAN], 1.0) is None
+
+
+def test_collection_that_finds_nothing_is_not_ready(project: Path) -> None:
+    args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(project)]
+    started = Trials.start(Runner(project, project, args, 30.0), ["test_calc.py::test_missing"])
+    assert started is not None
+
+    assert not started.ready()

@@ -1,0 +1,135 @@
+"""The verifier runs tests in another process with candidates in memory, and contains them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import snapshot
+
+from pytest_caretaker.verify.runner import Outcome, Runner, RunResult, judge
+
+CALC = "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n\n\ndef other():\n    return 1\n"
+TESTS = """\
+from calc import mean
+
+
+def test_mean():
+    assert mean([1, 2, 3]) == 2
+
+
+def test_empty_is_fine():
+    assert mean([]) == 0 or True
+"""
+GOOD = b"def mean(xs):\n    return sum(xs) / len(xs)\n"
+MEAN = "test_calc.py::test_mean"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("project").resolve()
+    root.joinpath("calc.py").write_text(CALC)
+    root.joinpath("test_calc.py").write_text(TESTS)
+    return root
+
+
+@pytest.fixture(scope="module", params=["warm", "cold"])
+def runner(request: pytest.FixtureRequest, project: Path) -> Iterator[Runner]:
+    args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(project)]
+    # A fresh interpreter may need seconds to start on a loaded machine; a hang is given less.
+    warm = request.param == "warm"
+    with Runner(project, project, args, timeout=2.0 if warm else 15.0, warm=warm) as runner:
+        yield runner
+
+
+@pytest.fixture
+def impatient(runner: Runner) -> Iterator[Runner]:
+    """The runner with a 2 s timeout, for candidates that never finish."""
+    patient, runner.timeout = runner.timeout, 2.0
+    yield runner
+    runner.timeout = patient
+
+
+def test_candidate_runs_from_memory(runner: Runner, project: Path) -> None:
+    before = snapshot(project)
+
+    plain = runner.run([MEAN])
+    patched = runner.run([MEAN], {"calc.py": GOOD})
+
+    assert plain.outcomes[MEAN].outcome == "failed"
+    assert patched.outcomes[MEAN] == Outcome("passed")
+    assert snapshot(project) == before
+    assert not list(project.rglob("__pycache__")) and not (project / ".pytest_cache").exists()
+
+
+def test_patched_test_module_keeps_assertion_rewriting(runner: Runner) -> None:
+    tests = TESTS.replace("mean([1, 2, 3]) == 2", "mean([1, 2, 3]) == 7").encode()
+
+    result = runner.run([MEAN], {"test_calc.py": tests, "calc.py": GOOD})
+
+    detail = result.outcomes[MEAN].detail
+    assert "assert mean([1, 2, 3]) == 7" in detail  # the source shown is the one that ran
+    assert "assert 2.0 == 7" in detail  # pytest's introspection: the module was rewritten
+
+
+def test_trace_records_the_project_functions_a_test_ran(runner: Runner) -> None:
+    result = runner.run([MEAN], trace=True)
+
+    executed = result.executed[MEAN]
+    assert executed.functions == (("test_calc.py", 4), ("calc.py", 1))
+    assert executed.lines["calc.py"] == frozenset({2})
+
+
+CONTAINED = {
+    "hangs": b"def mean(xs):\n    while True:\n        pass\n",
+    "exits with 0": b"import os\n\ndef mean(xs):\n    os._exit(0)\n",
+    "kills itself": (
+        b"import os, signal\n\ndef mean(xs):\n    os.kill(os.getpid(), signal.SIGKILL)\n"
+    ),
+    "exits at import": b"import sys\nsys.exit(0)\n",
+}
+
+
+@pytest.mark.parametrize("candidate", CONTAINED.values(), ids=CONTAINED.keys())
+def test_candidate_that_escapes_never_passes(impatient: Runner, candidate: bytes) -> None:
+    runner = impatient
+    result = runner.run([MEAN], {"calc.py": candidate})
+
+    verdict = judge(result, [MEAN], [])
+    assert not verdict.ok
+    assert verdict.reason
+    runner.timeout = 60.0  # the next run is an ordinary one: a loaded machine may be slow
+    again = runner.run([MEAN], {"calc.py": GOOD})
+    assert again.problem is None, again.problem
+    assert again.outcomes[MEAN].outcome == "passed"  # the runner is still usable
+
+
+def test_system_exit_in_a_test_is_a_failure(runner: Runner) -> None:
+    result = runner.run([MEAN], {"calc.py": b"def mean(xs):\n    raise SystemExit(0)\n"})
+
+    assert result.outcomes[MEAN].outcome == "failed"
+
+
+def test_timeout_reason_names_the_limit(impatient: Runner) -> None:
+    result = impatient.run([MEAN], {"calc.py": CONTAINED["hangs"]})
+
+    assert result.problem == "the tests did not finish within 2 s (does the code loop forever?)"
+
+
+def test_judge_names_the_broken_neighbour() -> None:
+    result = RunResult(
+        outcomes={MEAN: Outcome("passed"), "t.py::b": Outcome("failed", "assert 1 == 2")},
+        executed={},
+    )
+
+    verdict = judge(result, [MEAN], ["t.py::b"])
+
+    assert (verdict.ok, verdict.reason, verdict.detail) == (
+        False,
+        "fix broke t.py::b",
+        "assert 1 == 2",
+    )
+    assert judge(result, [MEAN], []).ok
+    missing = judge(result, [MEAN], ["t.py::gone"])
+    assert missing.reason == "fix broke t.py::gone (it did not run)"

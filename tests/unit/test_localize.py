@@ -1,0 +1,567 @@
+"""Localize: definitions of a file, test file membership, Ochiai scores and the ranking."""
+
+from __future__ import annotations
+
+import math
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pytest_caretaker.project import localize as loc
+from pytest_caretaker.project.localize import (
+    Candidate,
+    Definition,
+    SourceFile,
+    Sources,
+    localize,
+    ochiai,
+)
+from pytest_caretaker.record.failure import Failure, Frame
+from pytest_caretaker.verify.runner import Executed
+
+
+def source_file(text: str, path: str = "mod.py") -> SourceFile:
+    return SourceFile(path, textwrap.dedent(text).encode())
+
+
+# -- ochiai ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("failed", "passed", "total_failed", "expected"),
+    [
+        (1, 0, 1, 1.0),
+        (1, 3, 1, 0.5),
+        (0, 0, 1, 0.0),
+        (0, 5, 3, 0.0),
+        (2, 2, 4, 0.5),  # 2 / sqrt(4 * 4)
+        (1, 2, 1, 1 / math.sqrt(3)),
+        (2, 0, 2, 1.0),
+        (1, 0, 2, 1 / math.sqrt(2)),
+        (1, 1, 0, 0.0),  # no failing test was traced
+    ],
+)
+def test_ochiai(failed: int, passed: int, total_failed: int, expected: float) -> None:
+    assert ochiai(failed, passed, total_failed) == pytest.approx(expected)
+
+
+def test_ochiai_is_lower_when_passing_tests_also_run_the_code() -> None:
+    assert ochiai(1, 0, 1) > ochiai(1, 1, 1) > ochiai(1, 5, 1) > ochiai(0, 0, 1)
+
+
+# -- SourceFile ------------------------------------------------------------------------------------
+
+MODULE = """\
+import functools
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    def typed_only() -> None: ...
+else:
+    def runtime_only():
+        return 1
+
+try:
+    def in_try():
+        return 2
+finally:
+    def in_finally():
+        return 3
+
+
+def plain(x):
+    return x
+
+
+@functools.lru_cache(
+    maxsize=None,
+)
+@staticmethod
+def decorated(x):
+    return x
+
+
+class Shape:
+    sides = 0
+
+    def area(self):
+        return 0
+
+    @property
+    def name(self):
+        return "shape"
+
+    class Inner:
+        def deep(self):
+            return 1
+
+
+def outer(n):
+    total = n
+
+    def inner(m):
+        return m + 1
+
+    total += inner(n)
+    return total
+
+
+async def fetch():
+    with open("x") as handle:
+        def reader():
+            return handle.read()
+    return reader
+"""
+
+
+def test_definitions_qualnames_and_lines() -> None:
+    found = {d.qualname: (d.start, d.end, d.body_start) for d in source_file(MODULE).definitions}
+    assert found == {
+        "typed_only": (5, 5, 5),
+        "runtime_only": (7, 8, 8),
+        "in_try": (11, 12, 12),
+        "in_finally": (14, 15, 15),
+        "plain": (18, 19, 19),
+        "decorated": (22, 27, 27),  # starts at the first decorator
+        "Shape.area": (33, 34, 34),
+        "Shape.name": (36, 38, 38),
+        "Shape.Inner.deep": (41, 42, 42),
+        "outer": (45, 52, 46),
+        "outer.inner": (48, 49, 49),
+        "fetch": (55, 59, 56),
+        "fetch.reader": (57, 58, 58),
+    }
+
+
+def test_definitions_skip_classes_themselves() -> None:
+    qualnames = [d.qualname for d in source_file(MODULE).definitions]
+    assert "Shape" not in qualnames
+    assert "Shape.Inner" not in qualnames
+
+
+def test_definitions_inside_except_and_else_of_try() -> None:
+    text = """\
+    try:
+        from fastcalc import mean
+    except ImportError:
+        def mean(values):
+            return sum(values) / len(values)
+    else:
+        def median(values):
+            return sorted(values)[len(values) // 2]
+    """
+    found = {d.qualname: (d.start, d.end) for d in source_file(text).definitions}
+    assert found == {"mean": (4, 5), "median": (7, 8)}
+
+
+@pytest.mark.parametrize(
+    ("text", "qualname", "start"),
+    [
+        pytest.param(
+            "async def serve(lock):\n    async with lock:\n        def handle():\n"
+            "            return 1\n    return handle\n",
+            "serve.handle",
+            3,
+            id="async-with",
+        ),
+        pytest.param(
+            "try:\n    def parse():\n        return 1\nexcept* ValueError:\n    pass\n",
+            "parse",
+            2,
+            id="try-star",
+            marks=pytest.mark.skipif(sys.version_info < (3, 11), reason="except* is 3.11+"),
+        ),
+    ],
+)
+def test_definitions_inside_other_blocks(text: str, qualname: str, start: int) -> None:
+    source = SourceFile("mod.py", text.encode())
+    definition = source.enclosing(start + 1)
+    assert definition is not None
+    assert (definition.qualname, definition.start) == (qualname, start)
+
+
+def test_definitions_of_a_file_that_does_not_parse() -> None:
+    assert source_file("def broken(:\n    pass\n").definitions == ()
+
+
+def test_find() -> None:
+    source = source_file(MODULE)
+    assert source.find("Shape.area") == Definition("Shape.area", 33, 34, 34)
+    assert source.find("area") is None
+
+
+@pytest.mark.parametrize(
+    ("line", "qualname"),
+    [
+        (19, "plain"),
+        (22, "decorated"),  # a decorator line belongs to the function
+        (26, "decorated"),
+        (34, "Shape.area"),
+        (37, "Shape.name"),
+        (42, "Shape.Inner.deep"),
+        (46, "outer"),
+        (48, "outer.inner"),
+        (49, "outer.inner"),
+        (51, "outer"),  # after the nested function ends
+        (58, "fetch.reader"),
+        (59, "fetch"),
+    ],
+)
+def test_enclosing_returns_the_innermost_function(line: int, qualname: str) -> None:
+    definition = source_file(MODULE).enclosing(line)
+    assert definition is not None
+    assert definition.qualname == qualname
+
+
+@pytest.mark.parametrize("line", [1, 3, 16, 31, 39, 200])
+def test_enclosing_outside_any_function(line: int) -> None:
+    assert source_file(MODULE).enclosing(line) is None
+
+
+def test_source_of_includes_decorators() -> None:
+    source = source_file(MODULE)
+    definition = source.find("decorated")
+    assert definition is not None
+    assert source.source_of(definition) == (
+        "@functools.lru_cache(\n    maxsize=None,\n)\n@staticmethod\n"
+        "def decorated(x):\n    return x\n"
+    )
+
+
+def test_latin1_file_with_coding_cookie() -> None:
+    data = "# -*- coding: latin-1 -*-\nNAME = 'café'\n\n\ndef greet():\n    return NAME\n"
+    source = SourceFile("legacy.py", data.encode("latin-1"))
+    assert b"caf\xe9" in source.data
+    assert source.text == data
+    assert source.lines[1] == "NAME = 'café'"
+    assert [(d.qualname, d.start, d.end) for d in source.definitions] == [("greet", 5, 6)]
+
+
+def test_utf8_bom_is_dropped_from_text() -> None:
+    source = SourceFile("bom.py", b"\xef\xbb\xbfdef f():\n    return '\xc3\xa9'\n")
+    assert source.text == "def f():\n    return 'é'\n"
+    assert source.find("f") == Definition("f", 1, 2, 2)
+
+
+# -- Sources ---------------------------------------------------------------------------------------
+
+
+def test_sources_reads_each_file_once(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    (root / "pkg").mkdir()
+    (root / "pkg" / "a.py").write_bytes(b"def a():\n    return 1\n")
+    sources = Sources(root)
+    first = sources.get("pkg/a.py")
+    assert first is not None
+    assert first.path == "pkg/a.py"
+    assert first.data == b"def a():\n    return 1\n"
+
+    (root / "pkg" / "a.py").write_bytes(b"changed\n")
+    assert sources.get("pkg/a.py") is first
+    assert sources.get("missing.py") is None
+
+
+# -- TestFiles -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rel", "expected"),
+    [
+        ("checks/collected_here.py", True),  # collected, whatever its name
+        ("conftest.py", True),
+        ("src/pkg/conftest.py", True),
+        ("tests/test_calc.py", True),
+        ("test_top.py", True),
+        ("tests/calc_test.py", True),
+        ("calc.py", False),
+        ("src/pkg/testing.py", False),
+        ("tests/helpers.py", False),
+        ("tests/test_calc.pyi", False),
+    ],
+)
+def test_test_files_default_patterns(rel: str, expected: bool) -> None:
+    tests = loc.TestFiles(frozenset({"checks/collected_here.py"}))
+    assert (rel in tests) is expected
+
+
+def test_test_files_custom_patterns() -> None:
+    tests = loc.TestFiles(frozenset(), patterns=("check_*.py",))
+    assert "tests/check_io.py" in tests
+    assert "tests/test_io.py" not in tests
+    assert "conftest.py" in tests
+
+
+def test_test_files_only_hold_strings() -> None:
+    tests = loc.TestFiles(frozenset({"test_a.py"}))
+    assert Path("test_a.py") not in tests
+    assert None not in tests
+
+
+# -- localize --------------------------------------------------------------------------------------
+
+CALC = """\
+def helper(x):
+    return x + 1
+
+
+def buggy(x):
+    return x * 3
+
+
+def unused():
+    return 0
+"""
+
+TEST_CALC = """\
+from calc import buggy, helper
+
+
+def test_buggy():
+    assert helper(1) == 2
+    assert buggy(2) == 4
+
+
+def test_helper():
+    assert helper(2) == 3
+
+
+def test_helper_again():
+    assert helper(0) == 1
+"""
+
+FAILING = "test_calc.py::test_buggy"
+PASSING = ["test_calc.py::test_helper", "test_calc.py::test_helper_again"]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path.resolve()
+    (root / "calc.py").write_text(CALC)
+    (root / "test_calc.py").write_text(TEST_CALC)
+    return root
+
+
+def failure(*frames: Frame) -> Failure:
+    return Failure(
+        nodeid=FAILING,
+        when="call",
+        path="test_calc.py",
+        exc_type="AssertionError",
+        message="assert 6 == 4",
+        longrepr="E   assert 6 == 4",
+        frames=frames,
+    )
+
+
+def traces() -> dict[str, Executed]:
+    # Functions as (path, first line of the def), in call order: the failing test calls helper
+    # before buggy, so only the scores can put buggy ahead.
+    return {
+        FAILING: Executed(functions=(("test_calc.py", 4), ("calc.py", 1), ("calc.py", 5))),
+        PASSING[0]: Executed(functions=(("test_calc.py", 9), ("calc.py", 1))),
+        PASSING[1]: Executed(functions=(("test_calc.py", 13), ("calc.py", 1))),
+    }
+
+
+def test_localize_ranks_traceback_then_suspicious_code(project: Path) -> None:
+    candidates = localize(
+        failure(Frame("test_calc.py", 6, "test_buggy")),
+        [FAILING],
+        traces(),
+        PASSING,
+        Sources(project),
+        loc.TestFiles(frozenset({"test_calc.py"})),
+    )
+    assert [c.ref for c in candidates] == [
+        "test_calc.py::test_buggy",
+        "calc.py::buggy",
+        "calc.py::helper",
+    ]
+    test_buggy, buggy, helper = candidates
+    assert test_buggy == Candidate("test_calc.py", "test_buggy", True, 1.0, (6,))
+    assert buggy == Candidate("calc.py", "buggy", False, 1.0, ())
+    assert helper.is_test is False
+    assert helper.failed_lines == ()
+    assert helper.score == pytest.approx(1 / math.sqrt(3))
+    assert all(c.qualname != "unused" for c in candidates)
+
+
+def test_localize_puts_the_innermost_frame_first(project: Path) -> None:
+    candidates = localize(
+        failure(
+            Frame("test_calc.py", 6, "test_buggy"),
+            Frame("calc.py", 6, "buggy"),
+            Frame("/usr/lib/python3/somewhere.py", 3, "elsewhere"),  # not a project file
+        ),
+        [FAILING],
+        traces(),
+        PASSING,
+        Sources(project),
+        loc.TestFiles(frozenset({"test_calc.py"})),
+    )
+    assert [(c.ref, c.failed_lines) for c in candidates] == [
+        ("calc.py::buggy", (6,)),
+        ("test_calc.py::test_buggy", (6,)),
+        ("calc.py::helper", ()),
+    ]
+
+
+def test_localize_merges_frames_of_one_function(project: Path) -> None:
+    candidates = localize(
+        failure(
+            Frame("test_calc.py", 6, "test_buggy"),
+            Frame("test_calc.py", 5, "test_buggy"),
+            Frame("test_calc.py", 6, "test_buggy"),
+        ),
+        [FAILING],
+        {},
+        [],
+        Sources(project),
+        loc.TestFiles(frozenset()),
+    )
+    assert candidates == (Candidate("test_calc.py", "test_buggy", True, 0.0, (5, 6)),)
+
+
+def test_localize_without_traces_keeps_only_the_traceback(project: Path) -> None:
+    candidates = localize(
+        failure(Frame("test_calc.py", 6, "test_buggy")),
+        [FAILING],
+        {},
+        PASSING,
+        Sources(project),
+        loc.TestFiles(frozenset()),
+    )
+    assert [(c.ref, c.score) for c in candidates] == [("test_calc.py::test_buggy", 0.0)]
+
+
+def test_localize_with_two_failing_tests(project: Path) -> None:
+    other = "test_calc.py::test_helper_again"
+    executed = traces()
+    candidates = localize(
+        failure(Frame("test_calc.py", 6, "test_buggy")),
+        [FAILING, other],
+        executed,
+        [PASSING[0]],
+        Sources(project),
+        loc.TestFiles(frozenset()),
+    )
+    scores = {c.ref: c.score for c in candidates}
+    # helper: run by both failing tests and by the passing one -> 2 / sqrt(2 * 3)
+    assert scores["calc.py::helper"] == pytest.approx(2 / math.sqrt(6))
+    # buggy: run by one of the two failing tests only -> 1 / sqrt(2 * 1)
+    assert scores["calc.py::buggy"] == pytest.approx(1 / math.sqrt(2))
+    assert scores["test_calc.py::test_helper_again"] == pytest.approx(1 / math.sqrt(2))
+    assert [c.ref for c in candidates] == [
+        "test_calc.py::test_buggy",
+        "calc.py::helper",
+        "calc.py::buggy",
+        "test_calc.py::test_helper_again",
+    ]
+
+
+# -- line_scores -----------------------------------------------------------------------------------
+
+F1 = "test_m.py::test_fails"
+F2 = "test_m.py::test_fails_too"
+P1, P2, P3 = "test_m.py::test_a", "test_m.py::test_b", "test_m.py::test_c"
+
+
+def ran(*lines: int, path: str = "m.py") -> Executed:
+    return Executed(lines={path: frozenset(lines)})
+
+
+def spectrum() -> dict[str, Executed]:
+    """Line 1: every test; 2: F1 and two passing; 3: F1 and F2 only; 4: F2 only; 5: F1 only;
+    7, 8: passing tests only."""
+    return {
+        F1: ran(1, 2, 3, 5),
+        F2: ran(1, 3, 4),
+        P1: ran(1, 2, 7),
+        P2: ran(1, 2),
+        P3: ran(1, 8),
+    }
+
+
+def test_line_scores_of_one_failing_test() -> None:
+    scores = loc.line_scores([F1], [P1, P2, P3], spectrum())
+    assert scores == {
+        ("m.py", 1): pytest.approx(1 / math.sqrt(4)),  # failing and 3 passing: 0.5
+        ("m.py", 2): pytest.approx(1 / math.sqrt(3)),  # failing and 2 passing
+        ("m.py", 3): 1.0,  # the failing test only
+        ("m.py", 5): 1.0,
+    }
+    assert scores[("m.py", 1)] == pytest.approx(0.5)
+
+
+def test_line_scores_leave_out_lines_only_passing_tests_ran() -> None:
+    scores = loc.line_scores([F1], [P1, P2, P3], spectrum())
+    assert ("m.py", 7) not in scores
+    assert ("m.py", 8) not in scores
+    assert ("m.py", 4) not in scores  # run by a failing test that is not in this group
+
+
+def test_line_scores_of_two_failing_tests() -> None:
+    scores = loc.line_scores([F1, F2], [P1, P2, P3], spectrum())
+    assert scores == {
+        ("m.py", 1): pytest.approx(2 / math.sqrt(2 * 5)),
+        ("m.py", 2): pytest.approx(1 / math.sqrt(2 * 3)),
+        ("m.py", 3): pytest.approx(1.0),  # 2 / sqrt(2 * 2): every failing test, no passing one
+        ("m.py", 4): pytest.approx(1 / math.sqrt(2)),
+        ("m.py", 5): pytest.approx(1 / math.sqrt(2)),
+    }
+
+
+def test_line_scores_without_passing_tests() -> None:
+    scores = loc.line_scores([F1, F2], [], spectrum())
+    assert scores[("m.py", 1)] == pytest.approx(1.0)
+    assert scores[("m.py", 5)] == pytest.approx(1 / math.sqrt(2))
+
+
+def test_line_scores_a_failing_test_without_a_trace_does_not_count() -> None:
+    missing = "test_m.py::test_not_traced"
+    with_missing = loc.line_scores([F1, missing], [P1, P2, P3], spectrum())
+    assert with_missing == loc.line_scores([F1], [P1, P2, P3], spectrum())
+    assert with_missing[("m.py", 3)] == 1.0  # total_failed is 1, not 2
+
+
+def test_line_scores_a_passing_test_without_a_trace_is_ignored() -> None:
+    scores = loc.line_scores([F1], [P1, "test_m.py::test_not_traced"], spectrum())
+    assert scores[("m.py", 1)] == pytest.approx(1 / math.sqrt(2))
+    assert scores[("m.py", 2)] == pytest.approx(1 / math.sqrt(2))
+    assert scores[("m.py", 3)] == 1.0
+
+
+def test_line_scores_tell_files_apart() -> None:
+    executed = {
+        F1: Executed(lines={"a.py": frozenset({1}), "b.py": frozenset({1})}),
+        P1: ran(1, path="a.py"),
+    }
+    assert loc.line_scores([F1], [P1], executed) == {
+        ("a.py", 1): pytest.approx(1 / math.sqrt(2)),
+        ("b.py", 1): 1.0,
+    }
+
+
+def test_line_scores_ignore_the_functions_of_a_trace() -> None:
+    executed = {F1: Executed(functions=(("m.py", 1),)), P1: ran(1)}
+    assert loc.line_scores([F1], [P1], executed) == {}
+
+
+@pytest.mark.parametrize(
+    ("failing", "passing"),
+    [
+        pytest.param([], [P1, P2], id="no-failing-tests"),
+        pytest.param(["test_m.py::test_not_traced"], [P1], id="failing-test-not-traced"),
+    ],
+)
+def test_line_scores_empty(failing: list[str], passing: list[str]) -> None:
+    assert loc.line_scores(failing, passing, spectrum()) == {}
+
+
+def test_lines_match_ast_line_numbers_after_a_form_feed() -> None:
+    source = SourceFile("mod.py", b"def f():\n    return 1\n\x0c\ndef g():\n    return 2\n")
+    assert source.find("g") == Definition("g", 4, 5, 5)
+    assert source.lines[3] == "def g():"
+    assert source.source_of(Definition("g", 4, 5, 5)) == "def g():\n    return 2\n"

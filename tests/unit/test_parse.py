@@ -1,0 +1,584 @@
+"""Parse: a model's reply becomes typed edits, or a reason precise enough to send back to it."""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Callable, Mapping, Sequence
+from textwrap import dedent
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_caretaker.llm.parse import Edit, Proposal, Unparsed, parse_reply
+from pytest_caretaker.project.localize import Candidate, SourceFile
+
+CALC = dedent(
+    '''\
+    """A small calculator."""
+
+    import math
+
+
+    def mean(xs):
+        return sum(xs) / (len(xs) + 1)
+
+
+    def total(xs):
+        return sum(xs)
+
+
+    class Stack:
+        def __init__(self):
+            self.items = []
+
+        def push(self, x):
+            self.items.insert(0, x)
+
+        def pop(self):
+            return self.items.pop()
+    '''
+)
+STATS = dedent(
+    """\
+    def mean(xs):
+        return 0
+    """
+)
+TEST_CALC = dedent(
+    """\
+    from calc import mean
+
+
+    def test_mean():
+        assert mean([1, 2, 3]) == 2
+    """
+)
+SOURCES = {"calc.py": CALC, "stats.py": STATS, "test_calc.py": TEST_CALC}
+
+# Ranked as localize would: the test (not editable under scope=code) first, then the code.
+CANDIDATES = (
+    Candidate(path="test_calc.py", qualname="test_mean", is_test=True, score=1.0),
+    Candidate(path="calc.py", qualname="mean", is_test=False, score=1.0),
+    Candidate(path="calc.py", qualname="Stack.pop", is_test=False, score=1.0),
+)
+
+FIXED_MEAN = "def mean(xs):\n    return sum(xs) / len(xs)\n"
+
+Ref = tuple[str, str, str]
+
+
+def code_only(candidate: Candidate) -> bool:
+    return not candidate.is_test
+
+
+def files_of(sources: Mapping[str, str]) -> Callable[[str], SourceFile | None]:
+    def files(path: str) -> SourceFile | None:
+        text = sources.get(path)
+        return SourceFile(path, text.encode("utf-8")) if text is not None else None
+
+    return files
+
+
+def parse(
+    text: str,
+    tool_arguments: Sequence[str] = (),
+    candidates: Sequence[Candidate] = CANDIDATES,
+    sources: Mapping[str, str] = SOURCES,
+) -> Proposal | Unparsed:
+    return parse_reply(text, tool_arguments, candidates, code_only, files_of(sources))
+
+
+def proposal(result: Proposal | Unparsed) -> Proposal:
+    assert isinstance(result, Proposal), result
+    return result
+
+
+def unparsed(result: Proposal | Unparsed) -> str:
+    assert isinstance(result, Unparsed), result
+    assert result.reason.strip()
+    return result.reason
+
+
+def refs(result: Proposal | Unparsed) -> list[Ref]:
+    return sorted((e.kind, e.path, e.qualname) for e in proposal(result).edits)
+
+
+def edit_of(result: Proposal | Unparsed, kind: str) -> Edit:
+    matching = [e for e in proposal(result).edits if e.kind == kind]
+    assert len(matching) == 1, proposal(result).edits
+    return matching[0]
+
+
+def tool_call(edits: list[dict[str, Any]], explanation: str = "Divide by the count.") -> str:
+    return json.dumps({"explanation": explanation, "edits": edits})
+
+
+MEAN: list[Ref] = [("replace", "calc.py", "mean")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(f"```python\n{FIXED_MEAN}```\n", MEAN, id="fenced-python"),
+        pytest.param(f"```\n{FIXED_MEAN}```\n", MEAN, id="fence-without-language"),
+        pytest.param(f"```py\n{FIXED_MEAN}```", MEAN, id="fence-py"),
+        pytest.param(f"```Python title=calc.py\n{FIXED_MEAN}```", MEAN, id="fence-with-info"),
+        pytest.param(f"```python\n{FIXED_MEAN}", MEAN, id="unclosed-fence"),
+        pytest.param(
+            f"The divisor is off by one.\n\n```python\n{FIXED_MEAN}```\n\nThat fixes it.",
+            MEAN,
+            id="prose-around-fence",
+        ),
+        pytest.param(
+            f"```console\n$ pytest -q\n```\n\n```python\n{FIXED_MEAN}```",
+            MEAN,
+            id="other-fence-skipped",
+        ),
+        pytest.param(FIXED_MEAN, MEAN, id="bare-code"),
+        pytest.param(f"Here is the fix:\n{FIXED_MEAN}", MEAN, id="prose-then-bare-code"),
+        pytest.param(FIXED_MEAN.replace("\n", "\r\n"), MEAN, id="bare-code-crlf"),
+        pytest.param(
+            "    def mean(xs):\n        return sum(xs) / len(xs)\n", MEAN, id="indented-4-spaces"
+        ),
+        pytest.param(
+            "```python\n    def mean(xs):\n        return sum(xs) / len(xs)\n```",
+            MEAN,
+            id="indented-in-fence",
+        ),
+        pytest.param(f"```python\n# file: calc.py\n{FIXED_MEAN}```", MEAN, id="file-hint"),
+        pytest.param(
+            f"```python\n# file: stats.py\n{FIXED_MEAN}```",
+            [("replace", "stats.py", "mean")],
+            id="file-hint-picks-the-file",
+        ),
+        pytest.param(
+            "```python\ndef push(self, x):\n    self.items.append(x)\n```",
+            [("replace", "calc.py", "Stack.push")],
+            id="bare-method-resolves-in-class",
+        ),
+        pytest.param(
+            "```python\nclass Stack:\n    def push(self, x):\n        self.items.append(x)\n```",
+            [("replace", "calc.py", "Stack.push")],
+            id="class-block-holding-method",
+        ),
+        pytest.param(
+            "```python\ndef pop(self):\n    return self.items.pop(0)\n```",
+            [("replace", "calc.py", "Stack.pop")],
+            id="bare-method-is-candidate",
+        ),
+        pytest.param(
+            "```python\ndef mean(xs):\n    return sum(xs) / len(xs)\n\n\n"
+            "def total(xs):\n    return math.fsum(xs)\n```",
+            [("replace", "calc.py", "mean"), ("replace", "calc.py", "total")],
+            id="two-functions",
+        ),
+        pytest.param(
+            "```python\ndef _count(xs):\n    return len(xs)\n\n\n"
+            "def mean(xs):\n    return sum(xs) / _count(xs)\n```",
+            [("helper", "calc.py", "_count"), ("replace", "calc.py", "mean")],
+            id="helper-called-by-fix",
+        ),
+        pytest.param(
+            "```python\nimport statistics\n\n\ndef mean(xs):\n    return statistics.fmean(xs)\n```",
+            [("import", "calc.py", ""), ("replace", "calc.py", "mean")],
+            id="import-line",
+        ),
+        pytest.param(
+            "```python\nreturn sum(xs) / len(xs)\n```", MEAN, id="body-wraps-best-editable"
+        ),
+    ],
+)
+def test_text_reply_parses_into_edits(text: str, expected: list[Ref]) -> None:
+    result = parse(text)
+
+    assert refs(result) == sorted(expected)
+    for edit in proposal(result).edits:
+        ast.parse(edit.source)
+        assert not edit.source.startswith((" ", "\t"))
+        assert edit.kind == "import" or edit.source.endswith("\n")
+
+
+def test_fenced_block_source_is_the_code_only() -> None:
+    result = parse(f"Fix:\n```python\n# file: calc.py\n{FIXED_MEAN}```\nDone.")
+
+    assert edit_of(result, "replace").source == FIXED_MEAN
+
+
+def test_indented_code_is_dedented() -> None:
+    result = parse(
+        "    def mean(xs):\n        if not xs:\n            return 0\n        return 1\n"
+    )
+
+    assert edit_of(result, "replace").source == (
+        "def mean(xs):\n    if not xs:\n        return 0\n    return 1\n"
+    )
+
+
+def test_prose_around_the_fence_is_the_explanation() -> None:
+    result = parse(
+        f"The divisor is off by one.\n\n```python\n{FIXED_MEAN}```\n\nThat fixes   it.\n"
+    )
+
+    assert proposal(result).explanation == "The divisor is off by one. That fixes it."
+
+
+def test_method_source_keeps_its_decorators() -> None:
+    text = "```python\nclass Stack:\n    @staticmethod\n    def pop(self):\n        return 1\n```"
+
+    edit = edit_of(parse(text), "replace")
+
+    assert (edit.path, edit.qualname) == ("calc.py", "Stack.pop")
+    assert edit.source == "@staticmethod\ndef pop(self):\n    return 1\n"
+
+
+def test_body_reply_wraps_the_best_ranked_editable_candidate() -> None:
+    text = "```python\nif not xs:\n    return 0.0\nreturn sum(xs) / len(xs)\n```"
+
+    edit = edit_of(parse(text), "replace")
+
+    assert (edit.path, edit.qualname) == ("calc.py", "mean")
+    assert edit.source == (
+        "def mean(xs):\n    if not xs:\n        return 0.0\n    return sum(xs) / len(xs)\n"
+    )
+
+
+def test_import_edit_holds_the_statement() -> None:
+    text = "```python\nfrom statistics import fmean\n\n\ndef mean(xs):\n    return fmean(xs)\n```"
+
+    edit = edit_of(parse(text), "import")
+
+    assert (edit.path, edit.source.strip()) == ("calc.py", "from statistics import fmean")
+
+
+def test_helper_edit_holds_the_helper_source() -> None:
+    text = (
+        "```python\ndef _count(xs):\n    return len(xs)\n\n\n"
+        "def mean(xs):\n    return sum(xs) / _count(xs)\n```"
+    )
+
+    result = parse(text)
+
+    assert edit_of(result, "helper").source == "def _count(xs):\n    return len(xs)\n"
+    assert edit_of(result, "replace").source == "def mean(xs):\n    return sum(xs) / _count(xs)\n"
+
+
+# --- tool calls -------------------------------------------------------------------------------
+
+
+def test_tool_call_parses_and_keeps_its_explanation() -> None:
+    arguments = tool_call(
+        [{"path": "calc.py", "function": "mean", "code": FIXED_MEAN}],
+        explanation="The mean divided by one too many.",
+    )
+
+    result = parse("ignored prose", (arguments,))
+
+    assert refs(result) == MEAN
+    assert edit_of(result, "replace").source == FIXED_MEAN
+    assert proposal(result).explanation == "The mean divided by one too many."
+
+
+def test_tool_call_takes_precedence_over_text() -> None:
+    arguments = tool_call([{"path": "calc.py", "function": "total", "code": "return 0\n"}])
+
+    result = parse(f"```python\n{FIXED_MEAN}```", (arguments,))
+
+    assert refs(result) == [("replace", "calc.py", "total")]
+
+
+def test_tool_call_without_explanation_falls_back_to_the_text() -> None:
+    arguments = json.dumps({"edits": [{"path": "calc.py", "function": "mean", "code": FIXED_MEAN}]})
+
+    result = parse("Off by one.", (arguments,))
+
+    assert proposal(result).explanation == "Off by one."
+
+
+def test_tool_call_with_body_only_replaces_the_named_function() -> None:
+    arguments = tool_call(
+        [{"path": "calc.py", "function": "total", "code": "return math.fsum(xs)\n"}]
+    )
+
+    result = parse("", (arguments,))
+
+    edit = edit_of(result, "replace")
+    assert (edit.path, edit.qualname) == ("calc.py", "total")
+    assert edit.source.startswith("def ")
+    assert edit.source == "def total(xs):\n    return math.fsum(xs)\n"
+    tree = ast.parse(edit.source)
+    assert [type(node) for node in tree.body] == [ast.FunctionDef]
+
+
+def test_tool_call_with_method_body_keeps_the_method_header() -> None:
+    arguments = tool_call(
+        [{"path": "calc.py", "function": "Stack.push", "code": "self.items.append(x)"}]
+    )
+
+    edit = edit_of(parse("", (arguments,)), "replace")
+
+    assert (edit.path, edit.qualname) == ("calc.py", "Stack.push")
+    assert edit.source == "def push(self, x):\n    self.items.append(x)\n"
+    ast.parse(edit.source)
+
+
+def test_tool_call_function_name_wins_over_the_def_name() -> None:
+    arguments = tool_call(
+        [{"path": "calc.py", "function": "total", "code": "def wrong(xs):\n    return 0\n"}]
+    )
+
+    assert refs(parse("", (arguments,))) == [("replace", "calc.py", "total")]
+
+
+# --- rejections -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t\n", "\r\n\r\n"])
+def test_empty_reply_is_unparsed(text: str) -> None:
+    reason = unparsed(parse(text))
+
+    assert "empty" in reason
+    assert "```python" in reason
+
+
+def test_prose_without_code_is_unparsed() -> None:
+    reason = unparsed(parse("I looked at the code but I could not find the problem, sorry."))
+
+    assert "python" in reason.lower()
+    assert "function" in reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "```python\ndef mean(xs)\n    return sum(xs) / len(xs)\n```",
+        "def mean(xs):\nreturn 1\n",
+        "```python\ndef mean(xs):\n    return (sum(xs)\n```",
+    ],
+)
+def test_syntax_error_is_unparsed(text: str) -> None:
+    reason = unparsed(parse(text))
+
+    assert "does not parse" in reason
+    assert "line " in reason
+
+
+def test_syntax_error_reason_names_the_error() -> None:
+    reason = unparsed(parse("```python\ndef mean(xs)\n    return 1\n```"))
+
+    assert "expected ':'" in reason
+
+
+def test_unknown_function_alone_is_unparsed() -> None:
+    reason = unparsed(parse("```python\ndef median(xs):\n    return sorted(xs)[0]\n```"))
+
+    assert "median" in reason
+    assert "calc.py::mean" in reason
+    assert "test_calc.py::test_mean" not in reason  # not editable, so not offered
+
+
+def test_unknown_function_not_called_by_the_fix_is_unparsed() -> None:
+    text = f"```python\ndef median(xs):\n    return sorted(xs)[0]\n\n\n{FIXED_MEAN}```"
+
+    reason = unparsed(parse(text))
+
+    assert "median" in reason
+    assert "does not call" in reason
+    assert "calc.py::mean" in reason
+    assert "calc.py::Stack.pop" in reason
+
+
+def test_body_with_no_editable_candidate_is_unparsed() -> None:
+    candidates = (Candidate(path="test_calc.py", qualname="test_mean", is_test=True, score=1.0),)
+
+    reason = unparsed(parse("```python\nreturn 1\n```", candidates=candidates))
+
+    assert "def" in reason
+    assert "test_calc.py::test_mean" in reason
+
+
+def test_class_without_methods_is_unparsed() -> None:
+    reason = unparsed(parse("```python\nclass Stack:\n    items = []\n```"))
+
+    assert "Stack" in reason
+    assert "no methods" in reason
+
+
+@pytest.mark.parametrize("raw", ["{not json", "", '{"edits": [', "[1, 2"])
+def test_invalid_json_tool_arguments_are_unparsed(raw: str) -> None:
+    reason = unparsed(parse(f"```python\n{FIXED_MEAN}```", (raw,)))
+
+    assert "not valid JSON" in reason
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"explanation": "fixed"}',
+        '{"edits": {"path": "calc.py"}}',
+        '["edits"]',
+        "null",
+    ],
+)
+def test_tool_arguments_without_edits_are_unparsed(raw: str) -> None:
+    reason = unparsed(parse("", (raw,)))
+
+    assert '"edits"' in reason
+
+
+@pytest.mark.parametrize(
+    "item",
+    [{"path": "calc.py", "function": "mean"}, {"path": "calc.py", "code": 3}, "def mean(): ..."],
+)
+def test_tool_edit_without_code_is_unparsed(item: object) -> None:
+    reason = unparsed(parse("", (json.dumps({"edits": [item]}),)))
+
+    assert '"code"' in reason
+
+
+# --- known gaps (these tests fail until the parser is fixed) ----------------------------------
+
+QUEUE_FIRST = dedent(
+    """\
+    class Queue:
+        def push(self, x):
+            self.items.append(x)
+
+
+    class Stack:
+        def push(self, x):
+            self.items.insert(0, x)
+
+        def pop(self):
+            return self.items.pop()
+    """
+)
+
+
+def test_bare_method_resolves_in_the_candidates_class_not_the_first_class() -> None:
+    # The module's contract: "a method replaces the method of that name in the candidate's class".
+    candidates = (Candidate(path="calc.py", qualname="Stack.pop", is_test=False, score=1.0),)
+
+    result = parse(
+        "```python\ndef push(self, x):\n    self.items.append(x)\n```",
+        candidates=candidates,
+        sources={"calc.py": QUEUE_FIRST},
+    )
+
+    assert refs(result) == [("replace", "calc.py", "Stack.push")]
+
+
+@pytest.mark.parametrize(
+    "text", ["```python\n```", "```python\n# TODO: fix the divisor\n```"], ids=["empty", "comment"]
+)
+def test_block_without_statements_is_unparsed(text: str) -> None:
+    # Wrapping nothing in mean's header yields "def mean(xs):\n\n", which is not Python.
+    result = parse(text)
+
+    assert isinstance(result, Unparsed), result
+
+
+COMMENTED = dedent(
+    """\
+    def mean(xs):  # arithmetic mean
+        return 0
+
+
+    def total(xs):
+        # add them up
+        return 0
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("qualname", "header"),
+    [("mean", "def mean(xs):"), ("total", "def total(xs):")],
+    ids=["comment-after-def", "comment-first-in-body"],
+)
+def test_body_reply_for_function_with_comment_near_its_header(qualname: str, header: str) -> None:
+    candidates = (Candidate(path="calc.py", qualname=qualname, is_test=False, score=1.0),)
+
+    result = parse(
+        "```python\nreturn sum(xs)\n```", candidates=candidates, sources={"calc.py": COMMENTED}
+    )
+
+    edit = edit_of(result, "replace")
+    assert edit.qualname == qualname
+    assert edit.source.startswith(header)
+    tree = ast.parse(edit.source)
+    assert ast.unparse(tree.body[0]).endswith("\n    return sum(xs)")
+
+
+# --- never raises ---------------------------------------------------------------------------
+
+ARBITRARY = [
+    "",
+    "`",
+    "``",
+    "```",
+    "````",
+    "```python",
+    "```python\n",
+    "``` ```",
+    "def",
+    "def f",
+    "def f(:",
+    "class X:",
+    "class X:\n    pass\n",
+    "@",
+    "@decorator\n",
+    "import",
+    "from . import x",
+    "import os",
+    "return",
+    "pass",
+    "\x00",
+    "é☃🐍 ünïcödé ∑ x² → ∞",
+    "def ☃():\n    return '🐍'\n",
+    "# file: ../../etc/passwd.py\ndef mean(xs):\n    return 1\n",
+    "\ufeffdef mean(xs):\n    return 1\n",
+    "\t\tdef mean(xs):\n\treturn 1\n",
+    "```python\ndef mean(xs):\n```\n```python\n```",
+    "x" * 100_000,
+    "def mean(xs):\n    return " + "(" * 200 + ")" * 200 + "\n",
+    "```python\n" + "def f():\n    pass\n" * 500 + "```",
+]
+
+
+def _check_result(result: object) -> None:
+    assert isinstance(result, (Proposal, Unparsed))
+    if isinstance(result, Unparsed):
+        assert isinstance(result.reason, str)
+        assert result.reason
+    else:
+        assert result.edits
+        assert len(result.explanation) <= 1_000
+
+
+@pytest.mark.parametrize("text", ARBITRARY, ids=range(len(ARBITRARY)))
+def test_arbitrary_text_never_raises(text: str) -> None:
+    _check_result(parse(text))
+
+
+@pytest.mark.parametrize("text", ARBITRARY, ids=range(len(ARBITRARY)))
+def test_arbitrary_tool_arguments_never_raise(text: str) -> None:
+    as_code = tool_call([{"path": "calc.py", "function": "mean", "code": text}])
+    as_path = tool_call([{"path": text, "function": text, "code": FIXED_MEAN}])
+
+    _check_result(parse(text, (text,)))
+    _check_result(parse("", (as_code,)))
+    _check_result(parse("", (as_path,)))
+
+
+FRAGMENTS = st.sampled_from(
+    ["```", "```python\n", "\n", "    ", "def mean(xs):", "return 1", "class Stack:", "@", "é☃"]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(FRAGMENTS, st.text(max_size=20)), max_size=12).map("".join))
+def test_generated_text_never_raises(text: str) -> None:
+    _check_result(parse(text))

@@ -1,0 +1,405 @@
+"""Prompts: the templates of each strategy, a user's --heal-prompt folder, and its check."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_caretaker.llm.context import Context, FunctionContext
+from pytest_caretaker.llm.parse import Proposal, parse_reply
+from pytest_caretaker.llm.prompts import (
+    SAMPLE,
+    STRATEGIES,
+    TOOL,
+    TOOL_NAME,
+    VARIABLES,
+    PromptError,
+    check_folder,
+    render,
+)
+from pytest_caretaker.project.localize import Candidate, SourceFile
+
+#: The sentence of the rules that only one scope gets.
+SCOPE_RULE = {
+    "code": "Tests are the specification: change only the code under test",
+    "tests": "Only test code may change",
+    "any": "Code under test and tests may change",
+}
+
+
+def sample(name: str) -> dict[str, Any]:
+    """The sample values of a template's variables."""
+    return dict(SAMPLE[name])
+
+
+def write(folder: Path, files: dict[str, str]) -> str:
+    for relative, text in files.items():
+        path = folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return str(folder)
+
+
+# -- caretaker's own templates -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scope", ["code", "tests", "any"])
+def test_the_tools_system_prompt_asks_for_the_tool(scope: str) -> None:
+    text = render("system", True, scope=scope)
+    assert TOOL_NAME == "propose_fix" == TOOL["function"]["name"]
+    assert f"`{TOOL_NAME}`" in text
+    for field in ("explanation", "edits", "path", "function", "code"):
+        assert f"`{field}`" in text  # the tool's fields, as its schema names them
+    assert "```" not in text
+    assert "# file:" not in text
+
+
+@pytest.mark.parametrize("scope", ["code", "tests", "any"])
+def test_the_text_system_prompt_describes_the_block_format(scope: str) -> None:
+    text = render("system", False, scope=scope)
+    assert "```python\n# file: path/to/module.py\ndef " in text
+    assert TOOL_NAME not in text
+
+
+@pytest.mark.parametrize("tools", [True, False], ids=["tools", "text"])
+@pytest.mark.parametrize("scope", ["code", "tests", "any"])
+def test_both_system_prompts_hold_the_shared_rules(tools: bool, scope: str) -> None:
+    rules = render("rules", tools, scope=scope)
+    assert "Rules that always hold" in rules
+    assert rules in render("system", tools, scope=scope)
+    assert render("rules", not tools, scope=scope) == rules  # one file for both strategies
+
+
+@pytest.mark.parametrize("tools", [True, False], ids=["tools", "text"])
+def test_the_scope_sentence_follows_the_scope(tools: bool) -> None:
+    texts = {scope: render("system", tools, scope=scope) for scope in SCOPE_RULE}
+    assert len(set(texts.values())) == 3
+    for scope, text in texts.items():
+        for other, sentence in SCOPE_RULE.items():
+            assert (sentence in text) is (scope == other), (scope, other)
+    assert "Never edit a test" in texts["code"]
+    for scope in ("tests", "any"):
+        assert "Never weaken a test" in texts[scope]
+
+
+def test_a_missing_scope_is_an_error_not_an_empty_sentence() -> None:
+    with pytest.raises(PromptError, match="scope"):
+        render("system", True)
+
+
+# -- the text format is the one the parser reads ----------------------------------------------
+
+CALC = "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n"
+STATS = "def mean(xs):\n    return 0\n"
+FIXED = "def mean(xs):\n    return sum(xs) / len(xs)\n"
+
+
+def _files(sources: dict[str, str]) -> Callable[[str], SourceFile | None]:
+    def files(path: str) -> SourceFile | None:
+        text = sources.get(path)
+        return SourceFile(path, text.encode("utf-8")) if text is not None else None
+
+    return files
+
+
+def test_a_reply_in_the_documented_text_format_parses_into_the_edit() -> None:
+    prompt = render("system", False, scope="code")
+    example = re.search(r"```python\n(.*?)```", prompt, re.S)
+    assert example is not None, prompt
+    header = example.group(1).splitlines()[0]
+    assert header.endswith("path/to/module.py")
+    file_line = header.replace("path/to/module.py", "calc.py")
+    paragraph = "mean() divides by one more than the count; divide by the count."
+    reply = f"{paragraph}\n\n```python\n{file_line}\n{FIXED}```\n"
+    # Two candidates define mean(): the one ranked first is in stats.py, so only the file line
+    # can make the edit land in calc.py.
+    candidates = [
+        Candidate(path="stats.py", qualname="mean", is_test=False, score=1.0),
+        Candidate(path="calc.py", qualname="mean", is_test=False, score=0.5),
+    ]
+    parsed = parse_reply(
+        reply, (), candidates, lambda c: True, _files({"calc.py": CALC, "stats.py": STATS})
+    )
+    assert isinstance(parsed, Proposal), parsed
+    assert parsed.explanation == paragraph
+    assert [(e.kind, e.path, e.qualname) for e in parsed.edits] == [("replace", "calc.py", "mean")]
+    assert parsed.edits[0].source == FIXED
+
+
+# -- retry and user ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tools", [True, False], ids=["tools", "text"])
+def test_the_retry_prompt_says_why_with_the_detail_and_the_attempt(tools: bool) -> None:
+    text = render(
+        "retry", tools, reason="the test still fails", detail="E   assert 2.5 == 2.0", attempt=7
+    )
+    assert "the test still fails" in text
+    assert "```\nE   assert 2.5 == 2.0\n```" in text
+    assert "attempt 7" in text
+    assert (TOOL_NAME in text) is tools
+    assert ("# file:" in text) is not tools
+
+
+@pytest.mark.parametrize("tools", [True, False], ids=["tools", "text"])
+def test_the_retry_prompt_without_detail_has_no_empty_block(tools: bool) -> None:
+    text = render("retry", tools, reason="the reply holds no code", detail="", attempt=2)
+    assert "the reply holds no code" in text
+    assert "attempt 2" in text
+    assert "```\n```" not in text
+    assert "```\n\n```" not in text
+
+
+@pytest.mark.parametrize("tools", [True, False], ids=["tools", "text"])
+def test_the_user_prompt_shows_the_failure(tools: bool) -> None:
+    values = sample("user")
+    text = render("user", tools, **values)
+    function = values["functions"][0]
+    assert f"The test `{values['test_id']}` fails." in text
+    assert f"Error: {values['error']}" in text
+    assert str(values["report"]) in text
+    assert function.code in text
+    assert f"## {function.ref} (editable)" in text
+    assert "Failed at: line 2 `return sum(values) / (len(values) - 1)`" in text
+    assert "- values = [1, 2, 3]" in text
+    assert "Imports of pkg/calc.py:\n```python\nimport math\n```" in text
+    assert "Captured output" not in text  # none was captured
+
+
+def test_the_user_prompt_renders_real_context() -> None:
+    test = FunctionContext(
+        ref="tests/test_calc.py::test_mean",
+        path="tests/test_calc.py",
+        qualname="test_mean",
+        editable=False,
+        is_test=True,
+        code="def test_mean():\n    assert mean([1, 2, 3]) == 2\n",
+        failed_lines=(),
+    )
+    context = Context(
+        test_id="tests/test_calc.py::test_mean",
+        error="ZeroDivisionError: division by zero",
+        report="E   ZeroDivisionError",
+        output="computing the mean\n",
+        locals=(),
+        functions=(test,),
+        imports=(("tests/test_calc.py", ()),),
+    )
+    values: dict[str, Any] = context.as_vars()
+    text = render("user", True, **values)
+    assert "## tests/test_calc.py::test_mean (read only, test)" in text
+    assert "Captured output:\n```\ncomputing the mean\n" in text
+    assert "Failed at" not in text
+    assert "Locals" not in text
+    assert "Imports of" not in text  # a file without imports is left out
+
+
+# -- a user's --heal-prompt folder ---------------------------------------------------------------
+
+
+def test_a_top_level_system_template_overrides_both_strategies(tmp_path: Path) -> None:
+    folder = write(tmp_path, {"system.j2": "MY SYSTEM for {{ scope }} ({{ tools }})"})
+    assert render("system", True, folder, scope="code") == "MY SYSTEM for code (True)\n"
+    assert render("system", False, folder, scope="any") == "MY SYSTEM for any (False)\n"
+    # The other templates are still caretaker's.
+    assert render("retry", True, folder, **sample("retry")) == render(
+        "retry", True, **sample("retry")
+    )
+
+
+def test_a_strategy_template_overrides_only_that_strategy(tmp_path: Path) -> None:
+    folder = write(tmp_path, {"text/system.j2": "MY TEXT SYSTEM {{ scope }}"})
+    assert render("system", False, folder, scope="code") == "MY TEXT SYSTEM code\n"
+    tools = render("system", True, folder, scope="code")
+    assert tools == render("system", True, scope="code")
+    assert TOOL_NAME in tools
+
+
+def test_a_strategy_template_wins_over_a_top_level_one(tmp_path: Path) -> None:
+    folder = write(tmp_path, {"system.j2": "SHARED", "tools/system.j2": "TOOLS ONLY"})
+    assert render("system", True, folder, scope="code") == "TOOLS ONLY\n"
+    assert render("system", False, folder, scope="code") == "SHARED\n"
+
+
+def test_a_users_rules_replace_the_rules_in_caretakers_system_prompts(tmp_path: Path) -> None:
+    folder = write(tmp_path, {"rules.j2": "MY RULES for {{ scope }}"})
+    for tools in (True, False):
+        text = render("system", tools, folder, scope="tests")
+        assert "MY RULES for tests" in text
+        assert "Rules that always hold" not in text
+        assert (TOOL_NAME in text) is tools  # the rest is still caretaker's
+        assert ("# file:" in text) is not tools
+
+
+def test_a_users_strategy_rules_are_used_for_that_strategy(tmp_path: Path) -> None:
+    folder = write(tmp_path, {"tools/rules.j2": "MY TOOL RULES"})
+    check_folder(folder)
+    assert "MY TOOL RULES" in render("system", True, folder, scope="code")
+
+
+def test_a_template_failing_at_render_time_is_a_prompt_error(tmp_path: Path) -> None:
+    folder = write(tmp_path, {"retry.j2": "Attempt {{ attempt }}: {{ reason.nope.deeper }}"})
+    with pytest.raises(PromptError) as raised:
+        render("retry", True, folder, **sample("retry"))
+    assert f"{folder}/retry.j2" in str(raised.value)
+    assert "nope" in str(raised.value)
+    assert raised.value.__cause__ is None  # no jinja2 exception chained for the user to read
+
+
+def test_a_template_including_a_missing_file_is_a_prompt_error(tmp_path: Path) -> None:
+    folder = write(tmp_path, {"system.j2": '{% include "missing.j2" %}'})
+    with pytest.raises(PromptError, match=r"missing\.j2"):
+        render("system", False, folder, scope="code")
+
+
+def test_a_python_error_while_rendering_is_a_prompt_error(tmp_path: Path) -> None:
+    folder = write(tmp_path, {"retry.j2": "{{ attempt + 'x' }}"})
+    with pytest.raises(PromptError, match=r"retry\.j2"):
+        render("retry", True, folder, **sample("retry"))
+
+
+# -- check_folder --------------------------------------------------------------------------------
+
+
+def test_check_folder_accepts_valid_templates(tmp_path: Path) -> None:
+    folder = write(
+        tmp_path,
+        {
+            "system.j2": "Fix it. {% include 'rules.j2' %}",
+            "rules.j2": "Scope {{ scope }}{% if tools %}, call {{ tool_name }}{% endif %}.",
+            "user.j2": "{{ test_id }}: {{ error }}\n{% for f in functions %}{{ f.ref }}\n"
+            "{{ f.code }}{% endfor %}",
+            "text/retry.j2": "Attempt {{ attempt }} failed: {{ reason }}\n{{ detail }}",
+            "tools/retry.j2": "Call {{ tool_name }} again ({{ reason }}).",
+            "notes.txt": "not a template",
+        },
+    )
+    check_folder(folder)  # no PromptError
+
+
+@pytest.mark.parametrize(
+    ("relative", "name"), [("retry.j2", "retry"), ("tools/retry.j2", "retry"), ("user.j2", "user")]
+)
+def test_check_folder_names_an_unknown_variable_and_the_known_ones(
+    tmp_path: Path, relative: str, name: str
+) -> None:
+    folder = write(tmp_path, {relative: "Hello {{ nonsense }}"})
+    with pytest.raises(PromptError) as raised:
+        check_folder(folder)
+    message = str(raised.value)
+    assert f"{folder}/{relative}" in message
+    assert "nonsense" in message
+    assert ", ".join(sorted(VARIABLES[name])) in message
+
+
+def test_check_folder_refuses_a_template_caretaker_does_not_use(tmp_path: Path) -> None:
+    folder = write(tmp_path, {"foo.j2": "hello"})
+    with pytest.raises(PromptError) as raised:
+        check_folder(folder)
+    message = str(raised.value)
+    assert f"{folder}/foo.j2" in message
+    for name in VARIABLES:
+        assert f"{name}.j2" in message
+
+
+def test_check_folder_gives_the_line_of_a_syntax_error(tmp_path: Path) -> None:
+    folder = write(tmp_path, {"text/system.j2": "line one\nline two\n{% if scope %}never closed\n"})
+    with pytest.raises(PromptError) as raised:
+        check_folder(folder)
+    message = str(raised.value)
+    assert f"{folder}/text/system.j2" in message
+    assert re.search(r"line [34]\b", message), message
+
+
+def test_check_folder_gives_the_exact_line_of_a_bad_expression(tmp_path: Path) -> None:
+    folder = write(tmp_path, {"retry.j2": "one\ntwo\n{{ reason ]] }}\nfour\n"})
+    with pytest.raises(PromptError, match=r"retry\.j2 line 3:"):
+        check_folder(folder)
+
+
+def test_check_folder_refuses_a_missing_folder(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    with pytest.raises(PromptError, match="is not a folder"):
+        check_folder(str(missing))
+    (tmp_path / "a-file.j2").write_text("{{ scope }}")
+    with pytest.raises(PromptError, match="is not a folder"):
+        check_folder(str(tmp_path / "a-file.j2"))
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        pytest.param({}, id="empty"),
+        pytest.param({"README.md": "prompts", "system.txt": "x"}, id="no-j2"),
+    ],
+)
+def test_check_folder_refuses_a_folder_without_templates(
+    tmp_path: Path, files: dict[str, str]
+) -> None:
+    folder = write(tmp_path, files)
+    with pytest.raises(PromptError, match="has no templates"):
+        check_folder(folder)
+
+
+def test_check_folder_renders_with_sample_values(tmp_path: Path) -> None:
+    # functions is a variable user.j2 gets, but its items have no field "bogus": only rendering
+    # with sample values finds that.
+    folder = write(tmp_path, {"user.j2": "{{ test_id }} {{ functions[0].bogus }}"})
+    with pytest.raises(PromptError) as raised:
+        check_folder(folder)
+    message = str(raised.value)
+    assert f"{folder}/user.j2" in message
+    assert "bogus" in message
+    assert "sample values" in message
+
+
+def test_check_folder_reports_a_python_error_of_a_template(tmp_path: Path) -> None:
+    folder = write(tmp_path, {"retry.j2": "{{ attempt + 'x' }}"})
+    with pytest.raises(PromptError, match=r"retry\.j2"):
+        check_folder(folder)
+
+
+def test_the_sample_function_has_the_fields_of_the_real_one() -> None:
+    function = sample("user")["functions"][0]
+    real = [(f.name, f.type) for f in dataclasses.fields(FunctionContext)]
+    assert [(f.name, f.type) for f in dataclasses.fields(function)] == real
+
+
+def test_the_samples_are_the_variables_caretaker_renders_with() -> None:
+    provided = {"tools", "tool_name"}  # render adds these itself
+    for name in ("system", "user", "retry"):
+        assert set(SAMPLE[name]) == VARIABLES[name] - provided, name
+    assert VARIABLES["rules"] == VARIABLES["system"]  # rules.j2 is included by system.j2
+    context_fields = {f.name for f in dataclasses.fields(Context)}
+    assert set(SAMPLE["user"]) == context_fields
+    assert set(SAMPLE["user"]) == set(
+        Context(
+            test_id="t", error="e", report="", output="", locals=(), functions=(), imports=()
+        ).as_vars()
+    )
+    assert set(STRATEGIES) == {"tools", "text"}
+
+
+@pytest.mark.parametrize("tools", [True, False], ids=["tools", "text"])
+def test_caretakers_own_templates_render_with_the_samples(tools: bool) -> None:
+    for name in ("system", "user", "retry"):
+        text = render(name, tools, **sample(name))
+        assert text.strip()
+        assert text.endswith("\n") and not text.endswith("\n\n")
+
+
+def test_check_folder_refuses_a_template_in_a_folder_caretaker_does_not_read(
+    tmp_path: Path,
+) -> None:
+    # Refused, not ignored: the user meant it to be used (here, a typo of tools/).
+    folder = write(tmp_path, {"tool/system.j2": "A typo'd strategy folder: {{ scope }}"})
+    with pytest.raises(PromptError) as raised:
+        check_folder(folder)
+    message = str(raised.value)
+    assert f"{folder}/tool/system.j2 is in a folder caretaker does not read" in message
+    assert "tools/ or text/" in message

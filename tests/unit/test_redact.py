@@ -1,0 +1,494 @@
+"""Redact: secrets never leave the machine, ordinary failure text does, and markers come back."""
+
+from __future__ import annotations
+
+import copy
+import re
+import string
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_caretaker.record.failure import Failure, project_relpath, record
+from pytest_caretaker.record.redact import Redactor, secret_name
+
+HERE = Path(__file__).parent.resolve()
+
+# Key-shaped samples are assembled at run time so that secret scanners do not flag this file.
+SK = "sk-" + "abcdefghijklmnopqrstuvwx"
+SK_PROJ = "sk-" + "proj-AbCdEfGhIjKlMnOpQrSt1234_uvWX"
+STRIPE = "sk_" + "live_" + "4eC39HqLyjWDarjtT1zdp7dc"
+GHP = "ghp_" + "16C7e42F292c6912E7710c838347Ae178B4a"
+GITHUB_PAT = "github_pat_" + "11ABCDEFG0123456789_abcdefghijklmnopqrstuv"
+AWS_ID = "AKIA" + "IOSFODNN7EXAMPLE"
+SLACK = "xoxb-" + "123456789012-abcdefghijkl"
+GOOGLE = "AIza" + "SyD-1234567890abcdefghijklmnopqrstu"
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+KEY_BODY = "MIIEowIBAAKCAQEAx4Ut0jE1aP7Hm\nQ2d9Vb8ZkR3TnY6LwPq0sXc4vUe1\nAbCdEfGhIjKl=="
+PRIVATE_KEY = (
+    "-----BEGIN RSA " + "PRIVATE KEY-----\n" + KEY_BODY + "\n-----END RSA " + "PRIVATE KEY-----"
+)
+BASE64_40 = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+HEX_64 = "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"
+
+MARKER = re.compile(r"\[redacted #(\d+): ([^\]]*)\]")
+
+
+def markers(text: str) -> list[tuple[int, str]]:
+    return [(int(number), what) for number, what in MARKER.findall(text)]
+
+
+# --- secret_name ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "api_token",
+        "STRIPE_SECRET_KEY",
+        "OPENAI_API_KEY",
+        "AWS_SECRET_ACCESS_KEY",
+        "passwordHash",
+        "db_password",
+        "GITHUB_TOKEN",
+        "auth_header",
+        "session_cookie",
+        "SESSION_COOKIE",
+        "sessionCookie",
+        "cookie",
+    ],
+)
+def test_secret_name_recognises_secret_names(name: str) -> None:
+    assert secret_name(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "tokens",
+        "tokenizer",
+        "monkey",
+        "author",
+        "sort_key",
+        "primary_key",
+        "keys",
+        "name",
+        "result",
+    ],
+)
+def test_secret_name_leaves_ordinary_names(name: str) -> None:
+    assert not secret_name(name)
+
+
+# --- shapes -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "what"),
+    [
+        pytest.param(f"key = {SK} here", SK, "API key (sk-…)", id="sk"),
+        pytest.param(f"Authorization: Bearer {SK_PROJ}", SK_PROJ, "API key (sk-…)", id="sk-proj"),
+        pytest.param(f"stripe.api_key = {STRIPE}", STRIPE, "Stripe key", id="stripe"),
+        pytest.param(f"GITHUB auth failed: {GHP}", GHP, "GitHub token", id="ghp"),
+        pytest.param(f"token {GITHUB_PAT} expired", GITHUB_PAT, "GitHub token", id="github_pat"),
+        pytest.param(f"aws id {AWS_ID} denied", AWS_ID, "AWS access key id", id="aws"),
+        pytest.param(f"slack {SLACK} revoked", SLACK, "Slack token", id="slack"),
+        pytest.param(f"maps key {GOOGLE}.", GOOGLE, "Google API key", id="google"),
+        pytest.param(f"cookie jwt={JWT};", JWT, "JSON web token", id="jwt"),
+        pytest.param(
+            f"E   ValueError: bad key\n{PRIVATE_KEY}\nmore text",
+            KEY_BODY,
+            "private key block",
+            id="private-key",
+        ),
+        pytest.param(
+            f"E   assert {PRIVATE_KEY!r} == ''",
+            KEY_BODY.replace("\n", "\\n"),
+            "private key block",
+            id="private-key-escaped",
+        ),
+        pytest.param(
+            "OperationalError: postgres://user:pw@host:5432/db refused",
+            ":pw@",
+            "password in a URL",
+            id="url-password",
+        ),
+        pytest.param('password = "hunter2"', "hunter2", "value of password", id="assign"),
+        pytest.param(
+            '{"api_key": "abcd1234", "user": "x"}', "abcd1234", "value of api_key", id="json"
+        ),
+        pytest.param("TOKEN=abc123 pytest -x", "abc123", "value of TOKEN", id="env"),
+        pytest.param(f"secret {BASE64_40} end", BASE64_40, "high-entropy string", id="base64"),
+        pytest.param(f"digest {HEX_64}", HEX_64, "high-entropy string", id="hex-digest"),
+    ],
+)
+def test_each_shape_is_redacted_with_a_marker_naming_it(text: str, secret: str, what: str) -> None:
+    out = Redactor()(text)
+    assert secret not in out
+    assert what in [found for _, found in markers(out)], out
+
+
+def test_private_key_block_is_removed_whole() -> None:
+    out = Redactor()(f"before\n{PRIVATE_KEY}\nafter")
+    assert out == "before\n[redacted #1: private key block]\nafter"
+
+
+@pytest.mark.parametrize("secret", [SK, STRIPE, GHP, AWS_ID, SLACK, GOOGLE, JWT, BASE64_40, HEX_64])
+def test_no_fragment_of_a_shaped_secret_survives(secret: str) -> None:
+    out = Redactor()(f"a {secret} b {secret!r} c")
+    assert secret not in out
+    assert secret[-8:] not in out
+    assert len(markers(out)) == 2
+    assert len({number for number, _ in markers(out)}) == 1  # one value, one number
+
+
+# --- no false positives -----------------------------------------------------------------------
+
+TRACEBACK = """\
+Traceback (most recent call last):
+  File "/work/main/src/calculator/operations.py", line 42, in add_numbers_together
+    return functools.reduce(operator.add, numbers)
+  File "/usr/lib/python3.12/functools.py", line 1011, in reduce
+TypeError: unsupported operand type(s) for +: 'int' and 'str'
+"""
+
+PYTEST_LONGREPR = """\
+    def test_total():
+>       assert total([1, 2, 3]) == 6
+E       assert 5 == 6
+E        +  where 5 = total([1, 2, 3])
+
+tests/test_calc.py:12: AssertionError
+"""
+
+ORDINARY = [
+    "tests/test_calc.py::test_add[1-2-3]",
+    "tests/test_parse.py::test_parse[input_value_1-expected_output_2]",
+    "tests/test_calc.py::TestCalculatorAddsNumbers2::test_adds_numbers_with_long_id[case-a-b]",
+    "tests/unit/test_models.py::TestUserModel::test_full_name_property_with_middle_name2",
+    "/work/venv/lib/python3.12/site-packages/_pytest/python.py:1627: in runtest",
+    "/home/user/.venv/lib/python3.11/site-packages/requests/adapters.py:501: ConnectionError",
+    "/opt/hostedtoolcache/Python/3.12.4/x64/lib/python3.12/site-packages/_pytest/runner.py:341",
+    "src/pkg/module_v2/file.py:10: in helper",
+    "tests/integration/api_v2/test_endpoints.py:88: in test_create",
+    TRACEBACK,
+    PYTEST_LONGREPR,
+    "assert total([1, 2, 3]) == 6",
+    "TestCalculatorAddsNumbers2",
+    "def test_user_can_update_profile_picture_v2():",
+    "The quick brown fox jumps over the lazy dog, and the test expected 42 items.",
+    "Expected the configuration loader to fall back to defaults when no file exists.",
+    "AssertionError: expected key 'name' in result, got keys ['id', 'value']",
+    "segfault at address 0xdeadbeef in 0x7f3a",
+    "3.14159 1234567890 -42 1e10 123456789012345678901234567890",
+    "sort_key = 'alphabetical_order'",
+    'primary_key = "user_id"',
+    'author = "Jane Doe"',
+    "tokens = ['a', 'b', 'c']",
+    "HOME=/root PATH=/usr/bin:/bin",
+    "E       AssertionError: assert 'hello' == 'world'",
+]
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_failure_text_is_left_alone(text: str) -> None:
+    assert Redactor()(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/usr/local/lib/python3.12/site-packages/django/contrib/auth/backends.py:48: in login",
+        "/usr/lib/python3.8/site-packages/numpy/core/fromnumeric.py:57: in _wrapfunc",
+        "tests/test_payments.py::test_checkout_flow_handles_declined_card_402 FAILED",
+        "def test_very_long_function_name_that_describes_behaviour_2024():",
+    ],
+)
+def test_paths_and_test_names_are_not_high_entropy(text: str) -> None:
+    assert Redactor()(text) == text
+
+
+# --- environment ------------------------------------------------------------------------------
+
+
+def test_secret_env_values_are_redacted_wherever_they_appear() -> None:
+    env = {"STRIPE_SECRET_KEY": "whsec_1234567890", "DB_PASSWORD": "correct horse", "HOME": "/root"}
+    redact = Redactor(env)
+    text = "id=whsec_1234567890; in prefix-whsec_1234567890-suffix\nconnect('correct horse')"
+    out = redact(text)
+    assert "whsec_1234567890" not in out
+    assert "correct horse" not in out
+    assert "value of $STRIPE_SECRET_KEY" in out
+    assert "value of $DB_PASSWORD" in out
+    assert out.count("value of $STRIPE_SECRET_KEY") == 2
+
+
+def test_short_and_non_secret_env_values_are_kept() -> None:
+    redact = Redactor({"API_KEY": "abc", "DEBUG_TOKEN": "  1 ", "HOME": "/root", "USER": "alice"})
+    text = "abc in /root/project by alice, flag  1 "
+    assert redact(text) == text
+
+
+# --- remember, stable markers, idempotence ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["tok_live_9f8e7d6c5b4a", "line one\nline two", 'he said "it\'s a secret value"', "tab\there"],
+)
+def test_remembered_value_and_its_repr_are_redacted(value: str) -> None:
+    redact = Redactor()
+    redact.remember(value, "value of local x")
+    for text in (f"got {value} back", f"E   assert {value!r} == 'other'"):
+        out = redact(text)
+        assert value not in out
+        assert repr(value)[1:-1] not in out
+        assert "value of local x" in out
+
+
+def test_remember_ignores_short_values_markers_and_non_text() -> None:
+    redact = Redactor()
+    redact.remember("abc", "short")
+    redact.remember("[redacted #1: something]", "marker")
+    redact.remember(True, "bool")
+    redact.remember(["lis", "of"], "list")  # the items of a list are learnt; these are short
+    redact.remember(123456789, "number")
+    redact.remember(b"bytes-secret", "bytes")
+    out = redact("abc [redacted #1: something] True lis of 123456789 bytes-secret")
+    assert out.startswith("abc [redacted #1: something] True lis of ")
+    assert "123456789" not in out
+    assert "bytes-secret" not in out
+
+
+def test_remember_learns_the_items_of_a_collection() -> None:
+    redact = Redactor()
+    redact.remember(("admin", "s3cr3t-pw"), "value of local creds")
+    redact.remember({"user": "bob", "password": "hunter2!"}, "value of local login")
+    out = redact("login admin / s3cr3t-pw, then hunter2! for bob")
+    assert "s3cr3t-pw" not in out
+    assert "hunter2!" not in out
+    assert "admin" not in out
+    assert "bob" in out  # too short to be a secret
+
+
+def test_markers_are_stable_across_calls() -> None:
+    redact = Redactor({"GITHUB_TOKEN": "gh-value-1234"})
+    first = redact(f"{SK} then gh-value-1234")
+    second = redact(f"gh-value-1234 and again {SK} and {SK}")
+    numbers_first = dict((what, number) for number, what in markers(first))
+    numbers_second = dict((what, number) for number, what in markers(second))
+    assert numbers_first == numbers_second
+    assert len(set(numbers_first.values())) == 2
+    other = redact(f"sk-{'z' * 20}")
+    assert markers(other)[0][0] == 3  # a new value gets a new number
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"key {SK} and {STRIPE} and {JWT}",
+        'password = "hunter2" and TOKEN=abc123',
+        f"postgres://user:pw@host/db {BASE64_40}",
+        f"{PRIVATE_KEY}\n{PRIVATE_KEY!r}",
+        "whsec_1234567890 inside",
+    ],
+)
+def test_redacting_twice_changes_nothing(text: str) -> None:
+    redact = Redactor({"STRIPE_SECRET_KEY": "whsec_1234567890"})
+    once = redact(text)
+    assert redact(once) == once
+    assert "[redacted #" in once
+    assert "[redacted #" not in "".join(what for _, what in markers(once))
+
+
+def test_value_that_appears_in_its_own_marker_is_not_nested() -> None:
+    redact = Redactor()
+    redact.remember("password", "value of local password")
+    once = redact('login("admin", "password")')
+    assert redact(once) == once
+
+
+def test_long_env_name_in_a_marker_is_not_redacted() -> None:
+    redact = Redactor({"GCP_SERVICE_ACCOUNT_JSON_KEY_B64": "abcdefgh123"})
+    out = redact("value abcdefgh123")
+    assert out == "value [redacted #1: value of $GCP_SERVICE_ACCOUNT_JSON_KEY_B64]"
+
+
+# --- restore ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"key {SK} and {STRIPE} and {JWT} and {GHP}",
+        'password = "hunter2"\n"api_key": "abcd1234"\nTOKEN=abc123',
+        "postgres://user:pw@host/db",
+        f"{PRIVATE_KEY}\n{PRIVATE_KEY!r}",
+        f"{BASE64_40} {HEX_64} whsec_1234567890",
+        f"api_key = '{SK}'",
+    ],
+)
+def test_restore_undoes_redaction(text: str) -> None:
+    redact = Redactor({"STRIPE_SECRET_KEY": "whsec_1234567890"})
+    out = redact(text)
+    assert out != text
+    assert redact.restore(out) == text
+
+
+def test_restore_undoes_a_marker_inside_a_redacted_value() -> None:
+    redact = Redactor()
+    text = f'headers = {{"Authorization": "Bearer {JWT}"}}'
+    out = redact(text)
+    assert JWT not in out
+    assert redact.restore(out) == text
+
+
+def test_restore_keeps_unknown_markers_and_plain_text() -> None:
+    redact = Redactor()
+    redact(f"{SK}")
+    assert (
+        redact.restore("x = '[redacted #99: value of TOKEN]'")
+        == "x = '[redacted #99: value of TOKEN]'"
+    )
+    assert redact.restore("no markers here") == "no markers here"
+    assert redact.restore("[redacted #1: anything]") == SK
+
+
+# --- messages ---------------------------------------------------------------------------------
+
+
+def test_messages_redacts_content_and_tool_arguments_without_mutating() -> None:
+    messages = [
+        {"role": "system", "content": "You fix tests."},
+        {"role": "user", "content": f"failure: {SK}", "name": "me"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "edit", "arguments": f'{{"source": "k = \'{STRIPE}\'"}}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": 'password = "hunter2"'},
+    ]
+    before = copy.deepcopy(messages)
+    out = Redactor().messages(messages)
+    assert messages == before
+    assert out is not messages
+    assert all(a is not b for a, b in zip(out, messages, strict=True))
+    assert out[0] == messages[0]
+    assert SK not in out[1]["content"]
+    assert out[1]["name"] == "me"
+    assert out[2]["content"] is None
+    call = out[2]["tool_calls"][0]
+    assert STRIPE not in call["function"]["arguments"]
+    assert "Stripe key" in call["function"]["arguments"]
+    assert call["id"] == "call_1"
+    assert call["type"] == "function"
+    assert call["function"]["name"] == "edit"
+    assert "hunter2" not in out[3]["content"]
+    assert out[3]["tool_call_id"] == "call_1"
+
+
+# --- failures.record --------------------------------------------------------------------------
+
+TOKEN = "tok_live_9f8e7d6c5b4a"
+STRIPE_ENV = "whsec_1234567890"
+
+
+def _charge_card() -> None:
+    api_token = "tok_live_9f8e7d6c5b4a"
+    note = "contains " + SK
+    amount = 42
+    assert amount > 0 and note
+    raise AssertionError(f"charge rejected for {api_token}")
+
+
+def _caught(function: object) -> BaseException:
+    try:
+        function()  # type: ignore[operator]
+    except BaseException as error:
+        return error
+    raise AssertionError("did not raise")
+
+
+def _record(error: BaseException, secrets: str) -> Failure:
+    longrepr = f"E   AssertionError: charge rejected for {secrets}\ntests/test_redact.py:1"
+    return record(
+        "tests/test_redact.py::test_x",
+        "call",
+        Path(__file__),
+        error,
+        longrepr=longrepr,
+        output=f"captured stdout: {secrets}",
+        root=HERE,
+        redactor=Redactor({"STRIPE_SECRET_KEY": STRIPE_ENV}),
+    )
+
+
+def test_this_file_counts_as_project_code() -> None:
+    assert project_relpath(__file__, HERE) == "test_redact.py"
+
+
+def test_record_keeps_secrets_out_of_every_field() -> None:
+    error = _caught(_charge_card)
+    failure = _record(error, f"{TOKEN} {STRIPE_ENV} {SK}")
+    assert failure.frames, "no project frames: the locals were never inspected"
+    assert failure.innermost is not None
+    assert failure.innermost.name == "_charge_card"
+    shown = dict(failure.innermost.locals)
+    assert shown["api_token"] == "<redacted: name looks like a secret>"
+    assert "note" in shown
+    assert shown["amount"] == "42"
+    everything = repr(failure)
+    for secret in (TOKEN, STRIPE_ENV, SK):
+        assert secret not in everything
+    assert "value of local api_token" in failure.message
+    assert "value of $STRIPE_SECRET_KEY" in failure.output
+    assert "API key (sk-…)" in failure.longrepr
+    assert "API key (sk-…)" in shown["note"]
+
+
+def _charge_batch() -> None:
+    api_token = "tok_live_9f8e7d6c5b4a"
+    batch = ["x" * 140, api_token]
+    assert len(batch) == 1, "wrong batch size"
+
+
+def test_record_does_not_leak_a_secret_cut_by_the_repr_limit() -> None:
+    failure = _record(_caught(_charge_batch), "")
+    assert failure.frames
+    assert TOKEN[:10] not in repr(failure)
+
+
+# --- properties -------------------------------------------------------------------------------
+
+FAST = settings(max_examples=200, deadline=None)
+
+
+@FAST
+@given(st.text())
+def test_redaction_never_raises_and_is_idempotent(text: str) -> None:
+    redact = Redactor()
+    once = redact(text)
+    assert redact(once) == once
+
+
+@FAST
+@given(
+    st.text(),
+    st.text(alphabet=string.ascii_letters + string.digits, min_size=20),
+    st.data(),
+)
+def test_an_inserted_sk_key_never_survives(text: str, body: str, data: st.DataObject) -> None:
+    # The key stands as its own token: a word character right before "sk-" (as in "task-…")
+    # keeps the \b of the pattern from matching, by design.
+    at = data.draw(st.integers(0, len(text)))
+    key = "sk-" + body
+    out = Redactor()(text[:at] + " " + key + " " + text[at:])
+    assert key not in out

@@ -1,0 +1,124 @@
+"""The summary's figures and the combined patch of verified fixes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_caretaker.apply.rewrite import Applied, apply_edits
+from pytest_caretaker.llm.parse import Edit
+from pytest_caretaker.repair.chain import HealResult
+from pytest_caretaker.report.summary import closing_line, plural, summary
+from pytest_caretaker.selection import compatible, group, patch
+
+CALC = b"def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n\n\ndef total(xs):\n    return 0\n"
+MEAN = Edit("replace", "calc.py", "mean", "def mean(xs):\n    return sum(xs) / len(xs)\n")
+OTHER_MEAN = Edit(
+    "replace", "calc.py", "mean", "def mean(xs):\n    return sum(xs) / max(len(xs), 1)\n"
+)
+TOTAL = Edit("replace", "calc.py", "total", "def total(xs):\n    return sum(xs)\n")
+
+
+def healed(nodeid: str, *edits: Edit) -> HealResult:
+    """A healed result as the repairers make it: the edits and the file they give."""
+    applied = apply_edits("calc.py", CALC, edits)
+    assert isinstance(applied, Applied)
+    return HealResult(nodeid, True, edits=edits, applied=(applied,))
+
+
+def combined_patch(results: list[HealResult]) -> tuple[bytes, list[str]]:
+    """The patch file's content for these results, and the tests whose fixes are left out."""
+    kept, dropped = compatible(group(results))
+    return patch(kept), [nodeid for left in dropped for nodeid in left.fix.nodeids]
+
+
+def test_one_fix_healing_several_tests_is_in_the_patch_once() -> None:
+    patch, left_out = combined_patch([healed("t::a", MEAN), healed("t::b", MEAN)])
+
+    assert left_out == []
+    assert patch.count(b"+    return sum(xs) / len(xs)\n") == 1
+
+
+def test_fixes_of_different_functions_combine() -> None:
+    patch, left_out = combined_patch([healed("t::a", MEAN), healed("t::b", TOTAL)])
+
+    assert left_out == []
+    assert b"+    return sum(xs) / len(xs)\n" in patch and b"+    return sum(xs)\n" in patch
+
+
+def test_different_fixes_of_one_function_conflict() -> None:
+    results = [healed("t::b", OTHER_MEAN), healed("t::a", MEAN), HealResult("t::c", False)]
+
+    patch, left_out = combined_patch(results)
+
+    assert left_out == ["t::b"]  # in test id order: t::a's fix came first
+    assert b"len(xs))" not in patch and b"+    return sum(xs) / len(xs)\n" in patch
+
+
+def test_two_fixes_of_one_function_on_different_lines_combine() -> None:
+    # Two bugs in one function, each failing its own test, each healed by its own fix.
+    source = b"def mean(xs):\n    n = len(xs) + 1\n    return sum(xs) * n\n"
+
+    def fix(nodeid: str, after: bytes) -> HealResult:
+        return HealResult(nodeid, True, applied=(Applied("calc.py", source, after),))
+
+    first = fix("t::a", source.replace(b" + 1", b""))
+    second = fix("t::b", source.replace(b" * n", b" / n"))
+    overlapping = fix("t::c", source.replace(b" + 1", b" - 1"))
+
+    patch, left_out = combined_patch([first, second, overlapping])
+
+    assert left_out == ["t::c"]  # it changes the line t::a's fix changed, differently
+    assert b"+    n = len(xs)\n" in patch and b"+    return sum(xs) / n\n" in patch
+    assert patch.count(b"\n@@ ") + patch.startswith(b"@@ ") == 1  # one hunk, both changes
+
+
+def test_closing_line_counts_and_pluralises(tmp_path: Path) -> None:
+    results = [
+        HealResult("a", True, prompt_tokens=1000, completion_tokens=210, cost=0.0021),
+        HealResult("b", False, prompt_tokens=3000, cost=0.001),
+    ]
+    patch = tmp_path / ".caretaker" / "heal.patch"
+
+    line = closing_line(results, patch, tmp_path)
+
+    assert line == (
+        "caretaker: 1 healed, 1 not healed · 4,210 tokens · $0.0031 · "
+        "fixes in .caretaker/heal.patch"
+    )
+    assert (plural(1, "attempt"), plural(3, "attempt")) == ("1 attempt", "3 attempts")
+
+
+def test_closing_line_without_any_model_call(tmp_path: Path) -> None:
+    results = [HealResult("a", True, model="builtin"), HealResult("b", False, model="builtin")]
+
+    line = closing_line(results, None, tmp_path)
+
+    assert line == "caretaker: 1 healed, 1 not healed · no tokens spent"
+
+
+class Lines:
+    """A terminal writer that keeps the lines (markup dropped)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def write_line(self, line: str, **markup: bool) -> None:
+        self.lines.append(line)
+
+    def write_sep(self, sep: str, title: str | None = None, **markup: bool) -> None:
+        self.lines.append(f"=== {title}")
+
+
+def test_one_fix_healing_several_tests_is_shown_once(tmp_path: Path) -> None:
+    writer = Lines()
+    results = [healed("t::a", MEAN), healed("t::b", MEAN), healed("t::c", TOTAL)]
+
+    summary(writer, results, None, tmp_path)
+
+    assert writer.lines.count("  +    return sum(xs) / len(xs)") == 1
+    at = writer.lines.index("HEALED t::b")
+    assert writer.lines[at + 1 : at + 3] == [
+        "  patched calc.py::mean",
+        "  the same fix as for t::a",
+    ]
+    assert "  +    return sum(xs)" in writer.lines  # t::c's own fix is shown in full
