@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from pytest_caretaker.builtin import mutate
-from pytest_caretaker.project.localize import SourceFile
+from pytest_caretaker.project.files import SourceFile
 from pytest_caretaker.verify.runner import Runner
 from pytest_caretaker.verify.trials import Trials
 

@@ -16,18 +16,18 @@ import pytest
 from pytest_caretaker import selection
 from pytest_caretaker.builtin.repairer import Builtin
 from pytest_caretaker.llm import client as llm
-from pytest_caretaker.project.localize import Sources, TestFiles
-from pytest_caretaker.record.failure import Failure
+from pytest_caretaker.project.files import ProjectFiles, TestFiles
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.repair import cluster
-from pytest_caretaker.repair.chain import HealResult, Repairer
+from pytest_caretaker.repair.chain import Repairer
 from pytest_caretaker.repair.memory import Memory
 from pytest_caretaker.report import summary as report
 from pytest_caretaker.report import transcript
+from pytest_caretaker.results import Failure, HealResult, Written
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.verify.runner import Runner
 from pytest_caretaker.verify.trials import Trials
-from pytest_caretaker.write.writer import Ask, Written, write_fixes
+from pytest_caretaker.write.writer import Ask, write_fixes
 
 
 @dataclass
@@ -55,7 +55,7 @@ def heal_all(
     redactor: Redactor | None = None,
 ) -> HealOutcome:
     root = runner.root
-    sources = Sources(root)
+    sources = ProjectFiles(root)
     patterns = tuple(str(p) for p in config.getini("python_files"))
     tests = TestFiles(frozenset(test_files), patterns)
     failing = sorted(recorded, key=lambda f: f.nodeid)

@@ -10,40 +10,10 @@ the one that breaks the others is left out, with the reason.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from pytest_caretaker.apply.rewrite import Applied, merge, unified_diff
-from pytest_caretaker.repair.chain import HealResult
+from pytest_caretaker.apply.rewrite import merge, unified_diff
+from pytest_caretaker.results import Dropped, FileChange, Fix, HealResult
 from pytest_caretaker.verify.runner import Runner, judge
-
-
-@dataclass(frozen=True)
-class Fix:
-    """One verified change of the project, and the results (tests) it heals."""
-
-    results: tuple[HealResult, ...]
-
-    @property
-    def first(self) -> HealResult:
-        return self.results[0]
-
-    @property
-    def nodeids(self) -> tuple[str, ...]:
-        return tuple(result.nodeid for result in self.results)
-
-    @property
-    def changes(self) -> tuple[Applied, ...]:
-        return self.first.applied
-
-    @property
-    def paths(self) -> tuple[str, ...]:
-        return tuple(applied.path for applied in self.changes)
-
-
-@dataclass(frozen=True)
-class Dropped:
-    fix: Fix
-    reason: str  # one line: why this fix is not in the patch and not written
 
 
 def group(results: Sequence[HealResult]) -> list[Fix]:
@@ -56,7 +26,7 @@ def group(results: Sequence[HealResult]) -> list[Fix]:
     return [Fix(tuple(members)) for members in fixes.values()]
 
 
-def combined(fixes: Sequence[Fix]) -> dict[str, Applied] | None:
+def combined(fixes: Sequence[Fix]) -> dict[str, FileChange] | None:
     """Each file's original and combined bytes under all fixes; None when they do not combine."""
     before: dict[str, bytes] = {}
     afters: dict[str, list[bytes]] = {}
@@ -64,12 +34,12 @@ def combined(fixes: Sequence[Fix]) -> dict[str, Applied] | None:
         for applied in fix.changes:
             before.setdefault(applied.path, applied.before)
             afters.setdefault(applied.path, []).append(applied.after)
-    files: dict[str, Applied] = {}
+    files: dict[str, FileChange] = {}
     for path in sorted(afters):
         merged = merge(path, before[path], afters[path])
         if merged is None:
             return None
-        files[path] = Applied(path, before[path], merged)
+        files[path] = FileChange(path, before[path], merged)
     return files
 
 

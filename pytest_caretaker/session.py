@@ -16,18 +16,19 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.record import failure as failures
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.report import summary as report
+from pytest_caretaker.results import Failure
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.verify.runner import Runner
 
 if TYPE_CHECKING:  # heal.py brings libcst; it is imported only once there is work
     from collections.abc import Sequence
 
-    from pytest_caretaker.apply.rewrite import Applied
     from pytest_caretaker.engine import HealOutcome
-    from pytest_caretaker.selection import Fix
+    from pytest_caretaker.results import FileChange, Fix
 
 
 def _where(error: BaseException) -> str:
@@ -49,7 +50,7 @@ class Recorder:
         self.config = config
         self.settings = settings
         self.root = Path(config.rootpath).resolve()
-        self.failures: dict[str, failures.Failure] = {}
+        self.failures: dict[str, Failure] = {}
         self.passed: list[str] = []
         self.test_files: set[str] = set()
         self.notes: list[str] = []
@@ -58,7 +59,7 @@ class Recorder:
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         for path in {item.path for item in items}:
-            rel = failures.project_relpath(str(path), self.root)
+            rel = project_relpath(str(path), self.root)
             if rel is not None:
                 self.test_files.add(rel)
 
@@ -215,7 +216,7 @@ class HealSession(Recorder):
             self.redactor,
         )
 
-    def _ask(self, fix: Fix, changes: Sequence[Applied]) -> bool:
+    def _ask(self, fix: Fix, changes: Sequence[FileChange]) -> bool:
         """Review mode: show one verified fix and ask whether to write it (default No)."""
         terminal = self.config.pluginmanager.get_plugin("terminalreporter")
         capture = self.config.pluginmanager.get_plugin("capturemanager")

@@ -2,7 +2,7 @@
 
 libcst keeps comments, blank lines, quotes, the encoding and the newline style of the file; the new
 definition takes the leading comments and blank lines of the one it replaces, and keeps its
-decorators unless the new source brings its own. Results are values: Applied or NotApplied.
+decorators unless the new source brings its own. Results are values: FileChange or NotApplied.
 """
 
 from __future__ import annotations
@@ -10,25 +10,12 @@ from __future__ import annotations
 import difflib
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import libcst as cst
 
-from pytest_caretaker.llm.parse import Edit
+from pytest_caretaker.results import Edit, FileChange, NotApplied
 
 Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
-
-
-@dataclass(frozen=True)
-class Applied:
-    path: str
-    before: bytes
-    after: bytes
-
-
-@dataclass(frozen=True)
-class NotApplied:
-    reason: str
 
 
 class _Replace(cst.CSTTransformer):
@@ -85,7 +72,7 @@ def _parse_def(source: str) -> cst.FunctionDef | None:
     return None
 
 
-def apply_edits(path: str, before: bytes, edits: Sequence[Edit]) -> Applied | NotApplied:
+def apply_edits(path: str, before: bytes, edits: Sequence[Edit]) -> FileChange | NotApplied:
     """Apply every edit for one file to its original bytes."""
     try:
         module = cst.parse_module(before)
@@ -126,7 +113,7 @@ def apply_edits(path: str, before: bytes, edits: Sequence[Edit]) -> Applied | No
         compile(after, path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as error:
         return NotApplied(f"{path} does not compile after the edit: {error}")
-    return Applied(path, before, after)
+    return FileChange(path, before, after)
 
 
 def _add_statements(
@@ -225,7 +212,7 @@ def merge(path: str, before: bytes, afters: Sequence[bytes]) -> bytes | None:
     return merged
 
 
-def unified_diff(applied: Applied) -> bytes:
+def unified_diff(applied: FileChange) -> bytes:
     """A diff that ``git apply`` accepts, in the file's own bytes (encoding and newlines kept)."""
     path = applied.path.encode("utf-8")
     lines = difflib.diff_bytes(

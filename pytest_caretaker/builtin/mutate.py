@@ -43,7 +43,7 @@ from pytest_caretaker.builtin.operators import (
     unwrap,
     variable,
 )
-from pytest_caretaker.project.localize import Definition, SourceFile
+from pytest_caretaker.project.files import Definition, SourceFile
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 

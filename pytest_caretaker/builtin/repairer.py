@@ -22,13 +22,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from pytest_caretaker.apply.rewrite import Applied
 from pytest_caretaker.builtin import mutate
 from pytest_caretaker.builtin.mutate import Mutant
-from pytest_caretaker.llm.parse import Edit
-from pytest_caretaker.project.localize import Sources, TestFiles, line_scores
-from pytest_caretaker.repair.chain import HealResult
+from pytest_caretaker.project.files import ProjectFiles, TestFiles
+from pytest_caretaker.project.localize import line_scores
 from pytest_caretaker.report.summary import plural
+from pytest_caretaker.results import Edit, FileChange, HealResult
 from pytest_caretaker.verify.runner import Runner, RunResult, judge
 from pytest_caretaker.verify.trials import Trials
 
@@ -44,7 +43,7 @@ MIN_RUN_LIMIT = 5.0
 class Builtin:
     runner: Runner
     trials: Trials | None
-    sources: Sources
+    sources: ProjectFiles
     tests: TestFiles
     editable: Callable[[str], bool]  # may this file be edited (the scope)
     budget: float
@@ -158,7 +157,7 @@ class Builtin:
         regression: Sequence[str],
         limit: float,
         run_limit: float,
-    ) -> tuple[Edit, Applied] | None:
+    ) -> tuple[Edit, FileChange] | None:
         """The candidate's edit and patch if it heals the test; None otherwise."""
         source = self.sources.get(mutant.path)
         if source is None:
@@ -182,7 +181,7 @@ class Builtin:
             after = source.encode(text)
         except UnicodeEncodeError:
             return None
-        applied = Applied(mutant.path, source.data, after)
+        applied = FileChange(mutant.path, source.data, after)
         # The proof, as for a model's fix: a fresh process importing the patched file.
         run = self.runner.run(tests, {mutant.path: after}, timeout=run_limit)
         if not judge(run, tests[:1], regression).ok:

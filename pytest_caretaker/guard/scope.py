@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Container, Sequence
 from pathlib import Path
 
-from pytest_caretaker.llm.parse import Edit
+from pytest_caretaker.results import Edit
 from pytest_caretaker.settings import Scope
 
 SCOPE_HINT = {

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from pytest_caretaker.guard.checks import NESTED, called_name, checks, parametrize, tolerances
-from pytest_caretaker.llm.parse import Edit
+from pytest_caretaker.results import Edit
 
 SKIPS = frozenset(
     {"skip", "skipif", "xfail", "importorskip", "SkipTest", "skipIf", "skipUnless"}

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from pytest_caretaker.project.localize import Candidate, Sources
-from pytest_caretaker.record.failure import Failure
+from pytest_caretaker.project.files import ProjectFiles
+from pytest_caretaker.project.localize import Suspect
+from pytest_caretaker.results import Failure
 
 #: About 4 characters a token: 32,000 characters keep a prompt near 8,000 tokens.
 DEFAULT_BUDGET = 32_000
@@ -53,9 +54,9 @@ class Context:
 
 def build(
     failure: Failure,
-    candidates: Sequence[Candidate],
-    sources: Sources,
-    editable: Callable[[Candidate], bool],
+    candidates: Sequence[Suspect],
+    sources: ProjectFiles,
+    editable: Callable[[Suspect], bool],
     budget: int = DEFAULT_BUDGET,
 ) -> Context:
     # A small window (a local model's) gets the end of the report and output, where the error is.

@@ -13,36 +13,10 @@ import json
 import re
 import textwrap
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Literal
 
-from pytest_caretaker.project.localize import Candidate, SourceFile
-
-EditKind = Literal["replace", "helper", "import"]
-
-
-@dataclass(frozen=True)
-class Edit:
-    kind: EditKind
-    path: str
-    qualname: str  # the function replaced or added; the statement itself for an import
-    source: str  # dedented source of the new definition or import statement
-
-    @property
-    def ref(self) -> str:
-        return f"{self.path}::{self.qualname}"
-
-
-@dataclass(frozen=True)
-class Proposal:
-    edits: tuple[Edit, ...]
-    explanation: str
-
-
-@dataclass(frozen=True)
-class Unparsed:
-    reason: str
-
+from pytest_caretaker.project.files import SourceFile
+from pytest_caretaker.project.localize import Suspect
+from pytest_caretaker.results import Edit, Proposal, Unparsed
 
 _FENCE = re.compile(r"```[ \t]*([\w+.-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _FILE_HINT = re.compile(r"^\s*#\s*(?:file|path)\s*:\s*(\S+\.py)\s*$", re.I | re.M)
@@ -52,8 +26,8 @@ _CODE_START = re.compile(r"^[ \t]*(?:@|def |async def |class |import |from \S+ i
 def parse_reply(
     text: str,
     tool_arguments: Sequence[str],
-    candidates: Sequence[Candidate],
-    editable: Callable[[Candidate], bool],
+    candidates: Sequence[Suspect],
+    editable: Callable[[Suspect], bool],
     files: Callable[[str], SourceFile | None],
 ) -> Proposal | Unparsed:
     """Parse a reply; tool call arguments (JSON strings) take precedence over the text."""
@@ -69,8 +43,8 @@ def parse_reply(
 class _Resolver:
     def __init__(
         self,
-        candidates: Sequence[Candidate],
-        editable: Callable[[Candidate], bool],
+        candidates: Sequence[Suspect],
+        editable: Callable[[Suspect], bool],
         files: Callable[[str], SourceFile | None],
     ) -> None:
         self.candidates = candidates

@@ -8,156 +8,16 @@ passing tests of the same module (code that passing tests also run is less suspi
 
 from __future__ import annotations
 
-import ast
 import math
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatch
-from functools import cached_property
-from pathlib import Path, PurePosixPath
 
-from pytest_caretaker.record.failure import Failure
-from pytest_caretaker.verify.runner import Executed
+from pytest_caretaker.project.files import ProjectFiles, TestFiles
+from pytest_caretaker.results import Executed, Failure
 
 
 @dataclass(frozen=True)
-class Definition:
-    qualname: str  # Class.method, function, outer.inner
-    start: int  # first line, decorators included
-    end: int
-    body_start: int  # first line of the body
-
-
-@dataclass(frozen=True)
-class SourceFile:
-    """One project file as it was read at the start of the repair; never re-read."""
-
-    path: str  # relative to the root
-    data: bytes
-
-    @cached_property
-    def encoding(self) -> str:
-        import io
-        import tokenize
-
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(self.data).readline)
-        return encoding
-
-    @cached_property
-    def text(self) -> str:
-        return self.data.decode(self.encoding, "replace").removeprefix("\ufeff")
-
-    def encode(self, text: str) -> bytes:
-        """New text of this file in its own encoding (and BOM)."""
-        return text.encode(self.encoding)  # "utf-8-sig" when the file has a BOM
-
-    @cached_property
-    def lines(self) -> list[str]:
-        # The newlines Python's tokenizer knows, not str.splitlines() (which also splits at form
-        # feeds and other separators that may sit inside a string literal).
-        lines = re.split(r"\r\n|\r|\n", self.text)
-        return lines[:-1] if lines and not lines[-1] else lines
-
-    @cached_property
-    def definitions(self) -> tuple[Definition, ...]:
-        try:
-            tree = ast.parse(self.data)
-        except (SyntaxError, ValueError):
-            return ()
-        found: list[Definition] = []
-
-        def walk(nodes: Iterable[ast.stmt], prefix: str) -> None:
-            for node in nodes:
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    qualname = f"{prefix}{node.name}"
-                    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                    end = node.end_lineno or node.lineno
-                    found.append(Definition(qualname, start, end, node.body[0].lineno))
-                    walk(node.body, qualname + ".")
-                elif isinstance(node, ast.ClassDef):
-                    walk(node.body, f"{prefix}{node.name}.")
-                else:
-                    # if/for/while/with/try/match: every statement list they hold, at this level
-                    walk(_nested_statements(node), prefix)
-
-        walk(tree.body, "")
-        return tuple(found)
-
-    def find(self, qualname: str) -> Definition | None:
-        for definition in self.definitions:
-            if definition.qualname == qualname:
-                return definition
-        return None
-
-    def enclosing(self, lineno: int) -> Definition | None:
-        """The innermost function whose lines hold lineno."""
-        best: Definition | None = None
-        for definition in self.definitions:
-            inside = definition.start <= lineno <= definition.end
-            if inside and (best is None or definition.start >= best.start):
-                best = definition
-        return best
-
-    def source_of(self, definition: Definition) -> str:
-        return "\n".join(self.lines[definition.start - 1 : definition.end]) + "\n"
-
-
-def _nested_statements(node: ast.AST) -> list[ast.stmt]:
-    statements: list[ast.stmt] = []
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.stmt):
-            statements.append(child)
-        elif isinstance(child, (ast.ExceptHandler, ast.match_case)):
-            statements.extend(child.body)
-    return statements
-
-
-class Sources:
-    """Reads each project file once, on first use, and keeps its bytes for the whole repair."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self._files: dict[str, SourceFile | None] = {}
-
-    def get(self, rel: str) -> SourceFile | None:
-        """The file at rel under the root; None when it cannot be read or lies outside the root
-        (an absolute path, ``..``, a link that leads out): nothing outside is ever read."""
-        if rel not in self._files:
-            self._files[rel] = None
-            path = self.root / rel
-            candidate = PurePosixPath(rel)
-            if rel and not candidate.is_absolute() and ".." not in candidate.parts:
-                try:
-                    path.resolve().relative_to(self.root.resolve())
-                    self._files[rel] = SourceFile(rel, path.read_bytes())
-                except (OSError, ValueError):
-                    pass
-        return self._files[rel]
-
-
-@dataclass(frozen=True)
-class TestFiles:
-    """Test files: those pytest collected tests from, conftests, and python_files globs."""
-
-    __test__ = False  # not a test class, whatever pytest's python_classes say
-
-    collected: frozenset[str]
-    patterns: tuple[str, ...] = ("test_*.py", "*_test.py")
-
-    def __contains__(self, rel: object) -> bool:
-        if not isinstance(rel, str):
-            return False
-        name = PurePosixPath(rel).name
-        return (
-            rel in self.collected
-            or name == "conftest.py"
-            or any(fnmatch(name, pattern) for pattern in self.patterns)
-        )
-
-
-@dataclass(frozen=True)
-class Candidate:
+class Suspect:
     path: str
     qualname: str
     is_test: bool
@@ -200,9 +60,9 @@ def localize(
     failing: Sequence[str],
     executed: Mapping[str, Executed],
     passing: Sequence[str],
-    sources: Sources,
+    sources: ProjectFiles,
     tests: TestFiles,
-) -> tuple[Candidate, ...]:
+) -> tuple[Suspect, ...]:
     """Rank functions: traceback frames innermost first, then executed code by suspiciousness.
 
     failing are the node ids that fail together (one root cause); passing the tests that serve as
@@ -236,7 +96,7 @@ def localize(
         if key not in failed_lines:
             order.append(key)
     return tuple(
-        Candidate(
+        Suspect(
             path=path,
             qualname=qualname,
             is_test=path in tests,
@@ -247,7 +107,7 @@ def localize(
     )
 
 
-def _functions_of(executed: Executed | None, sources: Sources) -> list[tuple[str, str]]:
+def _functions_of(executed: Executed | None, sources: ProjectFiles) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     if executed is None:
         return found
@@ -260,7 +120,7 @@ def _functions_of(executed: Executed | None, sources: Sources) -> list[tuple[str
 
 
 def _function_hits(
-    nodeids: Sequence[str], executed: Mapping[str, Executed], sources: Sources
+    nodeids: Sequence[str], executed: Mapping[str, Executed], sources: ProjectFiles
 ) -> dict[tuple[str, str], int]:
     hits: dict[tuple[str, str], int] = {}
     for nodeid in nodeids:

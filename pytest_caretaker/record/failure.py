@@ -7,71 +7,19 @@ parsing, no subprocess; localization happens after the run.
 from __future__ import annotations
 
 import os
-import sysconfig
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.record.redact import Redactor, secret_name
+from pytest_caretaker.results import Failure, Frame
 
 MAX_LONGREPR = 6_000
 MAX_OUTPUT = 2_000
 MAX_LOCALS = 12
 MAX_LOCAL_REPR = 160
-
-
-@dataclass(frozen=True)
-class Frame:
-    """One traceback entry inside the project."""
-
-    path: str  # relative to the root, with forward slashes
-    lineno: int  # 1-based
-    name: str  # the code object's name; localize maps it to a qualified name
-    locals: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True)
-class Failure:
-    nodeid: str
-    when: str  # "setup" or "call"
-    path: str  # the test's file, relative to the root
-    exc_type: str
-    message: str
-    longrepr: str
-    frames: tuple[Frame, ...]  # outermost first, project frames only
-    output: str = ""
-
-    @property
-    def innermost(self) -> Frame | None:
-        return self.frames[-1] if self.frames else None
-
-
-def _library_roots() -> tuple[str, ...]:
-    keys = ("stdlib", "platstdlib", "purelib", "platlib")
-    roots = {os.path.realpath(sysconfig.get_paths()[key]) for key in keys}
-    roots.add(os.path.realpath(Path(__file__).parents[1]))  # caretaker's own package
-    return tuple(sorted(roots))
-
-
-_LIBRARY_ROOTS = _library_roots()
-
-
-def project_relpath(filename: str, root: Path) -> str | None:
-    """The canonical path of filename relative to root when it is the project's own code, else None.
-
-    Links are resolved first: an editable install may serve the project through a tree of
-    symlinks, and a fix must name the file that really holds the code. root must be resolved.
-    """
-    if not filename or filename.startswith("<"):
-        return None
-    path = os.path.realpath(os.path.join(root, filename))
-    if "site-packages" in path or "dist-packages" in path or path.startswith(_LIBRARY_ROOTS):
-        return None
-    try:
-        return Path(path).relative_to(root).as_posix()
-    except ValueError:
-        return None
 
 
 def safe_repr(name: str, value: object, redactor: Redactor | None = None) -> str:

@@ -14,17 +14,26 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_caretaker.apply.rewrite import Applied, NotApplied, apply_edits
+from pytest_caretaker.apply.rewrite import apply_edits
 from pytest_caretaker.guard import scope as guard
 from pytest_caretaker.guard import weakening as weaken
 from pytest_caretaker.llm import client as llm
 from pytest_caretaker.llm import context, conversation, models, prompts
-from pytest_caretaker.llm.parse import Edit, Proposal, Unparsed, parse_reply
-from pytest_caretaker.project.localize import Candidate, Sources, TestFiles, localize
-from pytest_caretaker.record.failure import Failure
+from pytest_caretaker.llm.parse import parse_reply
+from pytest_caretaker.project.files import ProjectFiles, TestFiles
+from pytest_caretaker.project.localize import Suspect, localize
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.repair.memory import Memory
 from pytest_caretaker.report.transcript import Transcript
+from pytest_caretaker.results import (
+    Edit,
+    Failure,
+    FileChange,
+    HealResult,
+    NotApplied,
+    Proposal,
+    Unparsed,
+)
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.verify.runner import Runner, RunResult, judge
 
@@ -34,31 +43,6 @@ if TYPE_CHECKING:
 
 def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-@dataclass(frozen=True)
-class HealResult:
-    nodeid: str
-    healed: bool
-    reason: str = ""
-    explanation: str = ""
-    edits: tuple[Edit, ...] = ()
-    applied: tuple[Applied, ...] = ()
-    attempts: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float = 0.0
-    seconds: float = 0.0
-    model: str = ""
-    from_cache: bool = False  # a remembered fix of an earlier run, verified again
-    notices: tuple[str, ...] = ()  # allowed judgement calls on tests, shown prominently
-    shared_with: str = ""  # healed by the fix found for this test (one root cause)
-    #: Models of the chain that came before and failed, each as "model: reason".
-    fallbacks: tuple[str, ...] = ()
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
 
 
 @dataclass
@@ -87,7 +71,7 @@ class _Attempt:
     reason: str
     detail: str = ""
     proposal: Proposal | None = None
-    applied: tuple[Applied, ...] = ()
+    applied: tuple[FileChange, ...] = ()
     notices: tuple[str, ...] = ()
 
 
@@ -95,7 +79,7 @@ class _Attempt:
 class Repairer:
     settings: Settings
     runner: Runner
-    sources: Sources
+    sources: ProjectFiles
     tests: TestFiles
     root: Path
     builtin: Builtin | None = None  # the model-free repairer, when it is in the chain
@@ -107,7 +91,7 @@ class Repairer:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _builtin_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def editable(self, candidate: Candidate) -> bool:
+    def editable(self, candidate: Suspect) -> bool:
         return self.editable_path(candidate.path)
 
     def editable_path(self, path: str) -> bool:
@@ -205,7 +189,7 @@ class Repairer:
         self,
         model: str,
         failure: Failure,
-        candidates: Sequence[Candidate],
+        candidates: Sequence[Suspect],
         regression: Sequence[str],
     ) -> tuple[HealResult, bool]:
         """The result of one model's conversation, and whether the model failed: an error, or
@@ -339,7 +323,7 @@ class Repairer:
         self,
         reply: llm.Reply,
         failure: Failure,
-        candidates: Sequence[Candidate],
+        candidates: Sequence[Suspect],
         regression: Sequence[str],
     ) -> _Attempt:
         if reply.truncated:
@@ -365,7 +349,7 @@ class Repairer:
         judged = weaken.review(parsed.edits, self.tests, self._original)
         if judged.refused is not None:
             return _Attempt(False, f"fix refused: {judged.refused}", proposal=parsed)
-        applied: list[Applied] = []
+        applied: list[FileChange] = []
         for path in dict.fromkeys(edit.path for edit in parsed.edits):
             source = self.sources.get(path)
             if source is None:

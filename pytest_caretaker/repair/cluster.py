@@ -12,9 +12,9 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 
 from pytest_caretaker.project.localize import localize
-from pytest_caretaker.record.failure import Failure
-from pytest_caretaker.repair.chain import HealResult, Repairer
+from pytest_caretaker.repair.chain import Repairer
 from pytest_caretaker.report.transcript import Transcript
+from pytest_caretaker.results import Failure, HealResult
 from pytest_caretaker.verify.runner import RunResult, judge
 
 

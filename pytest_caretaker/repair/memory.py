@@ -14,9 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pytest_caretaker.llm.parse import Edit
-from pytest_caretaker.project.localize import Sources
-from pytest_caretaker.record.failure import Failure
+from pytest_caretaker.project.files import ProjectFiles
+from pytest_caretaker.results import Edit, Failure
 
 KEY = "caretaker/fixes"
 PER_FAILURE = 3  # fixes kept per failure signature, newest first
@@ -45,7 +44,7 @@ def signature(failure: Failure) -> str:
     return _digest(f"{failure.nodeid}\0{failure.exc_type}")
 
 
-def _function_digests(edits: Sequence[Edit], sources: Sources) -> dict[str, str] | None:
+def _function_digests(edits: Sequence[Edit], sources: ProjectFiles) -> dict[str, str] | None:
     """The digest of each replaced function's current source; None when one is missing."""
     digests: dict[str, str] = {}
     for edit in edits:
@@ -97,7 +96,7 @@ class Memory:
                 }
         self.changed = False
 
-    def recall(self, failure: Failure, sources: Sources) -> list[Remembered]:
+    def recall(self, failure: Failure, sources: ProjectFiles) -> list[Remembered]:
         """Remembered fixes for this failure whose functions still read as they did."""
         found: list[Remembered] = []
         for entry in self.entries.get(signature(failure), []):
@@ -112,7 +111,7 @@ class Memory:
         edits: Sequence[Edit],
         explanation: str,
         model: str,
-        sources: Sources,
+        sources: ProjectFiles,
     ) -> None:
         functions = _function_digests(edits, sources)
         if self.cache is None or not edits or functions is None:

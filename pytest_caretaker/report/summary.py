@@ -13,9 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 from pytest_caretaker.settings import BUILTIN, Settings
 
 if TYPE_CHECKING:  # the session imports this module; libcst only loads once there is work
-    from pytest_caretaker.apply.rewrite import Applied
-    from pytest_caretaker.repair.chain import HealResult
-    from pytest_caretaker.write.writer import Written
+    from pytest_caretaker.results import FileChange, HealResult, Written
 
 OUTPUT_DIR = ".caretaker"
 PATCH_NAME = "heal.patch"
@@ -38,14 +36,14 @@ def header(settings: Settings) -> str:
     return f"caretaker: {settings.mode} · {label} {model} · scope {settings.scope}"
 
 
-def display_diff(applied: Applied) -> list[str]:
+def display_diff(applied: FileChange) -> list[str]:
     from pytest_caretaker.apply.rewrite import unified_diff
 
     text = unified_diff(applied).decode("utf-8", "replace")
     return [line.rstrip("\r") for line in text.splitlines()[1:]]
 
 
-def show_diff(writer: Writer, applied: Applied, indent: str = "  ") -> None:
+def show_diff(writer: Writer, applied: FileChange, indent: str = "  ") -> None:
     for line in display_diff(applied):
         if line.startswith("+") and not line.startswith("+++"):
             writer.write_line(indent + line, green=True)

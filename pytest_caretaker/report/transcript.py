@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pytest_caretaker.record.failure import Failure
-    from pytest_caretaker.repair.chain import HealResult
+    from pytest_caretaker.results import Failure, HealResult
 
 FOLDER = "transcripts"
 MAX_BLOCK = 20_000  # characters of one quoted block; the rest is cut with a note

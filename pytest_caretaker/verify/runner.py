@@ -17,12 +17,13 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pytest_caretaker.results import Executed, Verdict
 from pytest_caretaker.settings import WORKER_ENV
 from pytest_caretaker.verify.channel import Server, run_process
 
@@ -40,14 +41,6 @@ class Outcome:
 
 
 @dataclass(frozen=True)
-class Executed:
-    """What one test ran of the project: functions as (path, first line), in call order; lines."""
-
-    functions: tuple[tuple[str, int], ...] = ()
-    lines: Mapping[str, frozenset[int]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
 class RunResult:
     outcomes: Mapping[str, Outcome]
     executed: Mapping[str, Executed]
@@ -55,13 +48,6 @@ class RunResult:
     problem: str | None = None  # set when the run itself failed: timeout, crash
     output: str = ""
     seconds: float = 0.0
-
-
-@dataclass(frozen=True)
-class Verdict:
-    ok: bool
-    reason: str = ""  # one line, for the summary
-    detail: str = ""  # the evidence, for the model's next attempt
 
 
 class Runner:

@@ -34,7 +34,7 @@ from typing import IO, Any
 
 import pytest
 
-from pytest_caretaker.record.failure import project_relpath
+from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.verify.channel import SERVER_START_TIMEOUT, Channel, kill_group
 from pytest_caretaker.verify.runner import Runner
 from pytest_caretaker.verify.worker import WorkerPlugin, cap_memory

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from pytest_caretaker.record.failure import project_relpath
+from pytest_caretaker.project.files import project_relpath
 
 #: Bytes of address space a verification run may add to what it starts with.
 MEMORY_HEADROOM = 4 << 30

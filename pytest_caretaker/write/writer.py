@@ -14,30 +14,18 @@ import stat
 import tempfile
 import textwrap
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
-from pytest_caretaker.apply.rewrite import Applied, merge
-from pytest_caretaker.repair.chain import HealResult
-from pytest_caretaker.selection import Fix
+from pytest_caretaker.apply.rewrite import merge
+from pytest_caretaker.results import FileChange, Fix, HealResult, Written
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.write.repository import GitError, Repository
 
 SUBJECT_WIDTH = 72
 BODY_WIDTH = 72
 
-State = Literal["committed", "written", "skipped", "declined"]
 #: Asked before each fix in review mode: the fix and its changes against the files as they are.
-Ask = Callable[[Fix, Sequence[Applied]], bool]
-
-
-@dataclass(frozen=True)
-class Written:
-    fix: Fix
-    state: State
-    detail: str = ""  # one line: what happened, for the summary
-    commit: str = ""  # the commit's id when committed
+Ask = Callable[[Fix, Sequence[FileChange]], bool]
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -182,7 +170,7 @@ class _Writer:
         self.committing: Fix | None = None  # the fix on disk whose commit is under way
 
     def write(self, fix: Fix) -> Written:
-        changes: list[Applied] = []
+        changes: list[FileChange] = []
         for applied in fix.changes:
             expected = self.current.get(applied.path, applied.before)
             merged = merge(
@@ -206,10 +194,10 @@ class _Writer:
                     "skipped",
                     f"not written: {applied.path} changed on disk since the repair read it",
                 )
-            changes.append(Applied(applied.path, expected, merged))
+            changes.append(FileChange(applied.path, expected, merged))
         if self.ask is not None and not self.ask(fix, changes):
             return Written(fix, "declined", "not written: declined in review")
-        done: list[Applied] = []
+        done: list[FileChange] = []
         for change in changes:
             try:
                 atomic_write(self.root / change.path, change.after)
@@ -230,7 +218,7 @@ class _Writer:
         self.committing = None
         return outcome
 
-    def _commit(self, fix: Fix, changes: Sequence[Applied]) -> Written:
+    def _commit(self, fix: Fix, changes: Sequence[FileChange]) -> Written:
         files = ", ".join(change.path for change in changes)
         if not self.settings.commit:
             return Written(fix, "written", f"written to {files}; not committed (--heal-no-commit)")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_caretaker.builtin.repairer import Builtin
-from pytest_caretaker.project.localize import Sources, TestFiles
+from pytest_caretaker.project.files import ProjectFiles, TestFiles
 from pytest_caretaker.verify import trials
 from pytest_caretaker.verify.runner import Runner, RunResult
 from pytest_caretaker.verify.trials import Trials
@@ -66,7 +66,9 @@ def baseline(runner: Runner) -> RunResult:
 def repairer(runner: Runner, with_trials: bool, budget: float = 20.0) -> Builtin:
     tests = TestFiles(frozenset({"test_calc.py"}))
     server = Trials.start(runner, [MEAN, EMPTY, SPIN]) if with_trials else None
-    return Builtin(runner, server, Sources(runner.root), tests, lambda p: p not in tests, budget)
+    return Builtin(
+        runner, server, ProjectFiles(runner.root), tests, lambda p: p not in tests, budget
+    )
 
 
 def test_the_line_only_the_failing_test_ran_is_tried_first(

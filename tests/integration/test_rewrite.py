@@ -10,8 +10,8 @@ from textwrap import dedent
 
 import pytest
 
-from pytest_caretaker.apply.rewrite import Applied, NotApplied, apply_edits, unified_diff
-from pytest_caretaker.llm.parse import Edit
+from pytest_caretaker.apply.rewrite import apply_edits, unified_diff
+from pytest_caretaker.results import Edit, FileChange, NotApplied
 
 PATH = "calc.py"
 FIXED_MEAN = "def mean(xs):\n    return sum(xs) / len(xs)\n"
@@ -21,14 +21,14 @@ def replace(qualname: str, source: str) -> Edit:
     return Edit("replace", PATH, qualname, source)
 
 
-def apply(before: str | bytes, *edits: Edit) -> Applied | NotApplied:
+def apply(before: str | bytes, *edits: Edit) -> FileChange | NotApplied:
     data = before.encode("utf-8") if isinstance(before, str) else before
     return apply_edits(PATH, data, edits)
 
 
 def applied(before: str | bytes, *edits: Edit) -> bytes:
     result = apply(before, *edits)
-    assert isinstance(result, Applied), result
+    assert isinstance(result, FileChange), result
     assert result.path == PATH
     assert result.before == (before.encode("utf-8") if isinstance(before, str) else before)
     compile(result.after, PATH, "exec", dont_inherit=True)
@@ -631,7 +631,7 @@ def git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def check_git_applies(tmp_path: Path, result: Applied) -> None:
+def check_git_applies(tmp_path: Path, result: FileChange) -> None:
     root = tmp_path / "repo"
     root.mkdir()
     assert git(root, "init", "-q").returncode == 0
@@ -649,9 +649,9 @@ def check_git_applies(tmp_path: Path, result: Applied) -> None:
     assert target.read_bytes() == result.after
 
 
-def applied_result(before: bytes, *edits: Edit) -> Applied:
+def applied_result(before: bytes, *edits: Edit) -> FileChange:
     result = apply_edits(PATH, before, edits)
-    assert isinstance(result, Applied), result
+    assert isinstance(result, FileChange), result
     return result
 
 
@@ -689,14 +689,14 @@ def test_unified_diff_with_import_and_helper_applies_with_git(tmp_path: Path) ->
 
 
 def test_unified_diff_adds_a_final_newline_with_git(tmp_path: Path) -> None:
-    result = Applied(PATH, NO_FINAL_NEWLINE, NO_FINAL_NEWLINE + b"\n")
+    result = FileChange(PATH, NO_FINAL_NEWLINE, NO_FINAL_NEWLINE + b"\n")
 
     check_git_applies(tmp_path, result)
 
 
 def test_unified_diff_in_a_subdirectory_applies_with_git(tmp_path: Path) -> None:
     result = apply_edits("pkg/calc.py", CALC.encode(), [replace("mean", FIXED_MEAN)])
-    assert isinstance(result, Applied), result
+    assert isinstance(result, FileChange), result
 
     check_git_applies(tmp_path, result)
 

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_caretaker.apply.rewrite import Applied
-from pytest_caretaker.repair.chain import HealResult
-from pytest_caretaker.selection import Fix, combined, compatible, group, patch, together
+from pytest_caretaker.results import FileChange, Fix, HealResult
+from pytest_caretaker.selection import combined, compatible, group, patch, together
 from pytest_caretaker.verify.runner import Runner, RunResult
 
 # Not "code.py" as one might name it: that would shadow the standard library's code module,
@@ -22,23 +21,23 @@ G_AFTER = BEFORE.replace(b"def g():\n    return 1", b"def g():\n    return 2")
 BOTH = b"def f():\n    return 2\n\n\ndef g():\n    return 2\n"
 
 
-def healed(nodeid: str, *applied: Applied) -> HealResult:
+def healed(nodeid: str, *applied: FileChange) -> HealResult:
     return HealResult(nodeid, True, applied=applied)
 
 
-def fix(nodeid: str, *applied: Applied) -> Fix:
+def fix(nodeid: str, *applied: FileChange) -> Fix:
     return Fix((healed(nodeid, *applied),))
 
 
-F = fix("test_a.py::test_f", Applied(FUNCS, BEFORE, F_AFTER))
-G = fix("test_b.py::test_g", Applied(FUNCS, BEFORE, G_AFTER))
+F = fix("test_a.py::test_f", FileChange(FUNCS, BEFORE, F_AFTER))
+G = fix("test_b.py::test_g", FileChange(FUNCS, BEFORE, G_AFTER))
 
 
 # -- group ---------------------------------------------------------------------------------------
 
 
 def test_group_ignores_unhealed_results_and_results_without_changes() -> None:
-    change = Applied(FUNCS, BEFORE, F_AFTER)
+    change = FileChange(FUNCS, BEFORE, F_AFTER)
     results = [
         HealResult("t.py::not_healed", False, "no fix", applied=(change,)),
         HealResult("t.py::healed_but_nothing_applied", True),
@@ -48,8 +47,8 @@ def test_group_ignores_unhealed_results_and_results_without_changes() -> None:
 
 
 def test_group_makes_one_fix_of_equal_changes_ordered_by_nodeid() -> None:
-    other = Applied("other.py", b"x = 1\n", b"x = 2\n")
-    change = Applied(FUNCS, BEFORE, F_AFTER)
+    other = FileChange("other.py", b"x = 1\n", b"x = 2\n")
+    change = FileChange(FUNCS, BEFORE, F_AFTER)
     later = healed("t.py::test_z", change, other)
     earlier = healed("t.py::test_a", other, change)  # the same changes, in another order
 
@@ -62,10 +61,10 @@ def test_group_makes_one_fix_of_equal_changes_ordered_by_nodeid() -> None:
 
 
 def test_group_keeps_different_changes_apart_ordered_by_first_nodeid() -> None:
-    f_b = healed("t.py::test_b", Applied(FUNCS, BEFORE, F_AFTER))
-    g_a = healed("t.py::test_a", Applied(FUNCS, BEFORE, G_AFTER))
-    g_c = healed("t.py::test_c", Applied(FUNCS, BEFORE, G_AFTER))
-    f_d = healed("t.py::test_d", Applied(FUNCS, BEFORE, F_AFTER))
+    f_b = healed("t.py::test_b", FileChange(FUNCS, BEFORE, F_AFTER))
+    g_a = healed("t.py::test_a", FileChange(FUNCS, BEFORE, G_AFTER))
+    g_c = healed("t.py::test_c", FileChange(FUNCS, BEFORE, G_AFTER))
+    f_d = healed("t.py::test_d", FileChange(FUNCS, BEFORE, F_AFTER))
 
     fixes = group([f_d, g_c, f_b, g_a])
 
@@ -82,18 +81,18 @@ def test_group_keeps_different_changes_apart_ordered_by_first_nodeid() -> None:
 def test_combined_merges_changes_of_different_lines() -> None:
     files = combined([F, G])
 
-    assert files == {FUNCS: Applied(FUNCS, BEFORE, BOTH)}
+    assert files == {FUNCS: FileChange(FUNCS, BEFORE, BOTH)}
 
 
 def test_combined_refuses_two_changes_of_one_line() -> None:
-    three = fix("t.py::test_three", Applied(FUNCS, BEFORE, F_AFTER.replace(b"2", b"3")))
+    three = fix("t.py::test_three", FileChange(FUNCS, BEFORE, F_AFTER.replace(b"2", b"3")))
 
     assert combined([F, three]) is None
 
 
 def test_compatible_drops_the_clashing_fix_and_names_the_one_it_clashes_with() -> None:
-    f_three = fix("test_c.py::test_f3", Applied(FUNCS, BEFORE, F_AFTER.replace(b"2", b"3")))
-    other = fix("test_d.py::test_h", Applied("other.py", b"x = 1\n", b"x = 2\n"))
+    f_three = fix("test_c.py::test_f3", FileChange(FUNCS, BEFORE, F_AFTER.replace(b"2", b"3")))
+    other = fix("test_d.py::test_h", FileChange("other.py", b"x = 1\n", b"x = 2\n"))
 
     # G comes first, so the fix that f_three clashes with is not simply the first one kept.
     kept, dropped = compatible([G, F, f_three, other])
@@ -113,11 +112,11 @@ def git(repo: Path, *args: str, stdin: bytes = b"") -> subprocess.CompletedProce
 def test_patch_is_accepted_by_git_apply_and_gives_the_merged_bytes(tmp_path: Path) -> None:
     notes_before = b"first\nsecond\nlast line without newline"
     notes_after = b"first\nsecond\nlast line, changed"
-    first = fix("t.py::test_1", Applied(FUNCS, BEFORE, F_AFTER))
+    first = fix("t.py::test_1", FileChange(FUNCS, BEFORE, F_AFTER))
     second = fix(
         "t.py::test_2",
-        Applied(FUNCS, BEFORE, G_AFTER),
-        Applied("docs/notes.txt", notes_before, notes_after),
+        FileChange(FUNCS, BEFORE, G_AFTER),
+        FileChange("docs/notes.txt", notes_before, notes_after),
     )
     repo = tmp_path / "repo"
     (repo / "docs").mkdir(parents=True)
@@ -231,7 +230,7 @@ class NoRuns(Runner):
 
 def test_together_keeps_a_single_fix_without_running(tmp_path: Path) -> None:
     runner = NoRuns(tmp_path / "missing", tmp_path, [], timeout=1.0)
-    clash = fix("test_c.py::test_f3", Applied(FUNCS, BEFORE, F_AFTER.replace(b"2", b"3")))
+    clash = fix("test_c.py::test_f3", FileChange(FUNCS, BEFORE, F_AFTER.replace(b"2", b"3")))
 
     assert together([F], runner, ["test_a.py::test_sum"]) == ([F], [])
     kept, dropped = together([F, clash], runner, [])  # only one is left after compatible()

@@ -11,13 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_caretaker.apply.rewrite import Applied
-from pytest_caretaker.llm.parse import Edit
-from pytest_caretaker.repair.chain import HealResult
-from pytest_caretaker.selection import Fix
+from pytest_caretaker.results import Edit, FileChange, Fix, HealResult, Written
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.write.repository import Repository
-from pytest_caretaker.write.writer import Written, atomic_write, message, subject, write_fixes
+from pytest_caretaker.write.writer import atomic_write, message, subject, write_fixes
 
 NODEID = "tests/test_calc.py::test_mean"
 MODEL = "openai/x"
@@ -66,7 +63,7 @@ def result(
         True,
         explanation=explanation,
         edits=(Edit("replace", path, qualname, "def mean(xs): ...\n"),),
-        applied=(Applied(path, before, after),),
+        applied=(FileChange(path, before, after),),
         attempts=attempts,
         model=model,
         **figures,  # type: ignore[arg-type]
@@ -424,15 +421,15 @@ def test_outside_git_writes_and_notes_it(plain: Path) -> None:
 
 def test_declined_in_review(project: Path) -> None:
     start = head(project)
-    asked: list[tuple[Fix, list[Applied]]] = []
+    asked: list[tuple[Fix, list[FileChange]]] = []
 
-    def ask(fix: Fix, changes: Sequence[Applied]) -> bool:
+    def ask(fix: Fix, changes: Sequence[FileChange]) -> bool:
         asked.append((fix, list(changes)))
         return False
 
     fix = fix_of()
     written, _ = write_fixes([fix], project, WRITE, ask)
-    assert asked == [(fix, [Applied("calc.py", BEFORE, AFTER_MEAN)])]
+    assert asked == [(fix, [FileChange("calc.py", BEFORE, AFTER_MEAN)])]
     assert written == [Written(fix, "declined", "not written: declined in review")]
     assert (project / "calc.py").read_bytes() == BEFORE
     assert head(project) == start
@@ -448,9 +445,9 @@ def test_two_fixes_of_one_file_both_land(project: Path) -> None:
     start = commits(project)
     first = fix_of(result(NODEID))
     second = fix_of(result("tests/test_calc.py::test_total", after=AFTER_TOTAL, qualname="total"))
-    asked: list[list[Applied]] = []
+    asked: list[list[FileChange]] = []
 
-    def ask(fix: Fix, changes: Sequence[Applied]) -> bool:
+    def ask(fix: Fix, changes: Sequence[FileChange]) -> bool:
         asked.append(list(changes))
         return True
 
@@ -458,8 +455,8 @@ def test_two_fixes_of_one_file_both_land(project: Path) -> None:
     assert notes == []
     assert [w.state for w in written] == ["committed", "committed"]
     assert asked == [
-        [Applied("calc.py", BEFORE, AFTER_MEAN)],
-        [Applied("calc.py", AFTER_MEAN, AFTER_BOTH)],  # against the file as the first left it
+        [FileChange("calc.py", BEFORE, AFTER_MEAN)],
+        [FileChange("calc.py", AFTER_MEAN, AFTER_BOTH)],  # against the file as the first left it
     ]
     assert commits(project) == start + 2
     assert (project / "calc.py").read_bytes() == AFTER_BOTH
@@ -549,7 +546,7 @@ def test_a_fix_whose_second_file_cannot_be_written_leaves_neither_changed(
     head = git(project, "rev-parse", "HEAD")
     break_replace_of("other.py", monkeypatch, PermissionError(13, "Permission denied"))
     both = result()
-    both = replace_result(both, applied=(*both.applied, Applied("other.py", BEFORE, AFTER_MEAN)))
+    both = replace_result(both, applied=(*both.applied, FileChange("other.py", BEFORE, AFTER_MEAN)))
     written, _ = write_fixes([fix_of(both)], project, WRITE)
     assert [(w.state, w.detail) for w in written] == [
         ("skipped", "not written: other.py: Permission denied")
@@ -586,7 +583,7 @@ def test_ctrl_c_between_the_files_of_one_fix_puts_the_first_back(
     commit_other(project)
     break_replace_of("other.py", monkeypatch, KeyboardInterrupt())
     both = result()
-    both = replace_result(both, applied=(*both.applied, Applied("other.py", BEFORE, AFTER_MEAN)))
+    both = replace_result(both, applied=(*both.applied, FileChange("other.py", BEFORE, AFTER_MEAN)))
     written, _ = write_fixes([fix_of(both)], project, WRITE)
     assert [(w.state, w.detail) for w in written] == [("skipped", "not written: interrupted")]
     assert (project / "calc.py").read_bytes() == BEFORE

@@ -10,16 +10,9 @@ from pathlib import Path
 import pytest
 
 from pytest_caretaker.project import localize as loc
-from pytest_caretaker.project.localize import (
-    Candidate,
-    Definition,
-    SourceFile,
-    Sources,
-    localize,
-    ochiai,
-)
-from pytest_caretaker.record.failure import Failure, Frame
-from pytest_caretaker.verify.runner import Executed
+from pytest_caretaker.project.files import Definition, ProjectFiles, SourceFile
+from pytest_caretaker.project.localize import Suspect, localize, ochiai
+from pytest_caretaker.results import Executed, Failure, Frame
 
 
 def source_file(text: str, path: str = "mod.py") -> SourceFile:
@@ -245,14 +238,14 @@ def test_utf8_bom_is_dropped_from_text() -> None:
     assert source.find("f") == Definition("f", 1, 2, 2)
 
 
-# -- Sources ---------------------------------------------------------------------------------------
+# -- ProjectFiles -----------------------------------------------------------------------------
 
 
 def test_sources_reads_each_file_once(tmp_path: Path) -> None:
     root = tmp_path.resolve()
     (root / "pkg").mkdir()
     (root / "pkg" / "a.py").write_bytes(b"def a():\n    return 1\n")
-    sources = Sources(root)
+    sources = ProjectFiles(root)
     first = sources.get("pkg/a.py")
     assert first is not None
     assert first.path == "pkg/a.py"
@@ -371,7 +364,7 @@ def test_localize_ranks_traceback_then_suspicious_code(project: Path) -> None:
         [FAILING],
         traces(),
         PASSING,
-        Sources(project),
+        ProjectFiles(project),
         loc.TestFiles(frozenset({"test_calc.py"})),
     )
     assert [c.ref for c in candidates] == [
@@ -380,8 +373,8 @@ def test_localize_ranks_traceback_then_suspicious_code(project: Path) -> None:
         "calc.py::helper",
     ]
     test_buggy, buggy, helper = candidates
-    assert test_buggy == Candidate("test_calc.py", "test_buggy", True, 1.0, (6,))
-    assert buggy == Candidate("calc.py", "buggy", False, 1.0, ())
+    assert test_buggy == Suspect("test_calc.py", "test_buggy", True, 1.0, (6,))
+    assert buggy == Suspect("calc.py", "buggy", False, 1.0, ())
     assert helper.is_test is False
     assert helper.failed_lines == ()
     assert helper.score == pytest.approx(1 / math.sqrt(3))
@@ -398,7 +391,7 @@ def test_localize_puts_the_innermost_frame_first(project: Path) -> None:
         [FAILING],
         traces(),
         PASSING,
-        Sources(project),
+        ProjectFiles(project),
         loc.TestFiles(frozenset({"test_calc.py"})),
     )
     assert [(c.ref, c.failed_lines) for c in candidates] == [
@@ -418,10 +411,10 @@ def test_localize_merges_frames_of_one_function(project: Path) -> None:
         [FAILING],
         {},
         [],
-        Sources(project),
+        ProjectFiles(project),
         loc.TestFiles(frozenset()),
     )
-    assert candidates == (Candidate("test_calc.py", "test_buggy", True, 0.0, (5, 6)),)
+    assert candidates == (Suspect("test_calc.py", "test_buggy", True, 0.0, (5, 6)),)
 
 
 def test_localize_without_traces_keeps_only_the_traceback(project: Path) -> None:
@@ -430,7 +423,7 @@ def test_localize_without_traces_keeps_only_the_traceback(project: Path) -> None
         [FAILING],
         {},
         PASSING,
-        Sources(project),
+        ProjectFiles(project),
         loc.TestFiles(frozenset()),
     )
     assert [(c.ref, c.score) for c in candidates] == [("test_calc.py::test_buggy", 0.0)]
@@ -444,7 +437,7 @@ def test_localize_with_two_failing_tests(project: Path) -> None:
         [FAILING, other],
         executed,
         [PASSING[0]],
-        Sources(project),
+        ProjectFiles(project),
         loc.TestFiles(frozenset()),
     )
     scores = {c.ref: c.score for c in candidates}

@@ -12,7 +12,7 @@ import pytest
 from pytest_caretaker.builtin import mutate
 from pytest_caretaker.builtin.mutate import Mutant
 from pytest_caretaker.builtin.operators import OPERATORS
-from pytest_caretaker.project.localize import Definition, SourceFile
+from pytest_caretaker.project.files import Definition, SourceFile
 
 
 def source_file(text: str, path: str = "mod.py") -> SourceFile:

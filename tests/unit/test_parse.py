@@ -12,8 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_caretaker.llm.parse import Edit, Proposal, Unparsed, parse_reply
-from pytest_caretaker.project.localize import Candidate, SourceFile
+from pytest_caretaker.llm.parse import parse_reply
+from pytest_caretaker.project.files import SourceFile
+from pytest_caretaker.project.localize import Suspect
+from pytest_caretaker.results import Edit, Proposal, Unparsed
 
 CALC = dedent(
     '''\
@@ -60,9 +62,9 @@ SOURCES = {"calc.py": CALC, "stats.py": STATS, "test_calc.py": TEST_CALC}
 
 # Ranked as localize would: the test (not editable under scope=code) first, then the code.
 CANDIDATES = (
-    Candidate(path="test_calc.py", qualname="test_mean", is_test=True, score=1.0),
-    Candidate(path="calc.py", qualname="mean", is_test=False, score=1.0),
-    Candidate(path="calc.py", qualname="Stack.pop", is_test=False, score=1.0),
+    Suspect(path="test_calc.py", qualname="test_mean", is_test=True, score=1.0),
+    Suspect(path="calc.py", qualname="mean", is_test=False, score=1.0),
+    Suspect(path="calc.py", qualname="Stack.pop", is_test=False, score=1.0),
 )
 
 FIXED_MEAN = "def mean(xs):\n    return sum(xs) / len(xs)\n"
@@ -70,7 +72,7 @@ FIXED_MEAN = "def mean(xs):\n    return sum(xs) / len(xs)\n"
 Ref = tuple[str, str, str]
 
 
-def code_only(candidate: Candidate) -> bool:
+def code_only(candidate: Suspect) -> bool:
     return not candidate.is_test
 
 
@@ -85,7 +87,7 @@ def files_of(sources: Mapping[str, str]) -> Callable[[str], SourceFile | None]:
 def parse(
     text: str,
     tool_arguments: Sequence[str] = (),
-    candidates: Sequence[Candidate] = CANDIDATES,
+    candidates: Sequence[Suspect] = CANDIDATES,
     sources: Mapping[str, str] = SOURCES,
 ) -> Proposal | Unparsed:
     return parse_reply(text, tool_arguments, candidates, code_only, files_of(sources))
@@ -391,7 +393,7 @@ def test_unknown_function_not_called_by_the_fix_is_unparsed() -> None:
 
 
 def test_body_with_no_editable_candidate_is_unparsed() -> None:
-    candidates = (Candidate(path="test_calc.py", qualname="test_mean", is_test=True, score=1.0),)
+    candidates = (Suspect(path="test_calc.py", qualname="test_mean", is_test=True, score=1.0),)
 
     reason = unparsed(parse("```python\nreturn 1\n```", candidates=candidates))
 
@@ -459,7 +461,7 @@ QUEUE_FIRST = dedent(
 
 def test_bare_method_resolves_in_the_candidates_class_not_the_first_class() -> None:
     # The module's contract: "a method replaces the method of that name in the candidate's class".
-    candidates = (Candidate(path="calc.py", qualname="Stack.pop", is_test=False, score=1.0),)
+    candidates = (Suspect(path="calc.py", qualname="Stack.pop", is_test=False, score=1.0),)
 
     result = parse(
         "```python\ndef push(self, x):\n    self.items.append(x)\n```",
@@ -499,7 +501,7 @@ COMMENTED = dedent(
     ids=["comment-after-def", "comment-first-in-body"],
 )
 def test_body_reply_for_function_with_comment_near_its_header(qualname: str, header: str) -> None:
-    candidates = (Candidate(path="calc.py", qualname=qualname, is_test=False, score=1.0),)
+    candidates = (Suspect(path="calc.py", qualname=qualname, is_test=False, score=1.0),)
 
     result = parse(
         "```python\nreturn sum(xs)\n```", candidates=candidates, sources={"calc.py": COMMENTED}

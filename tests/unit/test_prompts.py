@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pytest_caretaker.llm.context import Context, FunctionContext
-from pytest_caretaker.llm.parse import Proposal, parse_reply
+from pytest_caretaker.llm.parse import parse_reply
 from pytest_caretaker.llm.prompts import (
     SAMPLE,
     STRATEGIES,
@@ -22,7 +22,9 @@ from pytest_caretaker.llm.prompts import (
     check_folder,
     render,
 )
-from pytest_caretaker.project.localize import Candidate, SourceFile
+from pytest_caretaker.project.files import SourceFile
+from pytest_caretaker.project.localize import Suspect
+from pytest_caretaker.results import Proposal
 
 #: The sentence of the rules that only one scope gets.
 SCOPE_RULE = {
@@ -119,8 +121,8 @@ def test_a_reply_in_the_documented_text_format_parses_into_the_edit() -> None:
     # Two candidates define mean(): the one ranked first is in stats.py, so only the file line
     # can make the edit land in calc.py.
     candidates = [
-        Candidate(path="stats.py", qualname="mean", is_test=False, score=1.0),
-        Candidate(path="calc.py", qualname="mean", is_test=False, score=0.5),
+        Suspect(path="stats.py", qualname="mean", is_test=False, score=1.0),
+        Suspect(path="calc.py", qualname="mean", is_test=False, score=0.5),
     ]
     parsed = parse_reply(
         reply, (), candidates, lambda c: True, _files({"calc.py": CALC, "stats.py": STATS})

@@ -13,9 +13,11 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from pytest_caretaker.apply.rewrite import Applied, apply_edits
-from pytest_caretaker.llm.parse import Edit, Proposal, Unparsed, parse_reply
-from pytest_caretaker.project.localize import Candidate, SourceFile, Sources
+from pytest_caretaker.apply.rewrite import apply_edits
+from pytest_caretaker.llm.parse import parse_reply
+from pytest_caretaker.project.files import ProjectFiles, SourceFile
+from pytest_caretaker.project.localize import Suspect
+from pytest_caretaker.results import Edit, FileChange, Proposal, Unparsed
 
 # -- parse_reply ------------------------------------------------------------------------------
 
@@ -55,10 +57,10 @@ STATS = "def mean(xs):\n    return 0\n\n\ndef spread(xs):\n    return max(xs) - 
 TEST_CALC = "from calc import mean\n\n\ndef test_mean():\n    assert mean([1, 2, 3]) == 2\n"
 
 CANDIDATES = (
-    Candidate("test_calc.py", "test_mean", is_test=True, score=1.0),
-    Candidate("calc.py", "mean", is_test=False, score=1.0),
-    Candidate("calc.py", "Stack.pop", is_test=False, score=0.8),
-    Candidate("stats.py", "spread", is_test=False, score=0.5),
+    Suspect("test_calc.py", "test_mean", is_test=True, score=1.0),
+    Suspect("calc.py", "mean", is_test=False, score=1.0),
+    Suspect("calc.py", "Stack.pop", is_test=False, score=0.8),
+    Suspect("stats.py", "spread", is_test=False, score=0.5),
 )
 PATHS = ("calc.py", "stats.py", "test_calc.py", "missing.py", "./calc.py", "../calc.py", "")
 NAMES = ("mean", "total", "scaled", "push", "pop", "Stack.push", "spread", "_helper", "nope")
@@ -74,12 +76,12 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def editable(candidate: Candidate) -> bool:
+def editable(candidate: Suspect) -> bool:
     return not candidate.is_test
 
 
 def parse(root: Path, text: str, tool_arguments: list[str]) -> Proposal | Unparsed:
-    files: Callable[[str], SourceFile | None] = Sources(root).get  # fresh: nothing cached
+    files: Callable[[str], SourceFile | None] = ProjectFiles(root).get  # fresh: nothing cached
     return parse_reply(text, tool_arguments, CANDIDATES, editable, files)
 
 
@@ -405,7 +407,7 @@ def test_replacing_a_top_level_function_keeps_every_other_byte(module: Module) -
 
     result = apply_edits("m.py", module.data, [edit])
 
-    assert isinstance(result, Applied), result
+    assert isinstance(result, FileChange), result
     assert result.before == module.data
     ast.parse(result.after)
     before = module.data.splitlines(keepends=True)
@@ -443,5 +445,5 @@ def test_whitespace_only_line_after_the_replaced_function_is_kept(newline: str) 
         "m.py", before.encode(), [Edit("replace", "m.py", "f", "def f():\n    return 0\n")]
     )
 
-    assert isinstance(result, Applied), result
+    assert isinstance(result, FileChange), result
     assert result.after == before.replace("return 1", "return 0").encode()

@@ -11,8 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_caretaker.record.failure import Failure, project_relpath, record
+from pytest_caretaker.project.files import project_relpath
+from pytest_caretaker.record.failure import record
 from pytest_caretaker.record.redact import Redactor, secret_name
+from pytest_caretaker.results import Failure
 
 HERE = Path(__file__).parent.resolve()
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_caretaker.apply.rewrite import Applied, apply_edits
-from pytest_caretaker.llm.parse import Edit
-from pytest_caretaker.repair.chain import HealResult
+from pytest_caretaker.apply.rewrite import apply_edits
 from pytest_caretaker.report.summary import closing_line, plural, summary
+from pytest_caretaker.results import Edit, FileChange, HealResult
 from pytest_caretaker.selection import compatible, group, patch
 
 CALC = b"def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n\n\ndef total(xs):\n    return 0\n"
@@ -21,7 +20,7 @@ TOTAL = Edit("replace", "calc.py", "total", "def total(xs):\n    return sum(xs)\
 def healed(nodeid: str, *edits: Edit) -> HealResult:
     """A healed result as the repairers make it: the edits and the file they give."""
     applied = apply_edits("calc.py", CALC, edits)
-    assert isinstance(applied, Applied)
+    assert isinstance(applied, FileChange)
     return HealResult(nodeid, True, edits=edits, applied=(applied,))
 
 
@@ -59,7 +58,7 @@ def test_two_fixes_of_one_function_on_different_lines_combine() -> None:
     source = b"def mean(xs):\n    n = len(xs) + 1\n    return sum(xs) * n\n"
 
     def fix(nodeid: str, after: bytes) -> HealResult:
-        return HealResult(nodeid, True, applied=(Applied("calc.py", source, after),))
+        return HealResult(nodeid, True, applied=(FileChange("calc.py", source, after),))
 
     first = fix("t::a", source.replace(b" + 1", b""))
     second = fix("t::b", source.replace(b" * n", b" / n"))

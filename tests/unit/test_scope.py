@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_caretaker.guard.scope import check, fence
-from pytest_caretaker.llm.parse import Edit
+from pytest_caretaker.results import Edit
 from pytest_caretaker.settings import Scope
 
 NEW_SOURCE = "def f():\n    return 1\n"

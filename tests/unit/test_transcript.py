@@ -5,10 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pytest_caretaker.apply.rewrite import Applied
-from pytest_caretaker.record.failure import Failure
-from pytest_caretaker.repair.chain import HealResult
 from pytest_caretaker.report.transcript import FOLDER, MAX_BLOCK, Transcript, file_name, write_all
+from pytest_caretaker.results import Failure, FileChange, HealResult
 
 NODEID = "tests/test_calc.py::test_mean"
 FAILURE = Failure(
@@ -78,7 +76,7 @@ def test_render_of_a_healed_result() -> None:
     result = HealResult(
         NODEID,
         True,
-        applied=(Applied("calc.py", BEFORE, AFTER),),
+        applied=(FileChange("calc.py", BEFORE, AFTER),),
         attempts=1,
         model="openai/gpt-4o-mini",
     )

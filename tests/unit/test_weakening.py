@@ -15,7 +15,7 @@ from textwrap import dedent
 import pytest
 
 from pytest_caretaker.guard.weakening import Review, review
-from pytest_caretaker.llm.parse import Edit, EditKind
+from pytest_caretaker.results import Edit, EditKind
 
 TEST_FILE = "tests/test_x.py"
 CONFTEST = "tests/conftest.py"
