@@ -1,0 +1,244 @@
+"""The table of options: one row per setting, naming it in every source and in every help text.
+
+A setting is a flag, usually an ini key, sometimes an environment variable, a parser, and the texts
+``pytest --help`` shows. Keeping them in one row means adding a setting is adding a row (and a field
+on Settings): the plugin adds the flags and ini keys by walking the table, settings.resolve reads
+the three sources by walking it, and a unit test walks it to check every row is wired end to end.
+Only the standard library and parsers are imported: every pytest run loads this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pytest_caretaker.parsers import (
+    parse_api_base,
+    parse_attempts,
+    parse_bool,
+    parse_branch,
+    parse_budget,
+    parse_concurrency,
+    parse_folder,
+    parse_models,
+    parse_scope,
+    parse_timeout,
+    parse_tokens,
+)
+
+#: The value's shape, and so its ini type: a "bool" flag is store_true, a "linelist" one appends.
+Kind = Literal["bool", "linelist", "string"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting: the Settings field it fills, its names in the three sources, its parser, and
+    what ``pytest --help`` says of its flag and of its ini key."""
+
+    name: str
+    flag: str
+    #: Takes the text (a list of lines for a "linelist") and where it came from, for messages.
+    parse: Callable[[Any, str], object]
+    help: str
+    ini: str | None = None  # None: command line only
+    ini_help: str = ""
+    env: str | None = None
+    kind: Kind = "string"
+    metavar: str | None = None
+    #: The flag turns the setting off (--heal-no-commit): given, it means False.
+    negated: bool = False
+
+    @property
+    def dest(self) -> str:
+        """The name pytest gives the flag's value (``--heal-no-commit``: ``heal_no_commit``)."""
+        return self.flag.removeprefix("--").replace("-", "_")
+
+    def arguments(self) -> dict[str, object]:
+        """The flag's argparse details, for ``addoption``."""
+        # The default is None (or no lines), never False: "not given" lets the environment and the
+        # ini file decide.
+        arguments: dict[str, object] = {"default": [] if self.kind == "linelist" else None}
+        if self.kind == "bool":
+            arguments["action"] = "store_true"
+        elif self.kind == "linelist":
+            arguments["action"] = "append"
+        if self.metavar is not None:  # argparse refuses a metavar on store_true
+            arguments["metavar"] = self.metavar
+        arguments["help"] = self.help
+        return arguments
+
+    def from_flag(self, value: object) -> object:
+        """What the command line says of the setting, given what argparse stored for the flag."""
+        if self.negated:
+            return False if value else None
+        return value
+
+    def convert(self, raw: object, where: str) -> object:
+        """The setting's value from what a source gave: text, or what pytest already parsed."""
+        if self.kind == "bool" and isinstance(raw, bool):
+            return raw
+        if self.kind == "linelist":
+            listed = raw if isinstance(raw, list) else [raw]
+            return self.parse([str(item) for item in listed], where)
+        return self.parse(str(raw), where)
+
+
+# In the order ``pytest --help`` lists them; --heal-models, an action rather than a setting, is
+# added by the plugin after these.
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        "heal",
+        "--heal",
+        parse_bool,
+        "Repair failing tests in memory: propose, verify and report fixes; no file is changed",
+        ini="heal",
+        ini_help="Repair failing tests in memory (like --heal)",
+        env="CARETAKER_HEAL",
+        kind="bool",
+    ),
+    Option(
+        "write",
+        "--heal-write",
+        parse_bool,
+        "Like --heal, then write the verified fixes to disk and commit each one with git",
+        ini="heal_write",
+        ini_help="Write verified fixes and commit them (like --heal-write)",
+        env="CARETAKER_WRITE",
+        kind="bool",
+    ),
+    Option(
+        "review",
+        "--heal-review",
+        parse_bool,
+        "Like --heal-write, but show each verified fix and ask before writing it "
+        "(needs a terminal)",
+        # No ini key: review needs a person at a terminal, which a project file cannot promise.
+        kind="bool",
+    ),
+    Option(
+        "branch",
+        "--heal-branch",
+        parse_branch,
+        "Commit the fixes on this git branch, created from HEAD if missing",
+        ini="heal_branch",
+        ini_help="git branch to commit fixes on",
+        metavar="NAME",
+    ),
+    Option(
+        "commit",
+        "--heal-no-commit",
+        parse_bool,
+        "Write the fixes but do not commit them",
+        ini="heal_commit",
+        ini_help="Commit written fixes (default true)",
+        kind="bool",
+        negated=True,
+    ),
+    Option(
+        "models",
+        "--heal-model",
+        parse_models,
+        "litellm model to ask, e.g. openai/gpt-4o-mini, or builtin (the model-free "
+        "repairer, the default); repeat for fallbacks",
+        ini="heal_model",
+        ini_help="litellm model(s) to ask, one per line",
+        env="CARETAKER_MODEL",
+        kind="linelist",
+        metavar="MODEL",
+    ),
+    Option(
+        "api_base",
+        "--heal-api-base",
+        parse_api_base,
+        "Base URL of an OpenAI-compatible or Ollama server",
+        ini="heal_api_base",
+        ini_help="Base URL of an OpenAI-compatible or Ollama server",
+        env="CARETAKER_API_BASE",
+        metavar="URL",
+    ),
+    Option(
+        "scope",
+        "--heal-scope",
+        parse_scope,
+        "What may be edited: code (default; tests are the specification), tests, or any",
+        ini="heal_scope",
+        ini_help="What may be edited: code, tests or any",
+        metavar="code|tests|any",
+    ),
+    Option(
+        "attempts",
+        "--heal-attempts",
+        parse_attempts,
+        "Model rounds per failure, each told why the previous one was rejected (default 3)",
+        ini="heal_attempts",
+        ini_help="Model rounds per failure",
+        metavar="N",
+    ),
+    Option(
+        "timeout",
+        "--heal-timeout",
+        parse_timeout,
+        "Seconds one verification run may take (default 60)",
+        ini="heal_timeout",
+        ini_help="Seconds one verification run may take",
+        metavar="SECONDS",
+    ),
+    Option(
+        "builtin_budget",
+        "--heal-builtin-budget",
+        parse_timeout,
+        "Seconds the built-in repairer may spend on one failure (default 20)",
+        ini="heal_builtin_budget",
+        ini_help="Seconds the built-in repairer may spend on one failure",
+        metavar="SECONDS",
+    ),
+    Option(
+        "model_timeout",
+        "--heal-model-timeout",
+        parse_timeout,
+        "Seconds one model request may take (default 120)",
+        ini="heal_model_timeout",
+        ini_help="Seconds one model request may take",
+        metavar="SECONDS",
+    ),
+    Option(
+        "budget",
+        "--heal-budget",
+        parse_budget,
+        "US dollars the session may spend on model calls; once spent, the remaining "
+        "failures are not attempted (default: no limit)",
+        ini="heal_budget",
+        ini_help="US dollars the session may spend on model calls",
+        env="CARETAKER_BUDGET",
+        metavar="USD",
+    ),
+    Option(
+        "max_tokens",
+        "--heal-max-tokens",
+        parse_tokens,
+        "Tokens one failure may use across its attempts (default 200000)",
+        ini="heal_max_tokens",
+        ini_help="Tokens one failure may use across its attempts",
+        metavar="N",
+    ),
+    Option(
+        "concurrency",
+        "--heal-concurrency",
+        parse_concurrency,
+        "Failures repaired at once (default 4); their model calls overlap",
+        ini="heal_concurrency",
+        ini_help="Failures repaired at once",
+        metavar="N",
+    ),
+    Option(
+        "prompt_dir",
+        "--heal-prompt",
+        parse_folder,
+        "A folder of Jinja2 prompt templates that override caretaker's own "
+        "(system.j2, user.j2, retry.j2, rules.j2; see the README)",
+        ini="heal_prompt",
+        ini_help="A folder of prompt templates overriding caretaker's own",
+        metavar="DIR",
+    ),
+)

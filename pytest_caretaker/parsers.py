@@ -1,0 +1,141 @@
+"""Option parsers: one plain function per kind of value, from the text a source gave to the value.
+
+Each takes where the text came from (a flag, an environment variable, an ini key) so that a bad
+value is refused with a message naming it; the command line, the environment and the ini file all
+go through the same function. Only the standard library is imported: every pytest run loads this.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Literal
+from urllib.parse import urlsplit
+
+Scope = Literal["code", "tests", "any"]
+SCOPES: tuple[Scope, ...] = ("code", "tests", "any")
+
+
+class SettingError(ValueError):
+    """A value that cannot be used; the message names where it came from and what to do."""
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def parse_bool(text: str, where: str) -> bool:
+    value = text.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise SettingError(f"{where}: expected true or false, got {text!r}")
+
+
+def parse_scope(text: str, where: str) -> Scope:
+    value = text.strip().lower()
+    for scope in SCOPES:
+        if value == scope:
+            return scope
+    raise SettingError(f"{where}: expected one of code, tests, any, got {text!r}")
+
+
+def _whole_number(text: str, where: str, low: int, high: int) -> int:
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = low - 1
+    if not low <= value <= high:
+        raise SettingError(f"{where}: expected a whole number from {low} to {high}, got {text!r}")
+    return value
+
+
+def parse_attempts(text: str, where: str) -> int:
+    return _whole_number(text, where, 1, 20)
+
+
+def parse_concurrency(text: str, where: str) -> int:
+    return _whole_number(text, where, 1, 64)
+
+
+def parse_timeout(text: str, where: str) -> float:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise SettingError(f"{where}: expected seconds between 0 and 3600, e.g. 60, got {text!r}")
+    return value
+
+
+def parse_budget(text: str, where: str) -> float:
+    try:
+        value = float(text.strip().removeprefix("$"))
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 1e6:
+        raise SettingError(f"{where}: expected an amount of US dollars, e.g. 0.50, got {text!r}")
+    return value
+
+
+def parse_tokens(text: str, where: str) -> int:
+    try:
+        value = int(text.strip().replace("_", "").replace(",", ""))
+    except ValueError:
+        value = 0
+    if value < 1_000:
+        raise SettingError(f"{where}: expected a number of tokens of 1000 or more, got {text!r}")
+    return value
+
+
+def parse_models(values: Sequence[str], where: str) -> tuple[str, ...]:
+    models: list[str] = []
+    for value in values:
+        for part in value.replace(",", "\n").splitlines():
+            part = part.strip()
+            if not part:
+                continue
+            if any(ch.isspace() for ch in part):
+                raise SettingError(f"{where}: a model name has no spaces, got {part!r}")
+            models.append(part)
+    return tuple(models)
+
+
+def parse_api_base(text: str, where: str) -> str | None:
+    value = text.strip()
+    if not value:
+        return None
+    parsed = urlsplit(value)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise SettingError(f"{where}: expected an http:// or https:// URL, got {text!r}")
+    return value.rstrip("/")
+
+
+_BRANCH_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//")
+
+
+def parse_branch(text: str, where: str) -> str | None:
+    """A branch name git accepts (the rules of ``git check-ref-format --branch``), or None."""
+    value = text.strip()
+    if not value:
+        return None
+    parts = value.split("/")
+    bad = (
+        _BRANCH_FORBIDDEN.search(value)
+        or value.startswith("-")
+        or value.endswith(".")
+        or value == "@"
+        or any(not part or part.startswith(".") or part.endswith(".lock") for part in parts)
+    )
+    if bad:
+        raise SettingError(f"{where}: {value!r} is not a valid git branch name, e.g. heal/fixes")
+    return value
+
+
+def parse_folder(text: str, where: str) -> str | None:
+    """A folder as given (the plugin makes it absolute; prompts.check_folder checks it), or None.
+
+    where is unused: any text can name a folder, and a missing one is refused later, by name.
+    """
+    return text.strip() or None
