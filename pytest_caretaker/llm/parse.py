@@ -2,8 +2,9 @@
 
 Accepted shapes: a tool call (explicit path and function), a fenced code block, prose around fenced
 blocks, bare code, and a bare function body (it replaces the body of the best-ranked editable
-function). A ``def name`` is matched to the localized candidates (a method replaces the method of
-that name in the candidate's class); a new function is accepted only as a helper that the fix calls.
+function). A ``def name`` is matched to the localized suspects (parse_targets.py: a method replaces
+the method of that name in the suspect's class); a new function is accepted only as a helper that
+the fix calls.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import re
 import textwrap
 from collections.abc import Callable, Sequence
 
-from pytest_caretaker.project.files import SourceFile
+from pytest_caretaker.llm.parse_targets import Files, Targets
 from pytest_caretaker.project.localize import Suspect
 from pytest_caretaker.results import Edit, Proposal, Unparsed
 
@@ -26,72 +27,21 @@ _CODE_START = re.compile(r"^[ \t]*(?:@|def |async def |class |import |from \S+ i
 def parse_reply(
     text: str,
     tool_arguments: Sequence[str],
-    candidates: Sequence[Suspect],
+    suspects: Sequence[Suspect],
     editable: Callable[[Suspect], bool],
-    files: Callable[[str], SourceFile | None],
+    files: Files,
 ) -> Proposal | Unparsed:
     """Parse a reply; tool call arguments (JSON strings) take precedence over the text."""
-    resolver = _Resolver(candidates, editable, files)
+    targets = Targets(suspects, editable, files)
     try:
         if tool_arguments:
-            return _parse_tool_calls(tool_arguments, resolver, text)
-        return _parse_text(text, resolver)
+            return _parse_tool_calls(tool_arguments, targets, text)
+        return _parse_text(text, targets)
     except (RecursionError, MemoryError):  # json, ast and libcst recurse on nesting
         return Unparsed("The reply is nested too deeply to parse; reply with ordinary Python.")
 
 
-class _Resolver:
-    def __init__(
-        self,
-        candidates: Sequence[Suspect],
-        editable: Callable[[Suspect], bool],
-        files: Callable[[str], SourceFile | None],
-    ) -> None:
-        self.candidates = candidates
-        self.editable = [c for c in candidates if editable(c)]
-        self.files = files
-
-    def allowed(self) -> str:
-        refs = [c.ref for c in self.editable[:6]] or [c.ref for c in self.candidates[:6]]
-        return ", ".join(refs) if refs else "(none)"
-
-    def resolve(self, name: str, path: str | None) -> tuple[str, str] | None:
-        """(path, qualname) of the function called name (plain or qualified) in candidate files."""
-        pool = self.editable + [c for c in self.candidates if c not in self.editable]
-        if path is not None:
-            pool = [c for c in pool if c.path == path]
-        for candidate in pool:
-            if candidate.qualname == name:
-                return candidate.path, candidate.qualname
-        for candidate in pool:
-            if candidate.qualname.rsplit(".", 1)[-1] == name.rsplit(".", 1)[-1] and (
-                "." not in name or candidate.qualname.endswith("." + name)
-            ):
-                return candidate.path, candidate.qualname
-        # Not a candidate itself: a sibling method in a candidate's class, then any function of
-        # that name in the candidates' files, top-level first.
-        wanted: list[tuple[str, str]] = []
-        for candidate in pool:
-            owner, dot, _ = candidate.qualname.rpartition(".")
-            if dot and "." not in name:
-                wanted.append((candidate.path, f"{owner}.{name}"))
-        paths = [path] if path is not None else list(dict.fromkeys(c.path for c in pool))
-        wanted += [(rel, name) for rel in paths]
-        for rel, qualname in wanted:
-            source = self.files(rel)
-            if source is not None and source.find(qualname) is not None:
-                return rel, qualname
-        if "." in name:
-            return None
-        for rel in paths:
-            source = self.files(rel)
-            for definition in source.definitions if source is not None else ():
-                if definition.qualname.rsplit(".", 1)[-1] == name:
-                    return rel, definition.qualname
-        return None
-
-
-def _parse_text(text: str, resolver: _Resolver) -> Proposal | Unparsed:
+def _parse_text(text: str, targets: Targets) -> Proposal | Unparsed:
     if not text.strip():
         return Unparsed(
             "The reply was empty; reply with the corrected function in a ```python block."
@@ -107,22 +57,20 @@ def _parse_text(text: str, resolver: _Resolver) -> Proposal | Unparsed:
         if start is None:
             return Unparsed(
                 "The reply holds no code. Reply with the complete corrected function in a "
-                f"```python block; the functions that may change: {resolver.allowed()}."
+                f"```python block; the functions that may change: {targets.allowed()}."
             )
         blocks = [text[start.start() :]]
         explanation = text[: start.start()].strip()
     edits: list[Edit] = []
     for block in blocks:
-        parsed = _parse_code(block, None, None, resolver)
+        parsed = _parse_code(block, None, None, targets)
         if isinstance(parsed, Unparsed):
             return parsed
         edits.extend(parsed)
-    return _finish(edits, explanation, resolver)
+    return _finish(edits, explanation, targets)
 
 
-def _parse_tool_calls(
-    arguments: Sequence[str], resolver: _Resolver, text: str
-) -> Proposal | Unparsed:
+def _parse_tool_calls(arguments: Sequence[str], targets: Targets, text: str) -> Proposal | Unparsed:
     edits: list[Edit] = []
     explanations: list[str] = []
     for raw in arguments:
@@ -142,21 +90,47 @@ def _parse_tool_calls(
                 return Unparsed('Each edit needs "path", "function" and "code" strings.')
             path = item.get("path") if isinstance(item.get("path"), str) else None
             function = item.get("function") if isinstance(item.get("function"), str) else None
-            parsed = _parse_code(item["code"], path, function, resolver)
+            parsed = _parse_code(item["code"], path, function, targets)
             if isinstance(parsed, Unparsed):
                 return parsed
             edits.extend(parsed)
     explanation = " ".join(e for e in explanations if e).strip() or text.strip()
-    return _finish(edits, explanation, resolver)
+    return _finish(edits, explanation, targets)
 
 
 def _parse_code(
-    code: str, path: str | None, function: str | None, resolver: _Resolver
+    code: str, path: str | None, function: str | None, targets: Targets
 ) -> list[Edit] | Unparsed:
     hint = _FILE_HINT.search(code)
     if path is None and hint:
         path = hint.group(1).lstrip("./")
     source = textwrap.dedent(code.replace("\r\n", "\n")).strip("\n") + "\n"
+    tree = _module(source)
+    if isinstance(tree, Unparsed):
+        return tree
+    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    # Neither a definition nor only imports: a bare body. Imports alone join the other edits.
+    if not defs and not classes and len(imports) != len(tree.body):
+        return _body_edit(source, path, function, targets)
+    edits: list[Edit] = []
+    for node in defs:
+        name = function if function is not None and len(defs) == 1 else node.name
+        edits.append(_def_edit(node, source, name, path, targets))
+    for cls in classes:
+        methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        if not methods:
+            return Unparsed(f"class {cls.name} has no methods; reply with the methods to replace.")
+        for node in methods:
+            edits.append(_def_edit(node, source, f"{cls.name}.{node.name}", path, targets))
+    for statement in imports:
+        text = ast.get_source_segment(source, statement) or ""
+        edits.append(Edit("import", path or "", "", text))
+    return edits
+
+
+def _module(source: str) -> ast.Module | Unparsed:
     try:
         tree = ast.parse(source)
     except SyntaxError as error:
@@ -170,28 +144,7 @@ def _parse_code(
         return Unparsed(
             "The code block holds no statement. Reply with the complete corrected function."
         )
-    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
-    imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
-    edits: list[Edit] = []
-    if not defs and not classes:
-        if imports and len(imports) == len(tree.body):
-            pass  # only imports: they join the other edits
-        else:
-            return _body_edit(source, path, function, resolver)
-    for node in defs:
-        name = function if function is not None and len(defs) == 1 else node.name
-        edits.append(_def_edit(node, source, name, path, resolver))
-    for cls in classes:
-        methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        if not methods:
-            return Unparsed(f"class {cls.name} has no methods; reply with the methods to replace.")
-        for node in methods:
-            edits.append(_def_edit(node, source, f"{cls.name}.{node.name}", path, resolver))
-    for statement in imports:
-        text = ast.get_source_segment(source, statement) or ""
-        edits.append(Edit("import", path or "", "", text))
-    return edits
+    return tree
 
 
 def _def_edit(
@@ -199,13 +152,13 @@ def _def_edit(
     source: str,
     name: str,
     path: str | None,
-    resolver: _Resolver,
+    targets: Targets,
 ) -> Edit:
     start = min([node.lineno] + [d.lineno for d in node.decorator_list])
     lines = source.splitlines()[start - 1 : node.end_lineno]
     text = textwrap.dedent("\n".join(lines)) + "\n"
-    found = resolver.resolve(name, path)
-    if found is None and path is not None and resolver.files(path) is None:
+    found = targets.resolve(name, path)
+    if found is None and path is not None and targets.files(path) is None:
         # A file caretaker cannot read (outside the project, missing): the guard says why.
         return Edit("replace", path, name, text)
     if found is None:
@@ -214,19 +167,19 @@ def _def_edit(
 
 
 def _body_edit(
-    source: str, path: str | None, function: str | None, resolver: _Resolver
+    source: str, path: str | None, function: str | None, targets: Targets
 ) -> list[Edit] | Unparsed:
-    target = resolver.resolve(function, path) if function else None
-    if target is None and resolver.editable:
-        target = (resolver.editable[0].path, resolver.editable[0].qualname)
+    target = targets.resolve(function, path) if function else None
+    if target is None and targets.editable:
+        target = (targets.editable[0].path, targets.editable[0].qualname)
     if target is None:
         return Unparsed(
             "The reply holds no function definition. Reply with the complete corrected "
-            f"definition (def ...) of one of: {resolver.allowed()}."
+            f"definition (def ...) of one of: {targets.allowed()}."
         )
     rel, qualname = target
     whole = Unparsed(f"Reply with the complete definition of {rel}::{qualname}, not its body.")
-    file = resolver.files(rel)
+    file = targets.files(rel)
     definition = file.find(qualname) if file is not None else None
     if file is None or definition is None:
         return whole
@@ -246,13 +199,13 @@ def _body_edit(
     return [Edit("replace", rel, qualname, cst.Module(body=[replaced]).code)]
 
 
-def _finish(edits: list[Edit], explanation: str, resolver: _Resolver) -> Proposal | Unparsed:
+def _finish(edits: list[Edit], explanation: str, targets: Targets) -> Proposal | Unparsed:
     replaced = [e for e in edits if e.kind == "replace"]
     if not replaced:
         names = ", ".join(e.qualname for e in edits if e.kind == "helper") or "nothing"
         return Unparsed(
             f"The reply defines {names}, which matches no function of the code under test. "
-            f"Reply with the complete corrected definition of one of: {resolver.allowed()}."
+            f"Reply with the complete corrected definition of one of: {targets.allowed()}."
         )
     home = replaced[0].path
     finished: list[Edit] = []
@@ -264,7 +217,7 @@ def _finish(edits: list[Edit], explanation: str, resolver: _Resolver) -> Proposa
         if edit.kind == "helper" and not _is_called(edit.qualname, replaced):
             return Unparsed(
                 f"Function {edit.qualname} does not exist in {target} and the fix does not call "
-                f"it. Replace one of: {resolver.allowed()}."
+                f"it. Replace one of: {targets.allowed()}."
             )
         finished.append(Edit(edit.kind, target, edit.qualname, edit.source))
     return Proposal(tuple(_dedupe(finished)), _clean_explanation(explanation))

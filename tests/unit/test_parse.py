@@ -61,7 +61,7 @@ TEST_CALC = dedent(
 SOURCES = {"calc.py": CALC, "stats.py": STATS, "test_calc.py": TEST_CALC}
 
 # Ranked as localize would: the test (not editable under scope=code) first, then the code.
-CANDIDATES = (
+SUSPECTS = (
     Suspect(path="test_calc.py", qualname="test_mean", is_test=True, score=1.0),
     Suspect(path="calc.py", qualname="mean", is_test=False, score=1.0),
     Suspect(path="calc.py", qualname="Stack.pop", is_test=False, score=1.0),
@@ -72,8 +72,8 @@ FIXED_MEAN = "def mean(xs):\n    return sum(xs) / len(xs)\n"
 Ref = tuple[str, str, str]
 
 
-def code_only(candidate: Suspect) -> bool:
-    return not candidate.is_test
+def code_only(suspect: Suspect) -> bool:
+    return not suspect.is_test
 
 
 def files_of(sources: Mapping[str, str]) -> Callable[[str], SourceFile | None]:
@@ -87,10 +87,10 @@ def files_of(sources: Mapping[str, str]) -> Callable[[str], SourceFile | None]:
 def parse(
     text: str,
     tool_arguments: Sequence[str] = (),
-    candidates: Sequence[Suspect] = CANDIDATES,
+    suspects: Sequence[Suspect] = SUSPECTS,
     sources: Mapping[str, str] = SOURCES,
 ) -> Proposal | Unparsed:
-    return parse_reply(text, tool_arguments, candidates, code_only, files_of(sources))
+    return parse_reply(text, tool_arguments, suspects, code_only, files_of(sources))
 
 
 def proposal(result: Proposal | Unparsed) -> Proposal:
@@ -169,7 +169,7 @@ MEAN: list[Ref] = [("replace", "calc.py", "mean")]
         pytest.param(
             "```python\ndef pop(self):\n    return self.items.pop(0)\n```",
             [("replace", "calc.py", "Stack.pop")],
-            id="bare-method-is-candidate",
+            id="bare-method-is-suspect",
         ),
         pytest.param(
             "```python\ndef mean(xs):\n    return sum(xs) / len(xs)\n\n\n"
@@ -236,7 +236,7 @@ def test_method_source_keeps_its_decorators() -> None:
     assert edit.source == "@staticmethod\ndef pop(self):\n    return 1\n"
 
 
-def test_body_reply_wraps_the_best_ranked_editable_candidate() -> None:
+def test_body_reply_wraps_the_best_ranked_editable_suspect() -> None:
     text = "```python\nif not xs:\n    return 0.0\nreturn sum(xs) / len(xs)\n```"
 
     edit = edit_of(parse(text), "replace")
@@ -392,10 +392,10 @@ def test_unknown_function_not_called_by_the_fix_is_unparsed() -> None:
     assert "calc.py::Stack.pop" in reason
 
 
-def test_body_with_no_editable_candidate_is_unparsed() -> None:
-    candidates = (Suspect(path="test_calc.py", qualname="test_mean", is_test=True, score=1.0),)
+def test_body_with_no_editable_suspect_is_unparsed() -> None:
+    suspects = (Suspect(path="test_calc.py", qualname="test_mean", is_test=True, score=1.0),)
 
-    reason = unparsed(parse("```python\nreturn 1\n```", candidates=candidates))
+    reason = unparsed(parse("```python\nreturn 1\n```", suspects=suspects))
 
     assert "def" in reason
     assert "test_calc.py::test_mean" in reason
@@ -459,13 +459,13 @@ QUEUE_FIRST = dedent(
 )
 
 
-def test_bare_method_resolves_in_the_candidates_class_not_the_first_class() -> None:
-    # The module's contract: "a method replaces the method of that name in the candidate's class".
-    candidates = (Suspect(path="calc.py", qualname="Stack.pop", is_test=False, score=1.0),)
+def test_bare_method_resolves_in_the_suspects_class_not_the_first_class() -> None:
+    # The module's contract: "a method replaces the method of that name in the suspect's class".
+    suspects = (Suspect(path="calc.py", qualname="Stack.pop", is_test=False, score=1.0),)
 
     result = parse(
         "```python\ndef push(self, x):\n    self.items.append(x)\n```",
-        candidates=candidates,
+        suspects=suspects,
         sources={"calc.py": QUEUE_FIRST},
     )
 
@@ -501,10 +501,10 @@ COMMENTED = dedent(
     ids=["comment-after-def", "comment-first-in-body"],
 )
 def test_body_reply_for_function_with_comment_near_its_header(qualname: str, header: str) -> None:
-    candidates = (Suspect(path="calc.py", qualname=qualname, is_test=False, score=1.0),)
+    suspects = (Suspect(path="calc.py", qualname=qualname, is_test=False, score=1.0),)
 
     result = parse(
-        "```python\nreturn sum(xs)\n```", candidates=candidates, sources={"calc.py": COMMENTED}
+        "```python\nreturn sum(xs)\n```", suspects=suspects, sources={"calc.py": COMMENTED}
     )
 
     edit = edit_of(result, "replace")

@@ -8,19 +8,19 @@ exactly when it changes what a check expects.
 from __future__ import annotations
 
 import ast
-from collections.abc import Container
 from dataclasses import dataclass
 from textwrap import dedent
 
 import pytest
 
 from pytest_caretaker.guard.weakening import Review, review
+from pytest_caretaker.project.files import TestFiles
 from pytest_caretaker.results import Edit, EditKind
 
 TEST_FILE = "tests/test_x.py"
 CONFTEST = "tests/conftest.py"
 CODE_FILE = "src/app/module.py"
-TESTS = frozenset({TEST_FILE})
+TESTS = TestFiles(frozenset({TEST_FILE}), patterns=())  # no globs: only what is named is a test
 
 
 def src(text: str) -> str:
@@ -40,7 +40,7 @@ def make_edit(
     return Edit(kind, path, qualname, source)
 
 
-def review_one(edit: Edit, before: str | None, tests: Container[str] = TESTS) -> Review:
+def review_one(edit: Edit, before: str | None, tests: TestFiles = TESTS) -> Review:
     return review([edit], tests, lambda _edit: before)
 
 
@@ -1121,7 +1121,9 @@ def test_conftest_is_test_code_wherever_it_lives() -> None:
         def pytest_collection_modifyitems(items):
             items.clear()
         """)
-    result = review_one(make_edit(hook, path="conftest.py"), hook, tests=frozenset())
+    result = review_one(
+        make_edit(hook, path="conftest.py"), hook, tests=TestFiles(frozenset(), patterns=())
+    )
     assert result.refused is not None
     assert "edits the pytest hook pytest_collection_modifyitems in conftest.py" in result.refused
 

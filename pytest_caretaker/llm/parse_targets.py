@@ -1,0 +1,81 @@
+"""Parse targets: which function of the project a definition in a model's reply replaces.
+
+A reply names a function by its plain name (``def mean``), a method name, or a qualified
+``Class.method``, and sometimes by a file. The name is matched to the suspects localize ranked,
+editable ones first; failing that, to a sibling method in a suspect's class, then to any function
+of that name in the suspects' files. A name that matches nothing is a new function: the parser
+accepts it only as a helper the fix calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from pytest_caretaker.project.files import SourceFile
+from pytest_caretaker.project.localize import Suspect
+
+#: A project file by its path relative to the root, or None when caretaker cannot read it.
+Files = Callable[[str], SourceFile | None]
+
+
+class Targets:
+    """The functions a reply may replace: the ranked suspects, and the files that hold them."""
+
+    def __init__(
+        self, suspects: Sequence[Suspect], editable: Callable[[Suspect], bool], files: Files
+    ) -> None:
+        self.suspects = suspects
+        self.editable = [s for s in suspects if editable(s)]
+        self.files = files
+
+    def allowed(self) -> str:
+        refs = [s.ref for s in self.editable[:6]] or [s.ref for s in self.suspects[:6]]
+        return ", ".join(refs) if refs else "(none)"
+
+    def resolve(self, name: str, path: str | None) -> tuple[str, str] | None:
+        """(path, qualname) of the function called name (plain or qualified) in suspects' files."""
+        pool = self.editable + [s for s in self.suspects if s not in self.editable]
+        if path is not None:
+            pool = [s for s in pool if s.path == path]
+        paths = [path] if path is not None else list(dict.fromkeys(s.path for s in pool))
+        return _suspect(pool, name) or self._defined(pool, paths, name)
+
+    def _defined(
+        self, pool: Sequence[Suspect], paths: Sequence[str], name: str
+    ) -> tuple[str, str] | None:
+        # Not a suspect itself: a sibling method in a suspect's class, then any function of that
+        # name in the suspects' files, top-level first.
+        wanted: list[tuple[str, str]] = []
+        if "." not in name:
+            owners = [(s.path, s.qualname.rpartition(".")[0]) for s in pool if "." in s.qualname]
+            wanted += [(rel, f"{owner}.{name}") for rel, owner in owners]
+        wanted += [(rel, name) for rel in paths]
+        for rel, qualname in wanted:
+            source = self.files(rel)
+            if source is not None and source.find(qualname) is not None:
+                return rel, qualname
+        if "." in name:
+            return None
+        return self._nested(paths, name)
+
+    def _nested(self, paths: Sequence[str], name: str) -> tuple[str, str] | None:
+        """The first definition called name at any depth (a method, an inner function)."""
+        for rel in paths:
+            source = self.files(rel)
+            for definition in source.definitions if source is not None else ():
+                if definition.qualname.rsplit(".", 1)[-1] == name:
+                    return rel, definition.qualname
+        return None
+
+
+def _suspect(pool: Sequence[Suspect], name: str) -> tuple[str, str] | None:
+    """The first suspect of that qualified name, else the first whose name ends the same."""
+    for suspect in pool:
+        if suspect.qualname == name:
+            return suspect.path, suspect.qualname
+    for suspect in pool:
+        if suspect.qualname.rsplit(".", 1)[-1] == name.rsplit(".", 1)[-1] and (
+            "." not in name or suspect.qualname.endswith("." + name)
+        ):
+            return suspect.path, suspect.qualname
+    return None

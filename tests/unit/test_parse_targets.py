@@ -1,0 +1,149 @@
+"""Parse targets: a name in a reply becomes the function it replaces, in the documented order."""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+import pytest
+
+from pytest_caretaker.llm.parse_targets import Targets
+from pytest_caretaker.project.files import SourceFile
+from pytest_caretaker.project.localize import Suspect
+
+SHAPES = dedent(
+    """\
+    def area(shape):
+        return shape.area()
+
+
+    class Square:
+        def area(self):
+            return self.side
+
+
+        def scale(self, k):
+            def grow(x):
+                return x * k
+
+            return grow(self.side)
+
+
+    class Circle:
+        def area(self):
+            return 3 * self.r
+    """
+)
+OTHER = dedent(
+    """\
+    def area(shape):
+        return 0
+    """
+)
+SOURCES = {"shapes.py": SHAPES, "other.py": OTHER, "test_shapes.py": "def test_area():\n    pass\n"}
+
+
+def files(path: str) -> SourceFile | None:
+    text = SOURCES.get(path)
+    return SourceFile(path, text.encode()) if text is not None else None
+
+
+def suspect(path: str, qualname: str, is_test: bool = False) -> Suspect:
+    return Suspect(path, qualname, is_test=is_test, score=1.0)
+
+
+def targets(*suspects: Suspect) -> Targets:
+    return Targets(suspects, lambda s: not s.is_test, files)
+
+
+@pytest.mark.parametrize(
+    ("suspects", "name", "path", "expected"),
+    [
+        pytest.param(
+            [suspect("other.py", "area"), suspect("shapes.py", "area")],
+            "area",
+            None,
+            ("other.py", "area"),
+            id="exact-name-in-rank-order",
+        ),
+        pytest.param(
+            [suspect("other.py", "area"), suspect("shapes.py", "area")],
+            "area",
+            "shapes.py",
+            ("shapes.py", "area"),
+            id="a-path-narrows-the-suspects",
+        ),
+        pytest.param(
+            [suspect("shapes.py", "Circle.area")],
+            "area",
+            None,
+            ("shapes.py", "Circle.area"),
+            id="plain-name-matches-a-suspect-method",
+        ),
+        pytest.param(
+            [suspect("shapes.py", "Square.area"), suspect("shapes.py", "Circle.area")],
+            "Circle.area",
+            None,
+            ("shapes.py", "Circle.area"),
+            id="qualified-name-matches-its-class-only",
+        ),
+        pytest.param(
+            [suspect("shapes.py", "Square.area")],
+            "scale",
+            None,
+            ("shapes.py", "Square.scale"),
+            id="sibling-method-of-a-suspect",
+        ),
+        pytest.param(
+            [suspect("other.py", "area"), suspect("shapes.py", "Circle.area")],
+            "area",
+            "shapes.py",
+            ("shapes.py", "Circle.area"),
+            id="suspect-before-a-top-level-function-of-its-file",
+        ),
+        pytest.param(
+            [suspect("shapes.py", "Circle.area")],
+            "grow",
+            None,
+            ("shapes.py", "Square.scale.grow"),
+            id="nested-function-of-a-suspects-file",
+        ),
+        pytest.param(
+            [suspect("shapes.py", "Circle.area")],
+            "Square.grow",
+            None,
+            None,
+            id="qualified-name-is-not-searched-at-any-depth",
+        ),
+        pytest.param(
+            [suspect("shapes.py", "Circle.area")],
+            "perimeter",
+            None,
+            None,
+            id="unknown-name-is-a-new-function",
+        ),
+        pytest.param(
+            [suspect("test_shapes.py", "test_area", is_test=True), suspect("other.py", "area")],
+            "area",
+            None,
+            ("other.py", "area"),
+            id="editable-suspects-first",
+        ),
+    ],
+)
+def test_resolve(
+    suspects: list[Suspect], name: str, path: str | None, expected: tuple[str, str] | None
+) -> None:
+    assert targets(*suspects).resolve(name, path) == expected
+
+
+def test_allowed_names_the_editable_suspects_first_six() -> None:
+    ranked = [suspect("test_shapes.py", "test_area", is_test=True)]
+    ranked += [suspect("shapes.py", f"f{i}") for i in range(8)]
+    assert targets(*ranked).allowed() == ", ".join(f"shapes.py::f{i}" for i in range(6))
+
+
+def test_allowed_falls_back_to_any_suspect_then_to_none() -> None:
+    assert targets(suspect("test_shapes.py", "test_area", True)).allowed() == (
+        "test_shapes.py::test_area"
+    )
+    assert targets().allowed() == "(none)"
