@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,44 @@ def completion(reply: Scripted, model: str, number: int) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class _Answer:
+    """What the server sends back to one request."""
+
+    status: int
+    body: bytes
+    headers: Mapping[str, str] = field(default_factory=dict)  # beside Content-Type and -Length
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """HTTP only: each request goes to ``scripted``, the ScriptedServer, which decides the answer;
+    a subclass per server sets it (the server makes one handler per request)."""
+
+    protocol_version = "HTTP/1.1"
+    scripted: ClassVar[ScriptedServer]
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.scripted.paths.append(self.path)
+        self._send(self.scripted._get(self.path))
+
+    def do_POST(self) -> None:
+        self.scripted.paths.append(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        self._send(self.scripted._post(self.path, self.rfile.read(length)))
+
+    def _send(self, answer: _Answer) -> None:
+        self.send_response(answer.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer.body)))
+        for name, value in answer.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(answer.body)
+
+
 class _Quiet(ThreadingHTTPServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that gave up (a timeout under test) is expected: no traceback on stderr."""
@@ -177,69 +215,46 @@ class ScriptedServer:
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def _send(
-                self, status: int, body: bytes, headers: dict[str, str] | None = None
-            ) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                for name, value in (headers or {}).items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_GET(self) -> None:
-                server.paths.append(self.path)
-                if self.path.rstrip("/").endswith("/models"):
-                    data = [
-                        {"id": name, "object": "model", "owned_by": "scripted"}
-                        for name in server.models
-                    ]
-                    self._send(200, json.dumps({"object": "list", "data": data}).encode())
-                elif self.path.rstrip("/").endswith("/api/tags"):
-                    tags = [{"name": name, "model": name} for name in server.models]
-                    self._send(200, json.dumps({"models": tags}).encode())
-                else:
-                    self._send(404, b'{"error": {"message": "not found"}}')
-
-            def do_POST(self) -> None:
-                server.paths.append(self.path)
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length)
-                try:
-                    body = json.loads(raw or b"{}")
-                except json.JSONDecodeError:
-                    body = {"unparsed": raw.decode("utf-8", "replace")}
-                if self.path.rstrip("/").endswith("/api/show"):
-                    self._show(str(body.get("model") or body.get("name") or ""))
-                    return
-                reply, number = server._next(body)
-                if reply.delay:
-                    time.sleep(reply.delay)
-                if reply.body is not None:
-                    self._send(reply.status, reply.body, reply.headers)
-                    return
-                model = str(body.get("model", "scripted"))
-                if self.path.rstrip("/").endswith("/api/chat"):
-                    data = ollama_chat(reply, model)
-                else:
-                    data = completion(reply, model, number)
-                self._send(reply.status, json.dumps(data).encode(), reply.headers)
-
-            def _show(self, name: str) -> None:
-                if name not in server.models:
-                    self._send(404, json.dumps({"error": f"model '{name}' not found"}).encode())
-                    return
-                capabilities = ["completion"] + (["tools"] if name in server.tool_models else [])
-                info = {"general.architecture": "scripted", "scripted.context_length": 0}
-                info["scripted.context_length"] = server.context_length
-                data = {"capabilities": capabilities, "model_info": info}
-                self._send(200, json.dumps(data).encode())
+        class Handler(_Handler):
+            scripted = server
 
         return Handler
+
+    def _get(self, path: str) -> _Answer:
+        """The models it serves, as an OpenAI-compatible server and as Ollama lists them."""
+        if path.rstrip("/").endswith("/models"):
+            data = [{"id": name, "object": "model", "owned_by": "scripted"} for name in self.models]
+            return _Answer(200, json.dumps({"object": "list", "data": data}).encode())
+        if path.rstrip("/").endswith("/api/tags"):
+            tags = [{"name": name, "model": name} for name in self.models]
+            return _Answer(200, json.dumps({"models": tags}).encode())
+        return _Answer(404, b'{"error": {"message": "not found"}}')
+
+    def _post(self, path: str, raw: bytes) -> _Answer:
+        """Ollama's /api/show, or the next scripted reply in the format the path asks for."""
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            body = {"unparsed": raw.decode("utf-8", "replace")}
+        if path.rstrip("/").endswith("/api/show"):
+            return self._show(str(body.get("model") or body.get("name") or ""))
+        reply, number = self._next(body)
+        if reply.delay:
+            time.sleep(reply.delay)
+        if reply.body is not None:
+            return _Answer(reply.status, reply.body, reply.headers)
+        model = str(body.get("model", "scripted"))
+        if path.rstrip("/").endswith("/api/chat"):
+            data = ollama_chat(reply, model)
+        else:
+            data = completion(reply, model, number)
+        return _Answer(reply.status, json.dumps(data).encode(), reply.headers)
+
+    def _show(self, name: str) -> _Answer:
+        """Ollama's ``/api/show``: a served model's capabilities and context length."""
+        if name not in self.models:
+            return _Answer(404, json.dumps({"error": f"model '{name}' not found"}).encode())
+        capabilities = ["completion"] + (["tools"] if name in self.tool_models else [])
+        info = {"general.architecture": "scripted", "scripted.context_length": self.context_length}
+        data = {"capabilities": capabilities, "model_info": info}
+        return _Answer(200, json.dumps(data).encode())

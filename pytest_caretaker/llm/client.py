@@ -114,12 +114,36 @@ def ask(
     tools: bool,
     timeout: float = REQUEST_TIMEOUT,
 ) -> Reply:
+    """The model's reply to ``messages``, tried again on rate limits and server errors; a
+    ModelError with the one-line reason when there is none."""
     module = litellm()
-    kwargs: dict[str, Any] = {
+    request = _request(model, messages, api_base, tools, timeout)
+    started = time.monotonic()
+    for retry in range(RETRIES + 1):
+        sent = time.monotonic()
+        try:
+            with quiet():
+                response = module.completion(**request)
+            break
+        except Exception as error:  # litellm raises many types; each ends as a reason
+            time.sleep(_wait_to_retry(error, time.monotonic() - sent, timeout, retry))
+    seconds = time.monotonic() - started
+    return _reply(model, response, seconds)
+
+
+def _request(
+    model: str,
+    messages: Sequence[dict[str, Any]],
+    api_base: str | None,
+    tools: bool,
+    timeout: float,
+) -> dict[str, Any]:
+    """The arguments of litellm's completion() for one request."""
+    request: dict[str, Any] = {
         "model": model,
         "messages": list(messages),
         "timeout": timeout,
-        # Retries are ours (below): litellm's need the optional tenacity package, and the
+        # Retries are ours (ask): litellm's need the optional tenacity package, and the
         # OpenAI client's would hide the provider's Retry-After from us.
         "num_retries": 0,
         "max_retries": 0,
@@ -128,49 +152,45 @@ def ask(
         "drop_params": True,
     }
     if api_base:
-        kwargs["api_base"] = api_base
+        request["api_base"] = api_base
         if model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
-            kwargs["api_key"] = "no-key-needed"  # local OpenAI-compatible servers ignore it
+            request["api_key"] = "no-key-needed"  # local OpenAI-compatible servers ignore it
     if tools:
-        kwargs["tools"] = [TOOL]
+        request["tools"] = [TOOL]
         # litellm 1.106 imports its optional MCP extra for any call with tools unless told that
         # no MCP tools are involved; the flag is consumed by litellm and never sent.
-        kwargs["_skip_mcp_handler"] = True
-    started = time.monotonic()
-    for retry in range(RETRIES + 1):
-        sent = time.monotonic()
-        try:
-            with quiet():
-                response = module.completion(**kwargs)
-            break
-        except Exception as error:  # litellm raises many types; each ends as a reason
-            reason = _one_line(error)
-            # litellm reports a timeout as Timeout, APIConnectionError or even a 500 depending on
-            # where it happened; the clock says what it was. A timeout is never retried.
-            if time.monotonic() - sent >= 0.95 * timeout or "timed out" in reason.lower():
-                raise ModelError(
-                    f"Timeout: the model did not answer within {timeout:g} s (--heal-model-timeout)"
-                ) from None
-            if type(error).__name__ == "ContextWindowExceededError":
-                raise ModelError(
-                    "the prompt does not fit the model's context window "
-                    f"(ContextWindowExceededError: {reason.split(': ', 1)[-1][:120]})"
-                ) from None
-            if not _retryable(error):
-                raise ModelError(reason) from None
-            if retry == RETRIES:
-                raise ModelError(f"{reason} ({RETRIES + 1} tries)") from None
-            wait = retry_after(error)
-            if wait is None:
-                wait = BACKOFF * 2**retry
-            elif wait > MAX_WAIT:
-                raise ModelError(
-                    f"{reason}; the provider asks to wait {wait:g} s, longer than caretaker "
-                    f"waits ({MAX_WAIT:g} s)"
-                ) from None
-            time.sleep(wait)
-    seconds = time.monotonic() - started
-    return _reply(model, response, seconds)
+        request["_skip_mcp_handler"] = True
+    return request
+
+
+def _wait_to_retry(error: BaseException, elapsed: float, timeout: float, retry: int) -> float:
+    """Seconds to wait before trying again after ``error``, which came ``elapsed`` seconds after
+    try number ``retry`` was sent; a ModelError with the reason when there is no trying again."""
+    reason = _one_line(error)
+    # litellm reports a timeout as Timeout, APIConnectionError or even a 500 depending on
+    # where it happened; the clock says what it was. A timeout is never retried.
+    if elapsed >= 0.95 * timeout or "timed out" in reason.lower():
+        raise ModelError(
+            f"Timeout: the model did not answer within {timeout:g} s (--heal-model-timeout)"
+        ) from None
+    if type(error).__name__ == "ContextWindowExceededError":
+        raise ModelError(
+            "the prompt does not fit the model's context window "
+            f"(ContextWindowExceededError: {reason.split(': ', 1)[-1][:120]})"
+        ) from None
+    if not _retryable(error):
+        raise ModelError(reason) from None
+    if retry == RETRIES:
+        raise ModelError(f"{reason} ({RETRIES + 1} tries)") from None
+    wait = retry_after(error)
+    if wait is None:
+        return BACKOFF * 2.0**retry
+    if wait > MAX_WAIT:
+        raise ModelError(
+            f"{reason}; the provider asks to wait {wait:g} s, longer than caretaker "
+            f"waits ({MAX_WAIT:g} s)"
+        ) from None
+    return wait
 
 
 def _retryable(error: BaseException) -> bool:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_caretaker.llm import client as llm
+from pytest_caretaker.llm.prompts import TOOL
 from pytest_caretaker.testing import Scripted, ScriptedServer, fault, text, tool_call
 
 
@@ -122,3 +123,61 @@ def test_a_wait_beyond_the_bound_ends_the_call_at_once() -> None:
     with server, pytest.raises(llm.ModelError, match=r"asks to wait 120 s, longer than caretaker"):
         llm.ask("openai/gpt-4o-mini", messages, server.base_url, True)
     assert len(server.requests) == 1
+
+
+# -- what is asked, and when to ask again (no model involved) ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("error", "elapsed", "message"),
+    [
+        pytest.param(
+            _Fault(500), 9.6, "Timeout: the model did not answer within 10 s", id="the-clock"
+        ),
+        pytest.param(
+            Exception("Connection timed out"), 0.1, "Timeout: the model did not", id="the-text"
+        ),
+        pytest.param(_Fault(401), 0.1, "_Fault: status 401", id="a-client-error"),
+        pytest.param(
+            type("ContextWindowExceededError", (Exception,), {})("too long: 9000 tokens"),
+            0.1,
+            "the prompt does not fit the model's context window "
+            "(ContextWindowExceededError: too long: 9000 tokens)",
+            id="the-context-window",
+        ),
+    ],
+)
+def test_what_is_not_tried_again_ends_with_its_reason(
+    error: BaseException, elapsed: float, message: str
+) -> None:
+    with pytest.raises(llm.ModelError) as caught:
+        llm._wait_to_retry(error, elapsed, 10.0, 0)
+    assert str(caught.value).startswith(message)
+    assert caught.value.__cause__ is None
+
+
+def test_a_retry_waits_longer_each_time_unless_the_provider_says() -> None:
+    assert [llm._wait_to_retry(_Fault(503), 0.1, 10.0, n) for n in range(llm.RETRIES)] == [
+        llm.BACKOFF * 2**n for n in range(llm.RETRIES)
+    ]
+    assert llm._wait_to_retry(_Fault(429, {"retry-after": "3"}), 0.1, 10.0, 0) == 3.0
+    with pytest.raises(llm.ModelError, match=r"\(3 tries\)$"):
+        llm._wait_to_retry(_Fault(503), 0.1, 10.0, llm.RETRIES)
+
+
+def test_the_request_to_a_local_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    messages = [{"role": "user", "content": "x"}]
+    request = llm._request("openai/local", messages, "http://127.0.0.1:1/v1", True, 5.0)
+    assert request["messages"] == messages and request["messages"] is not messages
+    assert (request["timeout"], request["num_retries"], request["max_retries"]) == (5.0, 0, 0)
+    assert request["api_base"] == "http://127.0.0.1:1/v1"
+    assert request["api_key"] == "no-key-needed"
+    assert request["tools"] == [TOOL]
+    assert request["_skip_mcp_handler"] is True
+
+
+def test_the_request_to_a_provider_without_tools() -> None:
+    request = llm._request("anthropic/claude-sonnet-4-5", [], None, False, 5.0)
+    assert not {"api_base", "api_key", "tools", "_skip_mcp_handler"} & set(request)
+    assert request["temperature"] == 0 and request["drop_params"] is True

@@ -128,9 +128,6 @@ def check_folder(folder: str) -> None:
     """Check a --heal-prompt folder before the run: every template in it is one caretaker
     renders, parses, uses only the variables caretaker provides, and renders with sample values.
     Raises PromptError naming the file and what to do."""
-    import jinja2
-    import jinja2.meta
-
     root = Path(folder)
     if not root.is_dir():
         raise PromptError(f"--heal-prompt {folder} is not a folder of templates")
@@ -142,35 +139,44 @@ def check_folder(folder: str) -> None:
         )
     environment = _environment(str(root))
     for relative in found:
-        name = Path(relative).stem
-        where = f"{folder}/{relative}"
-        if Path(relative).parent.as_posix() not in (".", *STRATEGIES):
-            raise PromptError(
-                f"{where} is in a folder caretaker does not read; templates go in {folder} "
-                f"itself or in its {' or '.join(s + '/' for s in STRATEGIES)}"
-            )
-        if name not in VARIABLES:
-            raise PromptError(
-                f"{where} is not a template caretaker uses; the templates are "
-                f"{', '.join(n + '.j2' for n in VARIABLES)}"
-            )
-        source = (root / relative).read_text(encoding="utf-8")
-        try:
-            parsed = environment.parse(source)
-        except jinja2.TemplateSyntaxError as error:
-            raise PromptError(f"{where} line {error.lineno}: {error.message}") from None
-        unknown = sorted(jinja2.meta.find_undeclared_variables(parsed) - VARIABLES[name])
-        if unknown:
-            raise PromptError(
-                f"{where} uses {', '.join(unknown)}, which caretaker does not provide; "
-                f"{name}.j2 gets {', '.join(sorted(VARIABLES[name]))}"
-            )
+        _check_template(environment, folder, relative)
     for name in ("system", "user", "retry"):
         for tools in (True, False):
             try:
                 render(name, tools, str(root), **SAMPLE[name])
             except PromptError as error:
                 raise PromptError(f"{error} (with sample values; see the README)") from None
+
+
+def _check_template(environment: Any, folder: str, relative: str) -> None:
+    """One template of a --heal-prompt folder: where it is, its name, its syntax and the
+    variables it uses, each checked before it is ever rendered."""
+    import jinja2
+    import jinja2.meta
+
+    name = Path(relative).stem
+    where = f"{folder}/{relative}"
+    if Path(relative).parent.as_posix() not in (".", *STRATEGIES):
+        raise PromptError(
+            f"{where} is in a folder caretaker does not read; templates go in {folder} "
+            f"itself or in its {' or '.join(s + '/' for s in STRATEGIES)}"
+        )
+    if name not in VARIABLES:
+        raise PromptError(
+            f"{where} is not a template caretaker uses; the templates are "
+            f"{', '.join(n + '.j2' for n in VARIABLES)}"
+        )
+    source = (Path(folder) / relative).read_text(encoding="utf-8")
+    try:
+        parsed = environment.parse(source)
+    except jinja2.TemplateSyntaxError as error:
+        raise PromptError(f"{where} line {error.lineno}: {error.message}") from None
+    unknown = sorted(jinja2.meta.find_undeclared_variables(parsed) - VARIABLES[name])
+    if unknown:
+        raise PromptError(
+            f"{where} uses {', '.join(unknown)}, which caretaker does not provide; "
+            f"{name}.j2 gets {', '.join(sorted(VARIABLES[name]))}"
+        )
 
 
 @dataclass(frozen=True)
