@@ -2,9 +2,9 @@
 
 An operator takes a node and yields (new node, prior) pairs: the node that would replace it, and
 how often an edit of this kind is the fix, relatively (the most common one-token bugs of real
-projects, a boundary comparison or an off-by-one, highest; see mutate.py for where they apply).
-New nodes keep the spacing of the old ones, and get parentheses where their operators would
-otherwise group differently from the node they replace.
+projects, a boundary comparison or an off-by-one, highest; see sites.py for where they apply).
+New nodes keep the spacing of the old ones, and get parentheses (grouping.py) where their
+operators would otherwise group differently from the node they replace.
 """
 
 from __future__ import annotations
@@ -12,6 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import libcst as cst
+
+from pytest_caretaker.builtin.grouping import (
+    PRECEDENCE,
+    additive_safe,
+    as_operand,
+    atomic,
+    parenthesized,
+)
 
 OPERATORS = (
     "comparison",
@@ -27,7 +35,8 @@ OPERATORS = (
     "insert",
 )
 
-Proposal = tuple[cst.CSTNode, float]
+#: What an operator proposes: the node that would replace the one it was given, and its prior.
+NodeEdit = tuple[cst.CSTNode, float]
 
 _COMPARISONS: dict[type[cst.BaseCompOp], str] = {
     cst.LessThan: "<",
@@ -47,7 +56,7 @@ _PAIRED_COMPARISONS: dict[type[cst.BaseCompOp], type[cst.BaseCompOp]] = {
 }
 
 
-def comparison(node: cst.Comparison) -> Iterator[Proposal]:
+def comparison(node: cst.Comparison) -> Iterator[NodeEdit]:
     """Swap one comparison operator: the boundary (< <=) first, then negation, then the rest."""
     for index, target in enumerate(node.comparisons):
         kind = type(target.operator)
@@ -104,24 +113,9 @@ _AUGMENTED: dict[type[cst.BaseAugOp], tuple[type[cst.BaseAugOp], ...]] = {
     _AUGMENTED_FORM[old]: tuple(_AUGMENTED_FORM[new] for new in alternatives)
     for old, alternatives in _ARITHMETIC.items()
 }
-PRECEDENCE: dict[type[cst.BaseBinaryOp], int] = {
-    cst.BitOr: 1,
-    cst.BitXor: 2,
-    cst.BitAnd: 3,
-    cst.LeftShift: 4,
-    cst.RightShift: 4,
-    cst.Add: 5,
-    cst.Subtract: 5,
-    cst.Multiply: 6,
-    cst.Divide: 6,
-    cst.FloorDivide: 6,
-    cst.Modulo: 6,
-    cst.MatrixMultiply: 6,
-    cst.Power: 8,
-}
 
 
-def arithmetic(node: cst.BinaryOperation | cst.AugAssign) -> Iterator[Proposal]:
+def arithmetic(node: cst.BinaryOperation | cst.AugAssign) -> Iterator[NodeEdit]:
     """Swap an arithmetic or bitwise operator (+ -, * / //, & | ^, << >>), augmented ones too."""
     spacing = {
         "whitespace_before": node.operator.whitespace_before,  # type: ignore[union-attr]
@@ -136,24 +130,15 @@ def arithmetic(node: cst.BinaryOperation | cst.AugAssign) -> Iterator[Proposal]:
     for index, new_kind in enumerate(_ARITHMETIC.get(old, ())):
         new: cst.BaseExpression = node.with_changes(
             operator=new_kind(**spacing),
-            left=_grouped(node.left, PRECEDENCE[new_kind], right=False),
-            right=_grouped(node.right, PRECEDENCE[new_kind], right=True),
+            left=as_operand(node.left, PRECEDENCE[new_kind], right=False),
+            right=as_operand(node.right, PRECEDENCE[new_kind], right=True),
         )
         if PRECEDENCE[new_kind] != PRECEDENCE[old]:
-            new = _parenthesized(new)  # the new operator must group as the old one did
+            new = parenthesized(new)  # the new operator must group as the old one did
         yield new, 0.7 if index == 0 else 0.5
 
 
-def _grouped(child: cst.BaseExpression, precedence: int, right: bool) -> cst.BaseExpression:
-    """child, parenthesized if an operator of this precedence would regroup it."""
-    if isinstance(child, cst.BinaryOperation) and not child.lpar:
-        inner = PRECEDENCE.get(type(child.operator), 0)
-        if inner < precedence or (right and inner == precedence):
-            return _parenthesized(child)
-    return child
-
-
-def boolean(node: cst.BooleanOperation | cst.UnaryOperation) -> Iterator[Proposal]:
+def boolean(node: cst.BooleanOperation | cst.UnaryOperation) -> Iterator[NodeEdit]:
     """Swap ``and``/``or``, or drop a ``not``."""
     if isinstance(node, cst.UnaryOperation):
         if isinstance(node.operator, cst.Not):
@@ -168,7 +153,7 @@ def boolean(node: cst.BooleanOperation | cst.UnaryOperation) -> Iterator[Proposa
     yield node.with_changes(operator=swapped), 0.7
 
 
-def constant(node: cst.Integer) -> Iterator[Proposal]:
+def constant(node: cst.Integer) -> Iterator[NodeEdit]:
     """An integer literal plus or minus one (decimal literals only)."""
     if not node.value.isdigit():
         return
@@ -178,7 +163,7 @@ def constant(node: cst.Integer) -> Iterator[Proposal]:
         yield node.with_changes(value=str(value - 1)), 0.8
 
 
-def off_by_one(node: cst.BaseExpression, prior: float, grouped: bool = False) -> Iterator[Proposal]:
+def off_by_one(node: cst.BaseExpression, prior: float, grouped: bool = False) -> Iterator[NodeEdit]:
     """``expr + 1`` and ``expr - 1`` for an expression used as an index, argument or operand.
 
     grouped: the expression is an operand of an operator that binds tighter than ``+``, so the
@@ -187,16 +172,16 @@ def off_by_one(node: cst.BaseExpression, prior: float, grouped: bool = False) ->
     if isinstance(node, cst.Integer):
         return  # constant() covers literals
     left = node.with_changes(lpar=[], rpar=[])
-    if not _additive_safe(left):
-        left = _parenthesized(left)
+    if not additive_safe(left):
+        left = parenthesized(left)
     for operator in (cst.Add(), cst.Subtract()):
         new: cst.BaseExpression = cst.BinaryOperation(
             left=left, operator=operator, right=cst.Integer("1")
         )
-        yield (_parenthesized(new) if grouped and not node.lpar else new), prior
+        yield (parenthesized(new) if grouped and not node.lpar else new), prior
 
 
-def drop_one(node: cst.BinaryOperation) -> Iterator[Proposal]:
+def drop_one(node: cst.BinaryOperation) -> Iterator[NodeEdit]:
     """``expr + 1`` -> ``expr`` and ``expr - 1`` -> ``expr``: the off-by-one taken away.
 
     Tried before the literal's ±1, which makes the same change less readably (``expr + 0``).
@@ -211,21 +196,21 @@ def _is_one(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Integer) and node.value == "1"
 
 
-def variable(node: cst.Name, names: Sequence[str]) -> Iterator[Proposal]:
+def variable(node: cst.Name, names: Sequence[str]) -> Iterator[NodeEdit]:
     """Another local variable or parameter of the function in place of this one."""
     for name in names:
         if name != node.value:
             yield node.with_changes(value=name), 0.5
 
 
-def attribute(node: cst.Attribute, names: Sequence[str]) -> Iterator[Proposal]:
+def attribute(node: cst.Attribute, names: Sequence[str]) -> Iterator[NodeEdit]:
     """Another attribute of the same object (``self.width`` -> ``self.height``)."""
     for name in names:
         if name != node.attr.value:
             yield node.with_changes(attr=node.attr.with_changes(value=name)), 0.5
 
 
-def swap(node: cst.Call | cst.BinaryOperation) -> Iterator[Proposal]:
+def swap(node: cst.Call | cst.BinaryOperation) -> Iterator[NodeEdit]:
     """Swap two positional arguments of a call, or the operands of a binary operator."""
     if isinstance(node, cst.BinaryOperation):
         if not isinstance(node.operator, (cst.Add, cst.Multiply, cst.BitAnd, cst.BitOr)):
@@ -244,7 +229,7 @@ def swap(node: cst.Call | cst.BinaryOperation) -> Iterator[Proposal]:
             yield node.with_changes(args=swapped), 0.6
 
 
-def unwrap(node: cst.Call) -> Iterator[Proposal]:
+def unwrap(node: cst.Call) -> Iterator[NodeEdit]:
     """``f(a)`` -> ``a``."""
     if len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
         yield atomic(node.args[0].value), 0.4
@@ -260,48 +245,8 @@ _BUILTIN_PAIRS = {
 }
 
 
-def builtin_pair(node: cst.Name) -> Iterator[Proposal]:
+def builtin_pair(node: cst.Name) -> Iterator[NodeEdit]:
     """min/max, any/all, True/False."""
     other = _BUILTIN_PAIRS.get(node.value)
     if other is not None:
         yield node.with_changes(value=other), 0.8
-
-
-def atomic(node: cst.BaseExpression) -> cst.BaseExpression:
-    """The node, parenthesized unless it binds tighter than any operator it may land next to."""
-    if node.lpar or isinstance(
-        node,
-        (
-            cst.Name,
-            cst.Attribute,
-            cst.Call,
-            cst.Subscript,
-            cst.Integer,
-            cst.Float,
-            cst.Imaginary,
-            cst.SimpleString,
-            cst.ConcatenatedString,
-            cst.FormattedString,
-            cst.List,
-            cst.Dict,
-            cst.Set,
-            cst.ListComp,
-            cst.SetComp,
-            cst.DictComp,
-        ),
-    ):
-        return node
-    return _parenthesized(node)
-
-
-def _additive_safe(node: cst.BaseExpression) -> bool:
-    """Whether ``node + 1`` means ``(node) + 1`` without parentheses."""
-    if isinstance(node, cst.BinaryOperation):
-        return PRECEDENCE.get(type(node.operator), 0) >= PRECEDENCE[cst.Add]
-    if isinstance(node, cst.UnaryOperation):
-        return not isinstance(node.operator, cst.Not)
-    return atomic(node) is node
-
-
-def _parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
-    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

@@ -1,0 +1,113 @@
+"""Sites: which proposals one pass over a function finds, in which order, on which lines."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper
+
+from pytest_caretaker.builtin.sites import Replacement, Sites, Statement
+
+
+def sites_of(text: str) -> tuple[cst.Module, Sites]:
+    module = cst.parse_module(textwrap.dedent(text))
+    sites = Sites(module, module.code.split("\n"))
+    MetadataWrapper(module, unsafe_skip_copy=True).visit(sites)
+    return module, sites
+
+
+def described(module: cst.Module, replacements: list[Replacement]) -> list[str]:
+    return [
+        f"{r.line} {r.operator} {module.code_for_node(r.node)} -> {module.code_for_node(r.new)}"
+        for r in replacements
+    ]
+
+
+def test_variables_come_after_every_other_proposal_and_attributes_last() -> None:
+    module, sites = sites_of("""\
+        def f(a, b):
+            c = a.x
+            return b.y + a.y
+        """)
+    assert described(module, list(sites.replacements())) == [
+        "2 off_by_one a.x -> a.x + 1",
+        "2 off_by_one a.x -> a.x - 1",
+        "3 off_by_one b.y + a.y -> b.y + a.y + 1",
+        "3 off_by_one b.y + a.y -> b.y + a.y - 1",
+        "3 arithmetic b.y + a.y -> b.y - a.y",
+        "3 arithmetic b.y + a.y -> (b.y * a.y)",
+        # once the whole function is seen: every local and parameter it has
+        "2 variable a -> b",
+        "2 variable a -> c",
+        "3 variable b -> a",
+        "3 variable b -> c",
+        "3 variable a -> b",
+        "3 variable a -> c",
+        # the attributes of the same object only: b has no other
+        "2 variable a.x -> a.y",
+        "3 variable a.y -> a.x",
+    ]
+
+
+def test_attributes_are_swapped_within_the_same_object() -> None:
+    module, sites = sites_of("""\
+        def area(self):
+            return self.width * self.height
+        """)
+    swaps = [r for r in sites.replacements() if r.operator == "variable"]
+    assert described(module, swaps) == [
+        "2 variable self.width -> self.height",
+        "2 variable self.height -> self.width",
+    ]
+
+
+def test_a_proposal_is_on_the_first_line_of_its_statement() -> None:
+    _, sites = sites_of("""\
+        def f(a, b):
+            if a < b:
+                return g(
+                    a,
+                    b,
+                )
+        """)
+    lines = {(r.operator, r.line) for r in sites.replacements()}
+    assert ("comparison", 2) in lines
+    assert ("swap", 3) in lines
+    assert {line for _, line in lines} == {2, 3}
+
+
+def test_nothing_is_proposed_outside_the_body() -> None:
+    module, sites = sites_of("""\
+        @decorate(1)
+        def f(a: int = 1, b=True) -> int:
+            return a
+        """)
+    assert described(module, list(sites.replacements())) == [
+        "3 off_by_one a -> a + 1",
+        "3 off_by_one a -> a - 1",
+        "3 variable a -> b",
+    ]
+
+
+def test_blocks_say_what_may_be_deleted_and_copied() -> None:
+    _, sites = sites_of('''\
+        def f(a):
+            """Doc."""
+            b = [
+                a,
+            ]
+            if a:
+                pass
+            return b
+        ''')
+    assert sites.blocks == [
+        [
+            Statement(line=2, end=2, indent="    "),
+            Statement(line=3, end=5, indent="    ", deletable=True),
+            Statement(line=6, end=7, indent="    "),
+            Statement(line=8, end=8, indent="    ", copy="return b\n", deletable=True),
+        ],
+        [Statement(line=7, end=7, indent="        ")],
+    ]
+    assert sites.copies == ["return b\n"]
