@@ -1,5 +1,10 @@
 """Channels to the processes that run tests: a line protocol with a server on its pipes, the warm
-worker server (worker.py --serve), one fresh run, and killing a run with its process group.
+worker server (worker.py --serve), one fresh run, and the means to contain a run (forking it into
+its own session, capping its memory, killing it with its process group).
+
+Both sides use this module: the parent talks to its servers through it, and the servers, which
+fork a run per request, contain and read their own children with the same means. So it depends on
+the standard library alone.
 """
 
 from __future__ import annotations
@@ -10,11 +15,14 @@ import select
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 #: Seconds a server may take to start or to acknowledge a run.
 SERVER_START_TIMEOUT = 30.0
+#: Bytes of address space a verification run may add to what it starts with.
+MEMORY_HEADROOM = 4 << 30
 
 
 _C = TypeVar("_C", bound="Channel")
@@ -48,18 +56,9 @@ class Channel:
         """The next line, or None when the server closed or said nothing within the timeout."""
         assert self.process.stdout is not None
         fd = self.process.stdout.fileno()
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
-                return None
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                return None
-            self.buffer += chunk
+        self.buffer, complete = read_until(fd, self.buffer, timeout, b"\n")
+        if not complete:
+            return None
         line, self.buffer = self.buffer.split(b"\n", 1)
         return line.decode().strip()
 
@@ -128,3 +127,60 @@ def kill_group(pid: int) -> None:
             os.killpg(pid, signal.SIGKILL)
         else:  # Windows: no process groups to kill; the run itself at least
             os.kill(pid, signal.SIGTERM)
+
+
+def read_until(
+    fd: int, data: bytes, timeout: float, end: bytes | None = None
+) -> tuple[bytes, bool]:
+    """data with what fd adds to it until end is in it (no end: until fd closes), and whether
+    that happened within the timeout. Nothing read is lost: a caller may keep it for the next call.
+    """
+    deadline = time.monotonic() + timeout
+    while end is None or end not in data:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return data, False
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            return data, False
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return data, end is None  # closed: the whole of it, or a line that never ends
+        data += chunk
+    return data, True
+
+
+def fork(child: Callable[[], object]) -> int:
+    """Run child in a forked process and return its pid.
+
+    The process leads its own session, so kill_group ends it with everything it starts, and it
+    exits as soon as child ends (status 0, or 70 if child raised): it never returns into the
+    caller's loop, where it would be a second server reading the same requests.
+    """
+    pid = os.fork()
+    if pid == 0:
+        status = 70
+        try:
+            os.setsid()
+            child()
+            status = 0
+        finally:
+            os._exit(status)
+    return pid
+
+
+def cap_memory(headroom: int = MEMORY_HEADROOM) -> None:
+    """Let this process grow by headroom bytes at most: a candidate that appends to the list it
+    loops over fills memory faster than any time limit stops it; it gets a MemoryError instead."""
+    try:
+        import resource
+
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            size = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE") + headroom
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            size = min(size, hard)
+        if soft == resource.RLIM_INFINITY or soft > size:
+            resource.setrlimit(resource.RLIMIT_AS, (size, hard))
+    except (ImportError, OSError, ValueError):
+        pass  # no /proc or no limits here: the time limit alone contains the child

@@ -6,7 +6,8 @@ rewriter, setuptools' editable-install finders, the path finder) lets them locat
 and, when the module's file is one the candidate changes, swaps in a loader that compiles the
 patched bytes instead — through pytest's own assertion rewriting for test modules. Bytecode writing
 is off, so no cached .pyc of a candidate can outlive the run. Results go to a JSON file named in
-the spec.
+the spec (protocol.py types both). Like trial_server.py, it imports nothing of the parent's side:
+the standard library, pytest, and the small modules both sides share.
 """
 
 from __future__ import annotations
@@ -20,16 +21,16 @@ import linecache
 import os
 import sys
 from collections.abc import Generator, Sequence
+from functools import partial
 from pathlib import Path
 from types import CodeType, FrameType, ModuleType
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
 from pytest_caretaker.project.files import project_relpath
-
-#: Bytes of address space a verification run may add to what it starts with.
-MEMORY_HEADROOM = 4 << 30
+from pytest_caretaker.verify.channel import cap_memory, fork
+from pytest_caretaker.verify.protocol import ReportedOutcome, RunReport, RunSpec, Trace
 
 MAX_DETAIL = 3_000
 
@@ -143,7 +144,7 @@ class Tracer:
     def stop(self) -> None:
         sys.settrace(None)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> Trace:
         return {
             "functions": self.functions,
             "lines": {
@@ -157,7 +158,7 @@ class WorkerPlugin:
     def __init__(self, root: Path, patches: dict[tuple[int, int], bytes], trace: bool) -> None:
         self.patches = patches
         self.tracer = Tracer(root) if trace else None
-        self.outcomes: dict[str, dict[str, str]] = {}
+        self.outcomes: dict[str, ReportedOutcome] = {}
         self.collect_errors: list[str] = []
 
     @pytest.hookimpl(tryfirst=True)
@@ -181,7 +182,7 @@ class WorkerPlugin:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         seen = self.outcomes.get(report.nodeid)
         if report.failed:
-            outcome = "failed" if report.when == "call" else "error"
+            outcome: Literal["failed", "error"] = "failed" if report.when == "call" else "error"
             if seen is None or seen["outcome"] == "passed":
                 detail = report.longreprtext[-MAX_DETAIL:]
                 self.outcomes[report.nodeid] = {"outcome": outcome, "detail": detail}
@@ -194,7 +195,7 @@ class WorkerPlugin:
         if report.failed:
             self.collect_errors.append(report.longreprtext[-MAX_DETAIL:])
 
-    def result(self, exit_code: int) -> dict[str, Any]:
+    def result(self, exit_code: int) -> RunReport:
         return {
             "exit_code": exit_code,
             "outcomes": self.outcomes,
@@ -203,25 +204,8 @@ class WorkerPlugin:
         }
 
 
-def cap_memory(headroom: int = MEMORY_HEADROOM) -> None:
-    """Let this process grow by headroom bytes at most: a candidate that appends to the list it
-    loops over fills memory faster than any time limit stops it; it gets a MemoryError instead."""
-    try:
-        import resource
-
-        with open("/proc/self/statm", encoding="ascii") as statm:
-            size = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE") + headroom
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            size = min(size, hard)
-        if soft == resource.RLIM_INFINITY or soft > size:
-            resource.setrlimit(resource.RLIMIT_AS, (size, hard))
-    except (ImportError, OSError, ValueError):
-        pass  # no /proc or no limits here: the time limit alone contains the child
-
-
 def run_spec(spec_path: str) -> None:
-    spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
+    spec: RunSpec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     sys.dont_write_bytecode = True
     cap_memory()
     patches: dict[tuple[int, int], bytes] = {}
@@ -232,9 +216,9 @@ def run_spec(spec_path: str) -> None:
     plugin = WorkerPlugin(Path(spec["root"]).resolve(), patches, bool(spec["trace"]))
     exit_code = int(pytest.main([*spec["args"], *spec["nodeids"]], plugins=[plugin]))
     result = Path(spec["result"])
-    partial = result.with_suffix(".partial")
-    partial.write_text(json.dumps(plugin.result(exit_code)), encoding="utf-8")
-    partial.replace(result)
+    draft = result.with_suffix(".partial")
+    draft.write_text(json.dumps(plugin.result(exit_code)), encoding="utf-8")
+    draft.replace(result)
 
 
 def preload(root: Path) -> None:
@@ -278,27 +262,25 @@ def serve(root: str) -> int:
         spec_path = line.strip()
         if not spec_path:
             continue
-        output = Path(spec_path).with_name("output.txt")
-        pid = os.fork()
-        if pid == 0:  # the child: never returns into the loop
-            code = 70
-            try:
-                os.setsid()
-                fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                os.dup2(fd, 1)
-                os.dup2(fd, 2)
-                run_spec(spec_path)
-                code = 0
-            finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(code)
+        pid = fork(partial(_run_logged, spec_path, Path(spec_path).with_name("output.txt")))
         out.write(f"{pid}\n")
         out.flush()
         _, status = os.waitpid(pid, 0)
         out.write(f"done {status}\n")
         out.flush()
     return 0
+
+
+def _run_logged(spec_path: str, output: Path) -> None:
+    """run_spec with this process's stdout and stderr (and so the run's own) going to output."""
+    fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    try:
+        run_spec(spec_path)
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
 
 
 def main(argv: Sequence[str]) -> int:

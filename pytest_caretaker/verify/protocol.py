@@ -1,0 +1,85 @@
+"""What crosses the process boundary of verification, as JSON: the specs a parent writes for a
+child, the result a worker writes back, and the requests and replies of a trial server.
+
+Both sides import this module, so it holds only types and depends on the standard library alone:
+a child must not import the parent's machinery to read what the parent wrote (pytest-xdist's
+remote side is kept as small). A TypedDict is checked where it is built; what ``json.loads``
+returns is taken on trust, since both ends are this package at the same version.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+
+class SessionSpec(TypedDict):
+    """The pytest session a child runs: in which project, with which arguments, which tests."""
+
+    root: str
+    args: list[str]
+    nodeids: list[str]  # absolute paths: the child's working directory does not matter
+
+
+class RunSpec(SessionSpec):
+    """One verification run by worker.py."""
+
+    patches: dict[str, str]  # absolute path of a project file -> a file with its new bytes
+    trace: bool
+    result: str  # where the worker writes its RunReport
+
+
+class TrialSpec(SessionSpec):
+    """A trial server's session (trial_server.py): collected once, then run per candidate."""
+
+
+class ReportedOutcome(TypedDict):
+    """How one test ended; detail is the end of its report when it did not pass."""
+
+    outcome: Literal["passed", "failed", "error", "skipped"]
+    detail: str
+
+
+class Trace(TypedDict):
+    """Per test id: the project functions it ran, in first-call order, and the lines it ran."""
+
+    # (root-relative path, first line); JSON brings each back as a two-item list, which unpacks
+    # the same.
+    functions: dict[str, list[tuple[str, int]]]
+    lines: dict[str, dict[str, list[int]]]  # root-relative path -> line numbers, sorted
+
+
+class RunReport(TypedDict):
+    """What a worker's run found: written to the spec's result file once the session ends."""
+
+    exit_code: int
+    outcomes: dict[str, ReportedOutcome]
+    collect_errors: list[str]
+    trace: Trace | None  # None unless the spec asked for a trace
+
+
+class Hello(TypedDict):
+    """A trial server's first line, once it has collected: the test ids it can run."""
+
+    collected: list[str]
+    errors: list[str]  # collection errors, for whoever wonders why a test is missing
+
+
+class TrialRequest(TypedDict):
+    """One candidate: run tests (in this order, to the first that does not pass) with the code of
+    one function replaced; with no path, the tests run on the code as it is."""
+
+    tests: list[str]
+    path: str | None  # absolute
+    qualname: str
+    line: int  # the function's first line, decorators included
+    source: str  # the whole new text of the file
+    limit: float  # seconds
+
+
+class TrialReply(TypedDict, total=False):
+    """The answer to a TrialRequest: the outcomes, or the problem that stopped the tests, or
+    unsupported (the function cannot be swapped in place; verify it otherwise)."""
+
+    outcomes: dict[str, ReportedOutcome]
+    problem: str
+    unsupported: bool

@@ -1,0 +1,212 @@
+"""The trial server: the child side of trials (the parent's side is trials.py).
+
+Started as ``python -m pytest_caretaker.verify.trial_server SPEC.json``. It is a pytest session
+that collects the spec's tests once and then, instead of running them, waits for candidates on
+stdin. For each one it forks: the child swaps the code of the candidate's function in place (every
+reference to the function object sees the new code), runs the tests in order through pytest's own
+runtest protocol, stops at the first that does not pass, and reports. The server kills a child
+that outlives its time limit together with its process group; a child that exits without
+reporting (``os._exit``, a signal) reports nothing, and nothing is not a pass. The server's state
+never changes, so every trial starts from the same clean state.
+
+Protocol (JSON lines, typed in protocol.py): the server says a Hello once, then answers each
+TrialRequest with a TrialReply. Like worker.py, its sibling, it imports nothing of the parent's
+side: the standard library, pytest, and the small modules both sides share.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import sys
+import types
+from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
+from pathlib import Path
+from typing import IO
+
+import pytest
+
+from pytest_caretaker.project.files import project_relpath
+from pytest_caretaker.verify.channel import cap_memory, fork, kill_group, read_until
+from pytest_caretaker.verify.protocol import Hello, TrialReply, TrialRequest, TrialSpec
+from pytest_caretaker.verify.worker import WorkerPlugin
+
+#: Bytes of address space a trial may add to the server's (less than a whole run's headroom).
+TRIAL_HEADROOM = 2 << 30
+
+#: The function objects a candidate may replace, by (real path, qualname, first line).
+Functions = dict[tuple[str, str, int], list[types.FunctionType]]
+
+
+class TrialPlugin(WorkerPlugin):
+    def __init__(self, root: Path, commands: IO[str], replies: IO[str]) -> None:
+        super().__init__(root, {}, trace=False)
+        self.root = root
+        self.commands = commands
+        self.replies = replies
+        self._functions: Functions = {}
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        items = {item.nodeid: item for item in session.items}
+        # Children share the server's memory copy-on-write; a garbage collection in a child
+        # would touch (and so copy) every object of the session. Frozen objects are left alone.
+        self._functions = project_functions(self.root)
+        gc.freeze()
+        self._reply(Hello(collected=sorted(items), errors=self.collect_errors))
+        for line in self.commands:
+            if line.strip():
+                self._reply(self._trial(json.loads(line), items))
+        return True
+
+    def _reply(self, message: Hello | TrialReply) -> None:
+        self.replies.write(json.dumps(message) + "\n")
+        self.replies.flush()
+
+    def _trial(self, request: TrialRequest, items: Mapping[str, pytest.Item]) -> TrialReply:
+        live: list[types.FunctionType] = []
+        if request["path"]:
+            live = self._live(request["path"], request["qualname"], request["line"])
+            if not live:
+                return {"unsupported": True}
+        read, write = os.pipe()
+        pid = fork(partial(self._child, request, items, live, read, write))
+        os.close(write)
+        data, finished = read_until(read, b"", request["limit"])
+        os.close(read)
+        if not finished:
+            kill_group(pid)
+        _, status = os.waitpid(pid, 0)
+        if not finished:
+            limit = request["limit"]
+            return {"problem": f"the tests did not finish within {limit:.2g} s"}
+        if not data:
+            code = os.waitstatus_to_exitcode(status)
+            how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+            return {"problem": f"the test process {how} before reporting"}
+        try:
+            answer: TrialReply = json.loads(data)
+        except ValueError:  # cut short: the child died while it wrote
+            return {"problem": "the test process died while it reported"}
+        return answer
+
+    def _child(
+        self,
+        request: TrialRequest,
+        items: Mapping[str, pytest.Item],
+        live: Sequence[types.FunctionType],
+        read: int,
+        write: int,
+    ) -> None:
+        """The forked child's whole life: run the trial, write its reply to the pipe."""
+        os.close(read)
+        cap_memory(TRIAL_HEADROOM)
+        data = json.dumps(self._run(request, items, live)).encode()
+        while data:
+            data = data[os.write(write, data) :]
+
+    def _run(
+        self,
+        request: TrialRequest,
+        items: Mapping[str, pytest.Item],
+        live: Sequence[types.FunctionType],
+    ) -> TrialReply:
+        if live:
+            try:
+                code = function_code(request, live[0].__code__.co_filename)
+            except (SyntaxError, ValueError) as error:
+                return {"problem": f"the candidate does not compile: {error}"}
+            if code is None or any(f.__code__.co_freevars != code.co_freevars for f in live):
+                return {"unsupported": True}
+            for function in live:
+                function.__code__ = code
+        tests = [items[nodeid] for nodeid in request["tests"] if nodeid in items]
+        from _pytest.runner import runtestprotocol
+
+        self.outcomes.clear()
+        for index, item in enumerate(tests):
+            following = tests[index + 1] if index + 1 < len(tests) else None
+            # Reports go straight to the outcomes, not through the reporting hooks: nobody
+            # reads a trial's terminal output.
+            for report in runtestprotocol(item, log=False, nextitem=following):
+                self.pytest_runtest_logreport(report)
+            reported = self.outcomes.get(item.nodeid)
+            if reported is None or reported["outcome"] != "passed":
+                break  # one test that does not pass decides the trial
+        return {"outcomes": self.outcomes}
+
+    def _live(self, path: str, qualname: str, line: int) -> list[types.FunctionType]:
+        """The function objects whose code a candidate replaces."""
+        return self._functions.get((os.path.realpath(path), qualname, line), [])
+
+
+def project_functions(root: Path) -> Functions:
+    """Every function object of the project under root, by (real path, qualname, first line).
+
+    Called once, before gc.freeze(): frozen objects are no longer listed by gc.get_objects().
+    """
+    functions: Functions = {}
+    real: dict[str, str | None] = {}
+    for candidate in gc.get_objects():
+        if not isinstance(candidate, types.FunctionType):
+            continue
+        code = candidate.__code__
+        filename = code.co_filename
+        if filename not in real:
+            resolved = os.path.realpath(filename)
+            inside = project_relpath(resolved, root) is not None
+            real[filename] = resolved if inside else None
+        where = real[filename]
+        if where is not None:
+            qualname = getattr(code, "co_qualname", candidate.__qualname__)
+            functions.setdefault((where, qualname, code.co_firstlineno), []).append(candidate)
+    return functions
+
+
+def function_code(request: TrialRequest, filename: str) -> types.CodeType | None:
+    """The new code object of the candidate's function, compiled from the whole new file.
+
+    Only code under test is swapped (never a test module, whose asserts pytest rewrites).
+    Raises SyntaxError (or ValueError) when the file does not compile.
+    """
+    module_code = compile(request["source"], filename, "exec", dont_inherit=True)
+    name = request["qualname"].rsplit(".", 1)[-1]
+    for code in _codes(module_code):
+        same = code.co_name == name and code.co_firstlineno == request["line"]
+        if same and _qualname(code, request["qualname"]):
+            return code
+    return None
+
+
+def _qualname(code: types.CodeType, qualname: str) -> bool:
+    own = getattr(code, "co_qualname", None)  # Python 3.11+
+    return own is None or own == qualname
+
+
+def _codes(code: types.CodeType) -> Iterator[types.CodeType]:
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            yield constant
+            yield from _codes(constant)
+
+
+def serve(spec_path: str) -> int:
+    """Collect the spec's tests, then answer trial requests from stdin until it closes."""
+    spec: TrialSpec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
+    sys.dont_write_bytecode = True
+    # The protocol keeps the real stdin and stdout (pytest's capturing replaces fds 0-2 during the
+    # session); pytest's own output, and the tests', goes nowhere.
+    commands = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    plugin = TrialPlugin(Path(spec["root"]).resolve(), commands, replies)
+    pytest.main([*spec["args"], *spec["nodeids"]], plugins=[plugin])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(serve(sys.argv[1]))
