@@ -52,9 +52,9 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """--heal-models: print what can be used here, and exit (like --fixtures or --markers)."""
     if not config.getoption("heal_models"):
         return None
-    from pytest_caretaker.llm.models import listing
+    from pytest_caretaker.llm.listing import text
 
-    sys.stdout.write(listing(settings_of(config), os.environ))
+    sys.stdout.write(text(settings_of(config), os.environ))
     sys.stdout.flush()
     return 0
 

@@ -102,38 +102,98 @@ class Verdict:
     ok: bool
     reason: str = ""  # one line, for the summary
     detail: str = ""  # the evidence, for the model's next attempt
-    #: The cases and regression tests that passed in the run (for sharing a fix among the cases
-    #: of one problem), and how long the run took.
+    #: What passed in the run (the other cases of a problem a fix heals too), and its time.
     passed: frozenset[str] = frozenset()
     seconds: float = 0.0
 
 
-# -- what a repair came to ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Candidate:
+    """A proved fix: its edits, the file changes they make, and what was said about it."""
+
+    edits: tuple[Edit, ...]
+    changes: tuple[FileChange, ...]
+    explanation: str = ""
+    notices: tuple[str, ...] = ()  # allowed judgement calls on tests, shown prominently
 
 
 @dataclass(frozen=True)
-class HealResult:
-    nodeid: str
-    healed: bool
-    reason: str = ""
-    explanation: str = ""
-    edits: tuple[Edit, ...] = ()
-    applied: tuple[FileChange, ...] = ()
-    attempts: int = 0
+class Accepted:
+    """A proposal that passed the guards and the check."""
+
+    candidate: Candidate
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """Why a proposal is no fix; proposal is None when nothing parsed into one."""
+
+    reason: str
+    detail: str = ""  # the evidence, sent back to the model
+    proposal: Proposal | None = None
+
+
+# -- what a repair cost, and what it came to -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Spend:
+    """What a repair cost. A model's rounds and the built-in repairer's candidates are counted
+    apart: they are different things, and the report words each its own way."""
+
+    rounds: int = 0  # model requests answered
+    candidates: int = 0  # built-in candidate edits tried
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cost: float = 0.0
+    cost: float = 0.0  # US dollars
     seconds: float = 0.0
-    model: str = ""
-    from_cache: bool = False  # a remembered fix of an earlier run, verified again
-    notices: tuple[str, ...] = ()  # allowed judgement calls on tests, shown prominently
-    shared_with: str = ""  # healed by the fix found for this test (one root cause)
-    #: Models of the chain that came before and failed, each as "model: reason".
-    fallbacks: tuple[str, ...] = ()
 
     @property
     def tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+
+#: How a result came about: a repair in this session, a remembered fix of an earlier one (verified
+#: again), or the fix found for another case of the same root cause.
+Via = Literal["repair", "cache", "shared"]
+
+
+@dataclass(frozen=True)
+class HealResult:
+    """The outcome for one failing case: healed by a candidate, or not healed with a reason."""
+
+    nodeid: str
+    candidate: Candidate | None = None
+    reason: str = ""  # why not healed
+    spend: Spend = field(default_factory=Spend)
+    #: The model, or "builtin", whose fix it is (for a remembered fix: the one that first found
+    #: it); for a result not healed, the last one asked.
+    repairer: str = ""
+    via: Via = "repair"
+    shared_with: str = ""  # with via "shared": the case whose repair found the fix
+    #: Repairers of the chain that came before and failed, each as "name: reason".
+    fallbacks: tuple[str, ...] = ()
+
+    @property
+    def healed(self) -> bool:
+        return self.candidate is not None
+
+    @property
+    def edits(self) -> tuple[Edit, ...]:
+        return self.candidate.edits if self.candidate is not None else ()
+
+    @property
+    def changes(self) -> tuple[FileChange, ...]:
+        return self.candidate.changes if self.candidate is not None else ()
+
+    @property
+    def explanation(self) -> str:
+        return self.candidate.explanation if self.candidate is not None else ""
+
+    @property
+    def notices(self) -> tuple[str, ...]:
+        return self.candidate.notices if self.candidate is not None else ()
 
 
 # -- what is selected and written ------------------------------------------------------------
@@ -155,7 +215,7 @@ class Fix:
 
     @property
     def changes(self) -> tuple[FileChange, ...]:
-        return self.first.applied
+        return self.first.changes
 
     @property
     def paths(self) -> tuple[str, ...]:

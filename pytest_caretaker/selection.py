@@ -20,8 +20,8 @@ def group(results: Sequence[HealResult]) -> list[Fix]:
     """The healed results as fixes, ordered by their first test id; equal changes are one fix."""
     fixes: dict[tuple[tuple[str, bytes], ...], list[HealResult]] = {}
     for result in sorted(results, key=lambda r: r.nodeid):
-        if result.healed and result.applied:
-            key = tuple(sorted((a.path, a.after) for a in result.applied))
+        if result.healed and result.changes:
+            key = tuple(sorted((c.path, c.after) for c in result.changes))
             fixes.setdefault(key, []).append(result)
     return [Fix(tuple(members)) for members in fixes.values()]
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,24 +18,33 @@ import pytest
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.record import failure as failures
 from pytest_caretaker.record.redact import Redactor
-from pytest_caretaker.report import summary as report
+from pytest_caretaker.report import summary
 from pytest_caretaker.results import Failure
 from pytest_caretaker.settings import Settings
+from pytest_caretaker.text import where
 from pytest_caretaker.verify.runner import Runner
 
-if TYPE_CHECKING:  # heal.py brings libcst; it is imported only once there is work
+if TYPE_CHECKING:  # the engine brings libcst; it is imported only once there is work
     from collections.abc import Sequence
 
     from pytest_caretaker.engine import HealOutcome
     from pytest_caretaker.results import FileChange, Fix
 
 
-def _where(error: BaseException) -> str:
-    """ " at file:line" of the innermost frame that raised error, for a report of the bug."""
-    frames = traceback.extract_tb(error.__traceback__)
-    if not frames:
-        return ""
-    return f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}"
+def runner_for(config: pytest.Config, timeout: float) -> Runner:
+    """A Runner that reruns tests the way this session ran them."""
+    args = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-o", "addopts="]
+    # Plugins are preloaded by the warm server, so pytest cannot rewrite their asserts; that
+    # warning must not become an error under a user's filterwarnings = error.
+    args += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    args += ["--rootdir", str(config.rootpath)]
+    if config.inipath is not None:
+        args += ["-c", str(config.inipath)]
+    args += ["--import-mode", str(config.getoption("importmode"))]
+    for plugin in config.getoption("plugins") or ():
+        if "caretaker" not in plugin:
+            args += ["-p", plugin]
+    return Runner(config.rootpath.resolve(), config.invocation_params.dir, args, timeout)
 
 
 class Recorder:
@@ -91,7 +99,7 @@ class Recorder:
             except Exception as error:  # never an INTERNALERROR: the run's outcome stands
                 self.notes.append(
                     f"caretaker: {item.nodeid} could not be recorded for healing: "
-                    f"{error!r}{_where(error)}; please report it"
+                    f"{error!r}{where(error)}; please report it"
                 )
         return result
 
@@ -148,12 +156,12 @@ class HealSession(Recorder):
         return bool(getattr(self.config.option, "dist", "no") != "no")
 
     def pytest_report_header(self) -> str:
-        return report.header(self.settings)
+        return summary.header(self.settings)
 
     def failed(self) -> None:
         if self.runner is None:
             # The verifier's warm server preloads while the rest of the run goes on.
-            self.runner = Runner.for_config(self.config, self.settings.timeout)
+            self.runner = runner_for(self.config, self.settings.timeout)
             self.runner.prestart()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -187,12 +195,12 @@ class HealSession(Recorder):
             except Exception as error:  # never an INTERNALERROR: the run's outcome stands
                 self.notes.append(
                     f"caretaker: healing stopped by an internal error: {error!r}"
-                    f"{_where(error)}; please report it"
+                    f"{where(error)}; please report it"
                 )
 
     def _heal(self, runner: Runner) -> None:
-        from pytest_caretaker.engine import heal_all
-        from pytest_caretaker.repair.memory import Memory
+        from pytest_caretaker.engine import HealRun, heal_all
+        from pytest_caretaker.repair.memory import FixMemory
 
         terminal = self.config.pluginmanager.get_plugin("terminalreporter")
         quiet = self.config.get_verbosity() < 0
@@ -203,18 +211,19 @@ class HealSession(Recorder):
                     terminal.ensure_newline()
                 terminal.write_line(f"healing {index}/{total} {nodeid} …")
 
-        self.outcome = heal_all(
-            runner,
-            self.config,
-            self.settings,
-            list(self.failures.values()),
-            sorted(self.passed) if self.distributed else self.passed,
-            self.test_files,
-            progress,
-            Memory(getattr(self.config, "cache", None)),
-            self._ask if self.settings.review else None,
-            self.redactor,
+        run = HealRun(
+            settings=self.settings,
+            runner=runner,
+            failures=list(self.failures.values()),
+            passed=sorted(self.passed) if self.distributed else self.passed,
+            test_files=frozenset(self.test_files),
+            python_files=tuple(str(p) for p in self.config.getini("python_files")),
+            memory=FixMemory(getattr(self.config, "cache", None)),
+            redactor=self.redactor,
+            progress=progress,
+            ask=self._ask if self.settings.review else None,
         )
+        self.outcome = heal_all(run)
 
     def _ask(self, fix: Fix, changes: Sequence[FileChange]) -> bool:
         """Review mode: show one verified fix and ask whether to write it (default No)."""
@@ -229,7 +238,7 @@ class HealSession(Recorder):
             terminal.write_line("")  # also ends -q's progress line, which ensure_newline leaves
             terminal.write_sep("-", f"caretaker: fix for {fix.first.nodeid}")
             for change in changes:
-                report.show_diff(terminal, change)
+                summary.show_diff(terminal, change)
             if fix.first.explanation:
                 terminal.write_line(fix.first.explanation)
             terminal.write("Write this fix? [y/N] ", bold=True, flush=True)
@@ -246,7 +255,7 @@ class HealSession(Recorder):
         notes = list(self.notes)
         if self.outcome is not None:
             if self.outcome.results:
-                report.summary(
+                summary.summary(
                     terminalreporter,
                     self.outcome.results,
                     self.outcome.patch,

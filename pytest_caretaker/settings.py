@@ -46,7 +46,6 @@ __all__ = [
     "Scope",
     "SettingError",
     "Settings",
-    "Sources",
     "detect_ci",
     "parse_api_base",
     "parse_attempts",
@@ -145,10 +144,6 @@ class RawValues:
     env: Mapping[str, str]
     ini: Mapping[str, object]
 
-
-#: The old name, until tests/integration/test_models.py imports RawValues; it clashed with
-#: project.files.ProjectFiles (once localize.Sources), which holds source files, not values.
-Sources = RawValues
 
 # Settings' field order, not --help's: which of two bad values is reported must not depend on how
 # the help is laid out.

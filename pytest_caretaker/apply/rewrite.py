@@ -78,6 +78,34 @@ def apply_edits(path: str, before: bytes, edits: Sequence[Edit]) -> FileChange |
         module = cst.parse_module(before)
     except cst.ParserSyntaxError as error:
         return NotApplied(f"{path} could not be parsed: {error.message}")
+    parsed = _parse_edits(edits)
+    if isinstance(parsed, NotApplied):
+        return parsed
+    replacements, helpers, imports = parsed
+    transformer = _Replace(replacements)
+    updated = module.visit(transformer)
+    missing = sorted(set(replacements) - transformer.done)
+    if missing:
+        return NotApplied(f"{path} has no function {missing[0]} to replace")
+    updated = _add_statements(updated, helpers, imports, first_target=sorted(replacements))
+    try:
+        after = updated.bytes
+    except UnicodeEncodeError:
+        return NotApplied(
+            f"the fix uses characters that {path}'s encoding ({module.encoding}) lacks"
+        )
+    try:
+        compile(after, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as error:
+        return NotApplied(f"{path} does not compile after the edit: {error}")
+    return FileChange(path, before, after)
+
+
+_Parsed = tuple[dict[str, cst.FunctionDef], list[cst.FunctionDef], list[cst.SimpleStatementLine]]
+
+
+def _parse_edits(edits: Sequence[Edit]) -> _Parsed | NotApplied:
+    """The edits as nodes: functions replaced by name, helpers to add, imports to add."""
     replacements: dict[str, cst.FunctionDef] = {}
     helpers: list[cst.FunctionDef] = []
     imports: list[cst.SimpleStatementLine] = []
@@ -97,23 +125,7 @@ def apply_edits(path: str, before: bytes, edits: Sequence[Edit]) -> FileChange |
             helpers.append(node)
         else:
             replacements[edit.qualname] = node
-    transformer = _Replace(replacements)
-    updated = module.visit(transformer)
-    missing = sorted(set(replacements) - transformer.done)
-    if missing:
-        return NotApplied(f"{path} has no function {missing[0]} to replace")
-    updated = _add_statements(updated, helpers, imports, first_target=sorted(replacements))
-    try:
-        after = updated.bytes
-    except UnicodeEncodeError:
-        return NotApplied(
-            f"the fix uses characters that {path}'s encoding ({module.encoding}) lacks"
-        )
-    try:
-        compile(after, path, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as error:
-        return NotApplied(f"{path} does not compile after the edit: {error}")
-    return FileChange(path, before, after)
+    return replacements, helpers, imports
 
 
 def _add_statements(

@@ -7,113 +7,116 @@
 3. Rank: suspiciousness × the operator's prior, so the most local, smallest, likeliest edit is
    tried first; ties keep the order of the source.
 4. Verify fast: each candidate runs the failing test, then its passing neighbours, in a forked
-   trial (``trials.py``) under a per-candidate time limit; where trials are not available, in the
-   ordinary verifier.
-5. Confirm: the first candidate that passes is verified once more by the ordinary verifier, with
-   the patched file imported afresh, exactly as a model's fix is; only then is it reported, as a
+   trial (``verify/trials.py``) under a per-candidate time limit; where trials are not available,
+   in the problem's check.
+5. Confirm: the first candidate that passes is proved once more by the problem's check, with the
+   patched file imported afresh, exactly as a model's fix is; only then is it reported, as a
    *plausible* fix.
 
-Everything stops when the per-failure budget (``--heal-builtin-budget``) is spent.
+Everything stops when the per-failure budget (``--heal-builtin-budget``) is spent. One trial
+server serves the session, so one problem is searched at a time.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pytest_caretaker.builtin import mutate
 from pytest_caretaker.builtin.mutate import Mutant
-from pytest_caretaker.project.files import ProjectFiles, TestFiles
+from pytest_caretaker.guard.scope import Editable
+from pytest_caretaker.problem import Check, Failed, Healed, Problem, Task
+from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.project.localize import line_scores
-from pytest_caretaker.report.summary import plural
-from pytest_caretaker.results import Edit, FileChange, HealResult
-from pytest_caretaker.verify.runner import Runner, RunResult, judge
+from pytest_caretaker.results import Candidate, Edit, Executed, FileChange, Spend, Verdict
+from pytest_caretaker.settings import BUILTIN
+from pytest_caretaker.text import plural
+from pytest_caretaker.verify.runner import Runner
 from pytest_caretaker.verify.trials import Trials
 
-NAME = "builtin"
 #: The per-candidate time limit is a multiple of the unchanged tests' time, at least MIN_LIMIT
 #: in a trial and MIN_RUN_LIMIT in the ordinary verifier (a fresh process to start).
 LIMIT_FACTOR = 10.0
 MIN_LIMIT = 0.25
 MIN_RUN_LIMIT = 5.0
+NOTHING = (
+    "the built-in repairer found nothing it may edit in the code the test ran "
+    "(it never edits tests)"
+)
 
 
 @dataclass
-class Builtin:
-    runner: Runner
+class BuiltinRepairer:
+    runner: Runner  # for the project's root and the verification time limit
+    check: Check
     trials: Trials | None
-    sources: ProjectFiles
-    tests: TestFiles
-    editable: Callable[[str], bool]  # may this file be edited (the scope)
-    budget: float
+    files: ProjectFiles
+    editable: Editable
+    budget: float  # seconds per problem
+    name: str = BUILTIN
     #: Candidates that healed an earlier failure of this session: tried first, since one bug
     #: often fails several tests, and one fix then heals them all.
     fixes: list[Mutant] = field(default_factory=list)
     _mutants: dict[tuple[str, str], list[Mutant]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def heal(self, nodeid: str, baseline: RunResult, regression: Sequence[str]) -> HealResult:
+    def repair(self, task: Task) -> Healed | Failed:
+        with self._lock:  # one trial server: one problem at a time
+            outcome = self._search(task)
+        said = outcome.candidate.explanation if isinstance(outcome, Healed) else outcome.reason
+        task.log.add(
+            "Built-in repairer", f"{outcome.spend.candidates:,} candidate edits tried; {said}"
+        )
+        return outcome
+
+    def _search(self, task: Task) -> Healed | Failed:
         started = time.monotonic()
         deadline = started + self.budget
-        ranked = self.candidates(nodeid, baseline, regression)
+        problem = task.problem
+        regression = problem.regression
+        ranked = self.candidates(problem.lead.nodeid, task.executed, regression)
         if not ranked:
-            reason = (
-                "the built-in repairer found nothing it may edit in the code the test ran "
-                "(it never edits tests)"
-            )
-            return HealResult(nodeid, False, reason, model=NAME)
+            return Failed(NOTHING)
         earlier = [m for m in self.fixes if m in ranked]
         ranked = earlier + [m for m in ranked if m not in earlier]
-        tests = [nodeid, *regression]
+        tests = [problem.lead.nodeid, *regression]
         limit = self._limit(tests)
-        run_limit = min(self.runner.timeout, max(MIN_RUN_LIMIT, LIMIT_FACTOR * baseline.seconds))
-        tried = 0
-        for mutant in ranked:
+        run_limit = min(
+            self.runner.timeout, max(MIN_RUN_LIMIT, LIMIT_FACTOR * task.baseline_seconds)
+        )
+        for tried, mutant in enumerate(ranked):
             left = deadline - time.monotonic()
             if left <= 0:
-                return HealResult(
-                    nodeid,
-                    False,
+                return Failed(
                     f"the built-in repairer's budget of {self.budget:g} s ran out after "
                     f"{tried:,} of {len(ranked):,} candidate edits",
-                    attempts=tried,
-                    model=NAME,
+                    Spend(candidates=tried),
                 )
-            tried += 1
-            fixed = self._try(mutant, tests, regression, min(limit, left), min(run_limit, left))
+            fixed = self._try(mutant, problem, tests, min(limit, left), min(run_limit, left))
             if fixed is not None:
-                edit, applied = fixed
+                candidate, verdict = fixed
                 self.fixes.append(mutant)
-                return HealResult(
-                    nodeid,
-                    True,
-                    explanation=_explain(mutant, len(regression)),
-                    edits=(edit,),
-                    applied=(applied,),
-                    attempts=tried,
-                    model=NAME,
-                )
-        return HealResult(
-            nodeid,
-            False,
+                return Healed(candidate, Spend(candidates=tried + 1), self.name, verdict)
+        return Failed(
             f"the built-in repairer tried all {plural(len(ranked), 'candidate edit')} in "
             f"{time.monotonic() - started:.1f} s; none made the test pass without breaking "
             "another (a model may find a larger fix: --heal-model)",
-            attempts=tried,
-            model=NAME,
+            Spend(candidates=len(ranked)),
         )
 
     def candidates(
-        self, nodeid: str, baseline: RunResult, regression: Sequence[str]
+        self, nodeid: str, executed: Mapping[str, Executed], regression: Sequence[str]
     ) -> list[Mutant]:
         """Every mutant on a line the failing test ran, best first."""
-        scores = line_scores([nodeid], regression, baseline.executed)
+        scores = line_scores([nodeid], regression, executed)
         scored: list[tuple[float, int, Mutant]] = []
         for path in sorted({path for path, _ in scores}):
-            source = self.sources.get(path)
+            source = self.files.get(path)
             # Never a test: an edit that makes a test pass by changing the test (deleting its
             # assert, say) is no fix. Models may edit tests under --heal-scope; this does not.
-            if source is None or path in self.tests or not self.editable(path):
+            if source is None or path in self.editable.tests or not self.editable.path(path):
                 continue
             for definition in mutate.outermost(source):
                 lines = range(definition.start, definition.end + 1)
@@ -153,13 +156,13 @@ class Builtin:
     def _try(
         self,
         mutant: Mutant,
+        problem: Problem,
         tests: Sequence[str],
-        regression: Sequence[str],
         limit: float,
         run_limit: float,
-    ) -> tuple[Edit, FileChange] | None:
-        """The candidate's edit and patch if it heals the test; None otherwise."""
-        source = self.sources.get(mutant.path)
+    ) -> tuple[Candidate, Verdict] | None:
+        """The candidate and the verdict that proves it if it heals the lead case; else None."""
+        source = self.files.get(mutant.path)
         if source is None:
             return None
         text = mutant.apply(source.text)
@@ -181,14 +184,14 @@ class Builtin:
             after = source.encode(text)
         except UnicodeEncodeError:
             return None
-        applied = FileChange(mutant.path, source.data, after)
         # The proof, as for a model's fix: a fresh process importing the patched file.
-        run = self.runner.run(tests, {mutant.path: after}, timeout=run_limit)
-        if not judge(run, tests[:1], regression).ok:
+        verdict = self.check(problem, {mutant.path: after}, timeout=run_limit)
+        if not verdict.ok:
             return None
-        return Edit(
-            "replace", mutant.path, mutant.function, mutate.function_source(source, mutant)
-        ), applied
+        edit = Edit("replace", mutant.path, mutant.function, mutate.function_source(source, mutant))
+        change = FileChange(mutant.path, source.data, after)
+        explanation = _explain(mutant, len(problem.regression))
+        return Candidate((edit,), (change,), explanation), verdict
 
 
 def _explain(mutant: Mutant, neighbours: int) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from pytest_caretaker.guard.nodes import Function, called_name, shorten
+from pytest_caretaker.text import plural
 
 
 def parametrize(
@@ -40,7 +41,7 @@ def parametrize(
             if len(now.elts) < len(was.elts):
                 dropped = len(was.elts) - len(now.elts)
                 return (
-                    f"the fix drops {dropped} parametrized case{'s' if dropped > 1 else ''} "
+                    f"the fix drops {plural(dropped, 'parametrized case')} "
                     f"of {name}; every case must still run"
                 )
             changed = [

@@ -1,13 +1,17 @@
 """Guard: refuse edits outside the scope or outside the project, before anything is applied.
 
-Each reason is a sentence the model can act on in its next attempt.
+The scope rule (--heal-scope: code, tests or any) lives here and only here: what a model is
+offered, what a reply may name, what a guard lets through and what the built-in repairer mutates
+all ask ``editable``. Each reason is a sentence the model can act on in its next attempt.
 """
 
 from __future__ import annotations
 
 from collections.abc import Container, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_caretaker.project.files import TestFiles
 from pytest_caretaker.results import Edit
 from pytest_caretaker.settings import Scope
 
@@ -38,21 +42,53 @@ def fence(rel: str, root: Path) -> str | None:
     return None
 
 
+def editable(path: str, scope: Scope, tests: Container[str]) -> bool:
+    """Whether the scope lets a fix change the file at path (a test file or code under test)."""
+    return scope == "any" or (scope == "tests") == (path in tests)
+
+
 def check(edits: Sequence[Edit], scope: Scope, root: Path, tests: Container[str]) -> str | None:
     """The first reason to refuse these edits, or None when they may be applied."""
     for edit in edits:
         reason = fence(edit.path, root)
         if reason is not None:
             return reason
-        is_test = edit.path in tests
-        if scope == "code" and is_test:
+        if editable(edit.path, scope, tests):
+            continue
+        if scope == "code":
             return (
                 f"the fix edits test code ({edit.path}), but tests are the specification; "
                 f"fix the code under test instead ({SCOPE_HINT['code']})"
             )
-        if scope == "tests" and not is_test:
-            return (
-                f"the fix edits {edit.path}, which is not a test file; "
-                f"only tests may change ({SCOPE_HINT['tests']})"
-            )
+        return (
+            f"the fix edits {edit.path}, which is not a test file; "
+            f"only tests may change ({SCOPE_HINT['tests']})"
+        )
     return None
+
+
+def nothing_editable(scope: Scope) -> str:
+    """Why a failure cannot be repaired when nothing it ran may be edited."""
+    if scope == "code":
+        return f"the failure is in test code (no code under test ran in it); {SCOPE_HINT['code']}"
+    if scope == "tests":
+        return f"no test code ran in the failing test; {SCOPE_HINT['tests']}"
+    return "no project code ran in the failing test"
+
+
+@dataclass(frozen=True)
+class Editable:
+    """The scope rule of one session, bound to its project: what may be edited, and why not."""
+
+    scope: Scope
+    root: Path
+    tests: TestFiles
+
+    def path(self, rel: str) -> bool:
+        return editable(rel, self.scope, self.tests)
+
+    def refusal(self, edits: Sequence[Edit]) -> str | None:
+        return check(edits, self.scope, self.root, self.tests)
+
+    def nothing_editable(self) -> str:
+        return nothing_editable(self.scope)

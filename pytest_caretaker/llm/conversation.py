@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pytest_caretaker.llm import context
+from pytest_caretaker.text import plural
 
 #: Characters of verification output fed back to the model with a rejection (its end).
 MAX_FEEDBACK = 3_000
@@ -58,7 +59,7 @@ def fit(messages: Sequence[dict[str, Any]], room: int) -> list[dict[str, Any]]:
         budget -= size
     dropped = len(exchanges) - len(kept)
     if dropped:
-        note = f"({dropped} earlier rejected attempt{'s' if dropped > 1 else ''} left out.)"
+        note = f"({plural(dropped, 'earlier rejected attempt')} left out.)"
         head[1] = {**head[1], "content": f"{head[1].get('content') or ''}\n{note}"}
     return head + [message for exchange in kept for message in exchange]
 

@@ -24,6 +24,7 @@ from pytest_caretaker.llm.capabilities import (
 )
 from pytest_caretaker.llm.models import PROVIDERS, api_base_for, choose, keyed
 from pytest_caretaker.settings import BUILTIN, Settings
+from pytest_caretaker.text import plural
 
 OLLAMA = "Ollama"
 
@@ -122,7 +123,7 @@ def _servers(settings: Settings, env: Mapping[str, str], rows: _Rows) -> list[st
                 lines.append(f"{where}: not answering")
             continue
         ollama_answered = ollama_answered or server.kind == OLLAMA
-        lines.append(f"{where}: {len(names)} model{'s' if len(names) != 1 else ''}")
+        lines.append(f"{where}: {plural(len(names), 'model')}")
         for name in names:
             rows.served_at.setdefault(server.prefix + name, server.url)
             rows.offer(server.prefix + name, where)

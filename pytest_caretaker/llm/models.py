@@ -2,8 +2,8 @@
 
 Choosing is cheap and runs for every ``pytest --heal`` without a configured model: it reads the
 environment and, only when no provider key is set, asks a local Ollama (short timeout) what it
-serves. What a model can do (``info``) is capabilities.py's and the ``--heal-models`` table is
-listing.py's; both are importable from here too, where the rest of caretaker looks for them.
+serves. What a model can do (``info``) is capabilities.py's, importable from here too; the
+``--heal-models`` table is listing.py's.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ __all__ = [
     "info",
     "is_code_model",
     "keyed",
-    "listing",
 ]
 
 
@@ -148,11 +147,3 @@ def _served_choice(settings: Settings) -> Settings:
         settings,
         reason=f"no model configured and {base} lists no models; --heal-model picks one",
     )
-
-
-def listing(settings: Settings, env: Mapping[str, str]) -> str:
-    """The text ``pytest --heal-models`` prints. listing.py builds it from choose() and the rest of
-    this module, so it is imported here only when asked for: at the top it would be a cycle."""
-    from pytest_caretaker.llm.listing import text
-
-    return text(settings, env)

@@ -1,9 +1,9 @@
-"""Cluster: failures with one root cause are repaired once.
+"""Cluster: failures with one root cause are one problem, repaired once.
 
 The root cause is the exception type and the innermost frame in code under test, or, for an
-assertion in the test itself, the code function localization ranks first. The fix found for the
-first failure of a cluster is run once against the others (share); the ones it heals are reported
-as healed by it, and only the rest get a repair of their own.
+assertion in the test itself, the code function localization ranks first. The engine repairs a
+cluster as one problem: the check that proves the fix for its first case runs the others too, the
+ones that pass are healed by that fix, and only the rest become the next problem.
 """
 
 from __future__ import annotations
@@ -11,11 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 
+from pytest_caretaker.guard.scope import Editable
+from pytest_caretaker.problem import Problem
+from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.project.localize import localize
-from pytest_caretaker.repair.chain import Repairer
+from pytest_caretaker.repair.chain import Chain
 from pytest_caretaker.report.transcript import Transcript
-from pytest_caretaker.results import Failure, HealResult
-from pytest_caretaker.verify.runner import RunResult, judge
+from pytest_caretaker.results import Failure, HealResult, Spend
+from pytest_caretaker.verify.runner import RunResult
 
 
 def clusters(
@@ -30,7 +33,11 @@ def clusters(
 
 
 def root_cause(
-    repairer: Repairer, failure: Failure, baseline: RunResult, regression: Sequence[str]
+    failure: Failure,
+    baseline: RunResult,
+    regression: Sequence[str],
+    files: ProjectFiles,
+    editable: Editable,
 ) -> tuple[str, str] | None:
     """What failures with one bug share: the exception type and the innermost frame in code
     under test, or (an assertion in the test) the function localization ranks first."""
@@ -38,53 +45,61 @@ def root_cause(
     if outcome is None or outcome.outcome == "passed":
         return None
     inner = failure.innermost
-    if inner is not None and inner.path not in repairer.tests:
+    if inner is not None and inner.path not in editable.tests:
         return failure.exc_type, f"{inner.path}:{inner.lineno}"
-    candidates = localize(
-        failure, [failure.nodeid], baseline.executed, regression, repairer.sources, repairer.tests
+    suspects = localize(
+        failure, [failure.nodeid], baseline.executed, regression, files, editable.tests
     )
-    top = next((c for c in candidates if not c.is_test and repairer.editable(c)), None)
+    top = next((s for s in suspects if not s.is_test and editable.path(s.path)), None)
     return (failure.exc_type, top.ref) if top is not None else None
 
 
-def share(
-    repairer: Repairer, result: HealResult, others: Sequence[Failure], regression: Sequence[str]
+def solve(
+    problem: Problem,
+    baseline: RunResult,
+    chain: Chain,
+    transcripts: dict[str, Transcript],
 ) -> tuple[list[HealResult], list[Failure]]:
-    """The results of the others that result's fix heals too (one run of them all and their
-    neighbours), and the others it does not heal, which need a repair of their own."""
-    if not result.healed or not others:
-        return [], list(others)
-    patches = {applied.path: applied.after for applied in result.applied}
-    run = repairer.runner.run([*(f.nodeid for f in others), *regression], patches)
-    if not judge(run, [], regression).ok:
-        return [], list(others)
-    healed: list[HealResult] = []
-    rest: list[Failure] = []
-    for other in others:
-        outcome = run.outcomes.get(other.nodeid)
-        if outcome is None or outcome.outcome != "passed":
-            rest.append(other)
-            continue
-        log = repairer.transcripts[other.nodeid] = Transcript(other.nodeid)
-        log.add(
-            "One root cause",
-            f"healed by the fix found for {result.nodeid}, verified for this test too",
-        )
-        repairer.memory.remember(
-            other, result.edits, result.explanation, result.model, repairer.sources
-        )
-        healed.append(
-            replace(
-                result,
-                nodeid=other.nodeid,
-                attempts=0,
-                prompt_tokens=0,
-                completion_tokens=0,
-                cost=0.0,
-                seconds=run.seconds,
-                from_cache=False,
-                shared_with=result.nodeid,
-                fallbacks=(),  # told once, on the test whose repair found the fix
-            )
-        )
-    return healed, rest
+    """The results of one problem's repair, and the cases its fix does not heal."""
+    lead, rest = problem.lead, list(problem.cases[1:])
+    outcome = baseline.outcomes.get(lead.nodeid)
+    if outcome is not None and outcome.outcome == "passed":
+        transcripts[lead.nodeid] = Transcript(lead.nodeid)
+        reason = "the test passes when rerun alone (flaky or order-dependent)"
+        return [HealResult(lead.nodeid, reason=reason)], rest
+    suspects = localize(
+        lead,
+        [lead.nodeid],
+        baseline.executed,
+        problem.regression,
+        chain.files,
+        chain.editable.tests,
+    )
+    repaired = chain.repair(problem, suspects)
+    transcripts[lead.nodeid] = repaired.log
+    if not repaired.result.healed:
+        return [repaired.result], rest
+    healed = [case for case in rest if case.nodeid in repaired.passed]
+    shared = [_shared(repaired.result, case, chain, transcripts) for case in healed]
+    return [repaired.result, *shared], [case for case in rest if case not in healed]
+
+
+def _shared(
+    result: HealResult, case: Failure, chain: Chain, transcripts: dict[str, Transcript]
+) -> HealResult:
+    """The result of a case that the fix found for another case of its problem heals too: the
+    check that proved the fix ran it, so it costs nothing more."""
+    log = transcripts[case.nodeid] = Transcript(case.nodeid)
+    log.add(
+        "One root cause",
+        f"healed by the fix found for {result.nodeid}, verified for this test too",
+    )
+    chain.memory.remember(case, result.edits, result.explanation, result.repairer, chain.files)
+    return replace(
+        result,
+        nodeid=case.nodeid,
+        spend=Spend(),
+        via="shared",
+        shared_with=result.nodeid,
+        fallbacks=(),  # told once, on the case whose repair found the fix
+    )

@@ -1,5 +1,8 @@
 """Remember: verified fixes kept in pytest's cache, so the same failure is healed without a model.
 
+``RememberedFixes`` is the first link of every chain: it proposes the fixes remembered for the
+lead case, and each goes through the same proof as a fresh one.
+
 A fix is remembered under its failure's signature (test id and exception type) together with a
 digest of the source of every function it replaced. It is recalled only while those functions
 still read exactly as they did (after ``git revert`` of the fix, say), and a recalled fix is
@@ -14,8 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from pytest_caretaker.problem import Failed, Healed, Task
 from pytest_caretaker.project.files import ProjectFiles
-from pytest_caretaker.results import Edit, Failure
+from pytest_caretaker.results import Accepted, Edit, Failure, Proposal, Spend
 
 KEY = "caretaker/fixes"
 PER_FAILURE = 3  # fixes kept per failure signature, newest first
@@ -79,10 +83,7 @@ def _valid(entry: object) -> bool:
     )
 
 
-_LOCK = threading.Lock()
-
-
-class Memory:
+class FixMemory:
     def __init__(self, cache: Cache | None) -> None:
         self.cache = cache
         self.entries: dict[str, list[dict[str, Any]]] = {}
@@ -95,6 +96,7 @@ class Memory:
                     if isinstance(key, str) and isinstance(value, list)
                 }
         self.changed = False
+        self._lock = threading.Lock()
 
     def recall(self, failure: Failure, sources: ProjectFiles) -> list[Remembered]:
         """Remembered fixes for this failure whose functions still read as they did."""
@@ -123,7 +125,7 @@ class Memory:
             "functions": functions,
         }
         key = signature(failure)
-        with _LOCK:  # repairs run in threads
+        with self._lock:  # repairs run in threads
             kept = [o for o in self.entries.pop(key, []) if o.get("edits") != entry["edits"]]
             self.entries[key] = [entry, *kept][:PER_FAILURE]  # re-inserted: newest last
             while len(self.entries) > MAX_FAILURES:
@@ -134,3 +136,30 @@ class Memory:
         if self.cache is not None and self.changed:
             self.cache.set(KEY, self.entries)
             self.changed = False
+
+
+class RememberedFixes:
+    """The repairer that proposes remembered fixes (the ``cache`` link of the chain)."""
+
+    name = "cache"
+
+    def __init__(self, memory: FixMemory, files: ProjectFiles) -> None:
+        self.memory = memory
+        self.files = files
+
+    def repair(self, task: Task) -> Healed | Failed:
+        for remembered in self.memory.recall(task.problem.lead, self.files):
+            decided = task.prove(Proposal(remembered.edits, remembered.explanation))
+            task.log.add(
+                f"Remembered fix (first found by {remembered.model})",
+                "verdict: accepted"
+                if isinstance(decided, Accepted)
+                else f"verdict: {decided.reason}",
+                code="\n".join(edit.source for edit in remembered.edits),
+                language="python",
+            )
+            if isinstance(decided, Accepted):
+                return Healed(
+                    decided.candidate, Spend(), remembered.model, decided.verdict, via="cache"
+                )
+        return Failed("")  # nothing remembered holds: not a failure worth a fallback line

@@ -1,31 +1,22 @@
-"""Report: the header line, the ``caretaker`` summary section, and the patch file of verified fixes.
+"""Report: the header line and the ``caretaker`` summary section of the terminal report.
 
-The patch file is the only thing ``--heal`` writes, under ``.caretaker/`` at the root, which gets a
-``.gitignore`` of its own so it never shows up in ``git status``.
+Imported by the session at start-up: libcst loads only once a diff is shown.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-from pytest_caretaker.settings import BUILTIN, Settings
-
-if TYPE_CHECKING:  # the session imports this module; libcst only loads once there is work
-    from pytest_caretaker.results import FileChange, HealResult, Written
-
-OUTPUT_DIR = ".caretaker"
-PATCH_NAME = "heal.patch"
+from pytest_caretaker.results import FileChange, HealResult, Written
+from pytest_caretaker.settings import Settings
+from pytest_caretaker.text import plural
 
 
 class Writer(Protocol):
     def write_line(self, line: str, **markup: bool) -> None: ...
     def write_sep(self, sep: str, title: str | None = None, **markup: bool) -> None: ...
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    return f"{count:,} {word}" if count == 1 else f"{count:,} {many or word + 's'}"
 
 
 def header(settings: Settings) -> str:
@@ -67,16 +58,16 @@ def summary(
         if not result.healed:
             writer.write_line(f"NOT HEALED {result.nodeid}: {result.reason}", red=True, bold=True)
             continue
-        cached = " (from cache)" if result.from_cache else ""
+        cached = " (from cache)" if result.via == "cache" else ""
         writer.write_line(f"HEALED {result.nodeid}{cached}", green=True, bold=True)
         patched = ", ".join(edit.ref for edit in result.edits if edit.kind != "import")
         writer.write_line(f"  patched {patched}")
-        change = tuple(sorted((a.path, a.after) for a in result.applied))
+        change = tuple(sorted((c.path, c.after) for c in result.changes))
         if change in shown:  # one fix healing several tests is shown once
             writer.write_line(f"  the same fix as for {shown[change]}")
         else:
             shown[change] = result.nodeid
-            for applied in result.applied:
+            for applied in result.changes:
                 show_diff(writer, applied)
             if result.explanation:
                 writer.write_line(f"  {result.explanation}")
@@ -84,7 +75,7 @@ def summary(
             writer.write_line(f"  ! the fix {notice}", yellow=True, bold=True)
         if result.fallbacks:  # the chain moved on: say from which model the fix came, and why
             before = "; ".join(result.fallbacks)
-            writer.write_line(f"  fix from {result.model}, after {before}", yellow=True)
+            writer.write_line(f"  fix from {result.repairer}, after {before}", yellow=True)
         writer.write_line(f"  {stats(result)}")
         if result.nodeid in fate:
             done = fate[result.nodeid]
@@ -93,21 +84,22 @@ def summary(
 
 
 def stats(result: HealResult) -> str:
+    spend = result.spend
     if result.shared_with:
         return (
             f"one root cause: the fix found for {result.shared_with} heals this test too · "
-            f"no extra tokens · {result.seconds:.1f} s"
+            f"no extra tokens · {spend.seconds:.1f} s"
         )
-    if result.from_cache:
-        return f"from cache (first found by {result.model}) · no tokens · {result.seconds:.1f} s"
-    if result.model == BUILTIN:
+    if result.via == "cache":
+        return f"from cache (first found by {result.repairer}) · no tokens · {spend.seconds:.1f} s"
+    if spend.candidates:  # the built-in repairer's edits, not a model's rounds
         return (
-            f"{plural(result.attempts, 'candidate')} tried · no model, no tokens · "
-            f"{result.seconds:.1f} s · {BUILTIN}"
+            f"{plural(spend.candidates, 'candidate')} tried · no model, no tokens · "
+            f"{spend.seconds:.1f} s · {result.repairer}"
         )
     return (
-        f"{plural(result.attempts, 'attempt')} · {plural(result.tokens, 'token')} · "
-        f"${result.cost:.4f} · {result.seconds:.1f} s · {result.model}"
+        f"{plural(spend.rounds, 'attempt')} · {plural(spend.tokens, 'token')} · "
+        f"${spend.cost:.4f} · {spend.seconds:.1f} s · {result.repairer}"
     )
 
 
@@ -115,8 +107,8 @@ def closing_line(
     results: Sequence[HealResult], patch: Path | None, root: Path, written: Sequence[Written] = ()
 ) -> str:
     healed = sum(1 for r in results if r.healed)
-    tokens = sum(r.tokens for r in results)
-    cost = sum(r.cost for r in results)
+    tokens = sum(r.spend.tokens for r in results)
+    cost = sum(r.spend.cost for r in results)
     line = f"caretaker: {healed} healed, {len(results) - healed} not healed · "
     if tokens == 0 and cost == 0:
         line += "no tokens spent"  # the built-in repairer only, or models that never answered
@@ -129,24 +121,3 @@ def closing_line(
     if patch is not None:
         line += f" · fixes in {patch.relative_to(root).as_posix()}"
     return line
-
-
-def output_dir(root: Path) -> Path:
-    """caretaker's folder at the root, created with a .gitignore that keeps it out of git."""
-    folder = root / OUTPUT_DIR
-    folder.mkdir(exist_ok=True)
-    ignore = folder / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# Written by pytest-caretaker; nothing here is meant for git.\n*\n")
-    return folder
-
-
-def write_patch(root: Path, patch: bytes) -> Path | None:
-    """Write the patch file (or remove a stale one); returns its path when written."""
-    target = root / OUTPUT_DIR / PATCH_NAME
-    if not patch:
-        target.unlink(missing_ok=True)
-        return None
-    output_dir(root)
-    target.write_bytes(patch)
-    return target

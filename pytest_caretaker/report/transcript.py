@@ -7,16 +7,13 @@ own: each session replaces the transcripts of the previous one.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from pytest_caretaker.results import Failure, HealResult
+from pytest_caretaker.apply.rewrite import unified_diff
+from pytest_caretaker.results import Failure, HealResult
 
-FOLDER = "transcripts"
 MAX_BLOCK = 20_000  # characters of one quoted block; the rest is cut with a note
 
 
@@ -48,17 +45,18 @@ class Transcript:
 
     def render(self, failure: Failure | None, result: HealResult) -> str:
         verdict = "HEALED" if result.healed else "NOT HEALED"
+        spend = result.spend
         lines = [f"# {verdict} {result.nodeid}", ""]
-        if result.from_cache:
+        if result.via == "cache":
             lines.append("- from the cache of earlier runs, re-verified; no model asked")
         if not result.healed:
             lines.append(f"- reason: {result.reason}")
         lines += [
-            f"- model: {result.model or '(none)'}",
-            f"- attempts: {result.attempts}",
-            f"- tokens: {result.prompt_tokens:,} prompt + {result.completion_tokens:,} completion",
-            f"- cost: ${result.cost:.4f}",
-            f"- time: {result.seconds:.2f} s",
+            f"- model: {result.repairer or '(none)'}",
+            f"- attempts: {spend.rounds or spend.candidates}",
+            f"- tokens: {spend.prompt_tokens:,} prompt + {spend.completion_tokens:,} completion",
+            f"- cost: ${spend.cost:.4f}",
+            f"- time: {spend.seconds:.2f} s",
         ]
         head = "\n".join(lines)
         parts = [head]
@@ -71,30 +69,6 @@ class Transcript:
             )
         parts += self.sections
         if result.healed:
-            from pytest_caretaker.apply.rewrite import unified_diff
-
-            diff = b"".join(unified_diff(applied) for applied in result.applied)
+            diff = b"".join(unified_diff(change) for change in result.changes)
             parts.append("## The fix\n\n" + _fence(diff.decode("utf-8", "replace"), "diff"))
         return "\n\n".join(parts) + "\n"
-
-
-def file_name(nodeid: str) -> str:
-    """A file name for a test id: readable, unique enough, and safe on every file system."""
-    import hashlib
-
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid).strip("_.")[:80]
-    return f"{slug}-{hashlib.sha256(nodeid.encode()).hexdigest()[:8]}.md"
-
-
-def write_all(folder: Path, rendered: Mapping[str, str]) -> Path | None:
-    """Replace the transcripts in folder by rendered (test id -> Markdown)."""
-    target = folder / FOLDER
-    if target.is_dir():
-        for old in target.glob("*.md"):
-            old.unlink(missing_ok=True)
-    if not rendered:
-        return None
-    target.mkdir(parents=True, exist_ok=True)
-    for nodeid, text in rendered.items():
-        (target / file_name(nodeid)).write_text(text, encoding="utf-8")
-    return target

@@ -17,15 +17,14 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from pytest_caretaker.results import Executed, Verdict
 from pytest_caretaker.settings import WORKER_ENV
 from pytest_caretaker.verify.channel import Server, run_process
+from pytest_caretaker.verify.protocol import RunReport, RunSpec, Trace
 
 #: Fork-based warm runs where fork is safe and cheap; a fresh process per run elsewhere.
 WARM_DEFAULT = sys.platform.startswith("linux")
@@ -80,21 +79,6 @@ class Runner:
         self._closed = False
         self._pool = threading.Condition()
 
-    @classmethod
-    def for_config(cls, config: pytest.Config, timeout: float) -> Runner:
-        args = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-o", "addopts="]
-        # Plugins are preloaded by the warm server, so pytest cannot rewrite their asserts; that
-        # warning must not become an error under a user's filterwarnings = error.
-        args += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
-        args += ["--rootdir", str(config.rootpath)]
-        if config.inipath is not None:
-            args += ["-c", str(config.inipath)]
-        args += ["--import-mode", str(config.getoption("importmode"))]
-        for plugin in config.getoption("plugins") or ():
-            if "caretaker" not in plugin:
-                args += ["-p", plugin]
-        return cls(config.rootpath.resolve(), config.invocation_params.dir, args, timeout)
-
     def close(self) -> None:
         with self._pool:
             idle, self._idle = self._idle, []
@@ -141,7 +125,7 @@ class Runner:
             target.write_bytes(data)
             patch_files[str(self.root / rel)] = str(target)
         result_file = workdir / "result.json"
-        spec = {
+        spec: RunSpec = {
             "root": str(self.root),
             "args": [*self.args, "--basetemp", str(workdir / "basetemp")],
             "nodeids": [self.absolute(nodeid) for nodeid in nodeids],
@@ -160,11 +144,11 @@ class Runner:
             )
         if problem is not None:
             return RunResult({}, {}, problem=problem, output=output, seconds=seconds)
-        data = json.loads(result_file.read_text(encoding="utf-8"))
+        report: RunReport = json.loads(result_file.read_text(encoding="utf-8"))
         return RunResult(
-            outcomes={k: Outcome(v["outcome"], v["detail"]) for k, v in data["outcomes"].items()},
-            executed=_executed(data["trace"]),
-            collect_errors=tuple(data["collect_errors"]),
+            outcomes={k: Outcome(v["outcome"], v["detail"]) for k, v in report["outcomes"].items()},
+            executed=_executed(report["trace"]),
+            collect_errors=tuple(report["collect_errors"]),
             output=output,
             seconds=seconds,
         )
@@ -231,9 +215,6 @@ class Runner:
     def command(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "pytest_caretaker.verify.worker", *args]
 
-    def trial_command(self, spec_file: Path) -> list[str]:
-        return [sys.executable, "-m", "pytest_caretaker.verify.trials", str(spec_file)]
-
     def spawn(self, command: list[str], **options: Any) -> subprocess.Popen[bytes]:
         env = {key: value for key, value in os.environ.items() if key not in _DROPPED_ENV}
         env[WORKER_ENV] = "1"
@@ -247,17 +228,16 @@ class Runner:
         return str(self.root / path) + sep + rest
 
 
-def _executed(trace: dict[str, object] | None) -> dict[str, Executed]:
+def _executed(trace: Trace | None) -> dict[str, Executed]:
     if not trace:
         return {}
-    functions: dict[str, list[list[object]]] = trace["functions"]  # type: ignore[assignment]
-    lines: dict[str, dict[str, list[int]]] = trace["lines"]  # type: ignore[assignment]
+    lines = trace["lines"]
     return {
         nodeid: Executed(
-            functions=tuple((str(path), int(first)) for path, first in calls),  # type: ignore[call-overload]
+            functions=tuple((str(path), int(first)) for path, first in calls),
             lines={rel: frozenset(hits) for rel, hits in lines.get(nodeid, {}).items()},
         )
-        for nodeid, calls in functions.items()
+        for nodeid, calls in trace["functions"].items()
     }
 
 
@@ -270,6 +250,11 @@ def _first_line(text: str) -> str:
 
 def judge(result: RunResult, failing: Sequence[str], regression: Sequence[str]) -> Verdict:
     """Accept only if every failing test passes and every regression test still passes."""
+    passed = frozenset(k for k, outcome in result.outcomes.items() if outcome.outcome == "passed")
+    return replace(_judge(result, failing, regression), passed=passed, seconds=result.seconds)
+
+
+def _judge(result: RunResult, failing: Sequence[str], regression: Sequence[str]) -> Verdict:
     if result.problem is not None:
         return Verdict(False, result.problem, result.output[-2_000:])
     if result.collect_errors:

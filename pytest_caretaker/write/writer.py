@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pytest_caretaker.apply.rewrite import merge
 from pytest_caretaker.results import FileChange, Fix, HealResult, Written
-from pytest_caretaker.settings import BUILTIN, Settings
+from pytest_caretaker.settings import Settings
 from pytest_caretaker.write.repository import GitError, Repository
 
 SUBJECT_WIDTH = 72
@@ -86,18 +86,19 @@ def message(fix: Fix) -> str:
     heading = "Makes this test pass:" if len(fix.results) == 1 else "Makes these tests pass:"
     paragraphs.append(f"{heading}\n{tests}")
     patched = ", ".join(edit.ref for edit in result.edits if edit.kind != "import")
-    figures = [f"Patched: {patched}", f"Model: {result.model}", _figures(result)]
+    figures = [f"Patched: {patched}", f"Model: {result.repairer}", _figures(result)]
     paragraphs.append("\n".join(figures))
-    paragraphs.append(f"Healed-by: pytest-caretaker ({result.model})")
+    paragraphs.append(f"Healed-by: pytest-caretaker ({result.repairer})")
     return "\n\n".join(paragraphs) + "\n"
 
 
 def _figures(result: HealResult) -> str:
-    if result.from_cache:
+    spend = result.spend
+    if result.via == "cache":
         return "From caretaker's cache: re-verified, no model asked"
-    if result.model == BUILTIN:
-        return f"Candidates tried: {result.attempts:,} (no model, no tokens)"
-    return f"Attempts: {result.attempts} · tokens: {result.tokens:,} · cost: ${result.cost:.4f}"
+    if spend.candidates:  # the built-in repairer's edits, not a model's rounds
+        return f"Candidates tried: {spend.candidates:,} (no model, no tokens)"
+    return f"Attempts: {spend.rounds} · tokens: {spend.tokens:,} · cost: ${spend.cost:.4f}"
 
 
 def write_fixes(
@@ -170,6 +171,25 @@ class _Writer:
         self.committing: Fix | None = None  # the fix on disk whose commit is under way
 
     def write(self, fix: Fix) -> Written:
+        changes = self._changes(fix)
+        if isinstance(changes, str):
+            return Written(fix, "skipped", f"not written: {changes}")
+        if self.ask is not None and not self.ask(fix, changes):
+            return Written(fix, "declined", "not written: declined in review")
+        failed = self._put(changes)
+        if failed is not None:
+            return Written(fix, "skipped", f"not written: {failed}")
+        for change, applied in zip(changes, fix.changes, strict=True):
+            self.current[change.path] = change.after
+            self.afters.setdefault(change.path, []).append(applied.after)
+        self.committing = fix
+        outcome = self._commit(fix, changes)
+        self.committing = None
+        return outcome
+
+    def _changes(self, fix: Fix) -> list[FileChange] | str:
+        """The fix's changes against the files as this run left them, or why it cannot be
+        written: it clashes with a fix written before it, or a file changed on disk."""
         changes: list[FileChange] = []
         for applied in fix.changes:
             expected = self.current.get(applied.path, applied.before)
@@ -177,26 +197,18 @@ class _Writer:
                 applied.path, applied.before, [*self.afters.get(applied.path, []), applied.after]
             )
             if merged is None:
-                return Written(
-                    fix,
-                    "skipped",
-                    "not written: it does not combine with the fixes written before it",
-                )
+                return "it does not combine with the fixes written before it"
             try:
                 on_disk = (self.root / applied.path).read_bytes()
             except OSError as error:
-                return Written(
-                    fix, "skipped", f"not written: {applied.path} cannot be read ({error.strerror})"
-                )
+                return f"{applied.path} cannot be read ({error.strerror})"
             if on_disk != expected:
-                return Written(
-                    fix,
-                    "skipped",
-                    f"not written: {applied.path} changed on disk since the repair read it",
-                )
+                return f"{applied.path} changed on disk since the repair read it"
             changes.append(FileChange(applied.path, expected, merged))
-        if self.ask is not None and not self.ask(fix, changes):
-            return Written(fix, "declined", "not written: declined in review")
+        return changes
+
+    def _put(self, changes: Sequence[FileChange]) -> str | None:
+        """Write every file of one fix, or none of them: why not, or None when all are written."""
         done: list[FileChange] = []
         for change in changes:
             try:
@@ -207,16 +219,9 @@ class _Writer:
                     atomic_write(self.root / undo.path, undo.before)
                 if isinstance(error, KeyboardInterrupt):
                     raise
-                reason = error.strerror or str(error)
-                return Written(fix, "skipped", f"not written: {change.path}: {reason}")
+                return f"{change.path}: {error.strerror or str(error)}"
             done.append(change)
-        for change, applied in zip(changes, fix.changes, strict=True):
-            self.current[change.path] = change.after
-            self.afters.setdefault(change.path, []).append(applied.after)
-        self.committing = fix
-        outcome = self._commit(fix, changes)
-        self.committing = None
-        return outcome
+        return None
 
     def _commit(self, fix: Fix, changes: Sequence[FileChange]) -> Written:
         files = ", ".join(change.path for change in changes)

@@ -7,9 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from pytest_caretaker.builtin.repairer import Builtin
+from pytest_caretaker.builtin.repairer import BuiltinRepairer
+from pytest_caretaker.guard.scope import Editable
+from pytest_caretaker.problem import Failed, Healed, Problem, Task
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
+from pytest_caretaker.report.transcript import Transcript
+from pytest_caretaker.results import Failure, Rejected
+from pytest_caretaker.settings import Scope
 from pytest_caretaker.verify import trials
+from pytest_caretaker.verify.check import PytestCheck
 from pytest_caretaker.verify.runner import Runner, RunResult
 from pytest_caretaker.verify.trials import Trials
 
@@ -63,18 +69,32 @@ def baseline(runner: Runner) -> RunResult:
     return runner.run([MEAN, EMPTY], trace=True)
 
 
-def repairer(runner: Runner, with_trials: bool, budget: float = 20.0) -> Builtin:
+def repairer(
+    runner: Runner, with_trials: bool, budget: float = 20.0, scope: Scope = "code"
+) -> BuiltinRepairer:
     tests = TestFiles(frozenset({"test_calc.py"}))
     server = Trials.start(runner, [MEAN, EMPTY, SPIN]) if with_trials else None
-    return Builtin(
-        runner, server, ProjectFiles(runner.root), tests, lambda p: p not in tests, budget
+    editable = Editable(scope, runner.root, tests)
+    files = ProjectFiles(runner.root)
+    return BuiltinRepairer(runner, PytestCheck(runner), server, files, editable, budget)
+
+
+def task(baseline: RunResult, regression: tuple[str, ...] = (EMPTY,)) -> Task:
+    lead = Failure(MEAN, "call", "test_calc.py", "AssertionError", "assert", "", ())
+    return Task(
+        Problem((lead,), regression),
+        (),
+        baseline.executed,
+        baseline.seconds,
+        lambda proposal: Rejected("the built-in repairer proves its own candidates"),
+        Transcript(MEAN),
     )
 
 
 def test_the_line_only_the_failing_test_ran_is_tried_first(
     runner: Runner, baseline: RunResult
 ) -> None:
-    ranked = repairer(runner, with_trials=False).candidates(MEAN, baseline, [EMPTY])
+    ranked = repairer(runner, with_trials=False).candidates(MEAN, baseline.executed, [EMPTY])
 
     assert ranked
     assert {m.path for m in ranked} == {"calc.py"}  # never the test file under scope=code
@@ -96,38 +116,40 @@ def test_the_same_plausible_fix_with_or_without_trials(
 ) -> None:
     builtin = repairer(runner, with_trials)
     try:
-        result = builtin.heal(MEAN, baseline, [EMPTY])
+        result = builtin.repair(task(baseline))
     finally:
         builtin.close()
 
-    assert result.healed, result.reason
-    assert result.model == "builtin"
-    assert result.attempts == 1  # the likeliest edit of the likeliest line
-    (applied,) = result.applied
+    assert isinstance(result, Healed), result
+    assert result.by == "builtin"
+    assert result.spend.candidates == 1  # the likeliest edit of the likeliest line
+    assert result.spend.rounds == 0  # no model was asked
+    (applied,) = result.candidate.changes
     assert applied.after == CALC.replace("(len(xs) + 1)", "len(xs)").encode()
-    (edit,) = result.edits
+    (edit,) = result.candidate.edits
     assert (edit.path, edit.qualname, edit.kind) == ("calc.py", "mean", "replace")
     assert edit.source.startswith("def mean(xs):")
-    assert "Plausible fix by the built-in repairer" in result.explanation
+    assert "Plausible fix by the built-in repairer" in result.candidate.explanation
+    assert {MEAN, EMPTY} <= result.verdict.passed  # the proof ran the case and its neighbour
 
 
 def test_a_spent_budget_stops_the_search(runner: Runner, baseline: RunResult) -> None:
     builtin = repairer(runner, with_trials=False, budget=0.01)
 
-    result = builtin.heal(MEAN, baseline, [EMPTY])
+    result = builtin.repair(task(baseline))
 
-    assert not result.healed
+    assert isinstance(result, Failed)
     assert result.reason.startswith("the built-in repairer's budget of 0.01 s ran out after ")
-    assert result.model == "builtin"
+    assert not result.decisive  # what it cannot repair goes to the next link of the chain
 
 
 def test_nothing_to_edit_is_said_so(runner: Runner, project: Path) -> None:
     # A failing test that ran no project code outside the test file.
     empty = RunResult(outcomes={}, executed={})
 
-    result = repairer(runner, with_trials=False).heal(MEAN, empty, [])
+    result = repairer(runner, with_trials=False).repair(task(empty, ()))
 
-    assert not result.healed
+    assert isinstance(result, Failed)
     assert result.reason == (
         "the built-in repairer found nothing it may edit in the code the test ran "
         "(it never edits tests)"
@@ -137,10 +159,9 @@ def test_nothing_to_edit_is_said_so(runner: Runner, project: Path) -> None:
 def test_tests_are_never_edited_whatever_the_scope(runner: Runner, baseline: RunResult) -> None:
     # Under --heal-scope=any a model may edit tests; deleting a failing assert is no fix, so the
     # built-in repairer never proposes an edit to a test file.
-    builtin = repairer(runner, with_trials=False)
-    builtin.editable = lambda path: True
+    builtin = repairer(runner, with_trials=False, scope="any")
 
-    ranked = builtin.candidates(MEAN, baseline, [EMPTY])
+    ranked = builtin.candidates(MEAN, baseline.executed, [EMPTY])
 
     assert ranked
     assert {m.path for m in ranked} == {"calc.py"}

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from helpers import models_table
 
-from pytest_caretaker.llm.models import PROVIDERS, listing
-from pytest_caretaker.settings import BUILTIN, Settings, Sources, resolve
+from pytest_caretaker.llm.listing import text as listing
+from pytest_caretaker.llm.models import PROVIDERS
+from pytest_caretaker.settings import BUILTIN, RawValues, Settings, resolve
 from pytest_caretaker.testing import ScriptedServer
 
 #: Nothing listens on the discard port (as in conftest): a server that does not answer.
@@ -34,7 +35,7 @@ def serve() -> Iterator[Any]:
 
 
 def heal_settings(**cli: object) -> Settings:
-    return resolve(Sources(cli={"heal": True, **cli}, env={}, ini={}))
+    return resolve(RawValues(cli={"heal": True, **cli}, env={}, ini={}))
 
 
 # -- listing -------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pytest_caretaker.project.files import ProjectFiles
-from pytest_caretaker.repair.memory import KEY, PER_FAILURE, Memory, Remembered, signature
+from pytest_caretaker.repair.memory import KEY, PER_FAILURE, FixMemory, Remembered, signature
 from pytest_caretaker.results import Edit, Failure
 
 CALC = "import math\n\n\ndef f(x):\n    return x + 1\n\n\ndef g(x):\n    return x\n"
@@ -51,7 +51,7 @@ def root(tmp_path: Path) -> Path:
 
 
 def remembered(cache: JsonCache, root: Path, edits: tuple[Edit, ...] = (FIX,)) -> None:
-    memory = Memory(cache)
+    memory = FixMemory(cache)
     memory.remember(failure(), edits, "f adds one too few", "some/model", ProjectFiles(root))
     memory.save()
 
@@ -60,21 +60,23 @@ def test_recall_in_a_new_memory_returns_the_fix(root: Path) -> None:
     cache = JsonCache()
     remembered(cache, root)
 
-    found = Memory(cache).recall(failure(), ProjectFiles(root))
+    found = FixMemory(cache).recall(failure(), ProjectFiles(root))
 
     assert found == [Remembered((FIX,), "f adds one too few", "some/model")]
 
 
 def test_the_fix_survives_in_pytests_cache(pytester: pytest.Pytester) -> None:
     pytester.path.joinpath("calc.py").write_text(CALC)
-    first = Memory(pytester.parseconfigure().cache)
+    first = FixMemory(pytester.parseconfigure().cache)
     first.remember(
         failure(), (FIX,), "f adds one too few", "some/model", ProjectFiles(pytester.path)
     )
     first.save()
 
     # A new configuration reads the cache from disk again.
-    found = Memory(pytester.parseconfigure().cache).recall(failure(), ProjectFiles(pytester.path))
+    found = FixMemory(pytester.parseconfigure().cache).recall(
+        failure(), ProjectFiles(pytester.path)
+    )
 
     assert found == [Remembered((FIX,), "f adds one too few", "some/model")]
 
@@ -85,7 +87,7 @@ def test_recall_needs_the_function_to_read_as_it_did(root: Path) -> None:
 
     root.joinpath("calc.py").write_text(CALC.replace("return x + 1", "return x + 1  # hm"))
 
-    assert Memory(cache).recall(failure(), ProjectFiles(root)) == []
+    assert FixMemory(cache).recall(failure(), ProjectFiles(root)) == []
 
 
 def test_recall_ignores_changes_outside_the_function(root: Path) -> None:
@@ -94,7 +96,7 @@ def test_recall_ignores_changes_outside_the_function(root: Path) -> None:
 
     root.joinpath("calc.py").write_text(CALC.replace("return x\n", "return -x\n") + "\nY = 2\n")
 
-    assert len(Memory(cache).recall(failure(), ProjectFiles(root))) == 1
+    assert len(FixMemory(cache).recall(failure(), ProjectFiles(root))) == 1
 
 
 def test_recall_needs_the_function_to_exist(root: Path) -> None:
@@ -103,7 +105,7 @@ def test_recall_needs_the_function_to_exist(root: Path) -> None:
 
     root.joinpath("calc.py").write_text(CALC.replace("def f(x)", "def h(x)"))
 
-    assert Memory(cache).recall(failure(), ProjectFiles(root)) == []
+    assert FixMemory(cache).recall(failure(), ProjectFiles(root)) == []
 
 
 @pytest.mark.parametrize(
@@ -116,12 +118,12 @@ def test_recall_needs_the_same_failure(root: Path, other: Failure) -> None:
     remembered(cache, root)
 
     assert signature(other) != signature(failure())
-    assert Memory(cache).recall(other, ProjectFiles(root)) == []
-    assert len(Memory(cache).recall(failure(), ProjectFiles(root))) == 1
+    assert FixMemory(cache).recall(other, ProjectFiles(root)) == []
+    assert len(FixMemory(cache).recall(failure(), ProjectFiles(root))) == 1
 
 
 def test_nothing_is_remembered_without_a_cache(root: Path) -> None:
-    memory = Memory(None)
+    memory = FixMemory(None)
     memory.remember(failure(), (FIX,), "why", "model", ProjectFiles(root))
     memory.save()
 
@@ -137,7 +139,7 @@ def test_nothing_is_remembered_when_the_replaced_function_is_missing(root: Path)
     remembered(cache, root, (gone,))
 
     assert cache.writes == 0
-    assert Memory(cache).recall(failure(), ProjectFiles(root)) == []
+    assert FixMemory(cache).recall(failure(), ProjectFiles(root)) == []
 
 
 @pytest.mark.parametrize("stored", ["junk", 7, None, ["a", "list"], {"x": "not a list"}])
@@ -145,7 +147,7 @@ def test_a_damaged_cache_value_is_ignored(root: Path, stored: object) -> None:
     cache = JsonCache()
     cache.set(KEY, stored)
 
-    memory = Memory(cache)
+    memory = FixMemory(cache)
 
     assert memory.recall(failure(), ProjectFiles(root)) == []
     memory.remember(failure(), (FIX,), "why", "model", ProjectFiles(root))
@@ -169,7 +171,7 @@ def test_damaged_entries_are_skipped_and_good_ones_still_recalled(root: Path) ->
     ]
     cache.set(KEY, {signature(failure()): [*damaged, good]})
 
-    found = Memory(cache).recall(failure(), ProjectFiles(root))
+    found = FixMemory(cache).recall(failure(), ProjectFiles(root))
 
     assert found == [Remembered((FIX,), "f adds one too few", "some/model")]
 
@@ -177,7 +179,7 @@ def test_damaged_entries_are_skipped_and_good_ones_still_recalled(root: Path) ->
 def test_remember_over_damaged_entries_does_not_raise(root: Path) -> None:
     cache = JsonCache()
     cache.set(KEY, {signature(failure()): ["junk"]})
-    memory = Memory(cache)
+    memory = FixMemory(cache)
 
     memory.remember(failure(), (FIX,), "why", "model", ProjectFiles(root))
 
@@ -194,13 +196,13 @@ def test_recall_of_an_edit_with_a_damaged_path_does_not_raise(root: Path) -> Non
     }
     cache.set(KEY, {signature(failure()): [damaged]})
 
-    assert Memory(cache).recall(failure(), ProjectFiles(root)) == []
+    assert FixMemory(cache).recall(failure(), ProjectFiles(root)) == []
 
 
 def test_at_most_three_fixes_per_failure_newest_first(root: Path) -> None:
     cache = JsonCache()
     edits = [Edit("replace", "calc.py", "f", f"def f(x):\n    return x + {n}\n") for n in range(5)]
-    memory = Memory(cache)
+    memory = FixMemory(cache)
     for edit in edits[:4]:
         memory.remember(failure(), (edit,), f"plus {edit.source[-2]}", "model", ProjectFiles(root))
     memory.remember(
@@ -208,7 +210,7 @@ def test_at_most_three_fixes_per_failure_newest_first(root: Path) -> None:
     )  # moves to the front
     memory.save()
 
-    found = Memory(cache).recall(failure(), ProjectFiles(root))
+    found = FixMemory(cache).recall(failure(), ProjectFiles(root))
 
     assert PER_FAILURE == 3
     assert [r.edits for r in found] == [(edits[1],), (edits[3],), (edits[2],)]
@@ -217,7 +219,7 @@ def test_at_most_three_fixes_per_failure_newest_first(root: Path) -> None:
 
 def test_save_writes_only_when_something_changed(root: Path) -> None:
     cache = JsonCache()
-    memory = Memory(cache)
+    memory = FixMemory(cache)
 
     memory.save()
     assert cache.writes == 0

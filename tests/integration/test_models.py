@@ -17,7 +17,7 @@ from pytest_caretaker.llm.models import (
     is_code_model,
     keyed,
 )
-from pytest_caretaker.settings import BUILTIN, Settings, Sources, resolve
+from pytest_caretaker.settings import BUILTIN, RawValues, Settings, resolve
 from pytest_caretaker.testing import ScriptedServer
 
 #: Nothing listens on the discard port (as in conftest): a server that does not answer.
@@ -42,7 +42,7 @@ def serve() -> Iterator[Any]:
 
 
 def heal_settings(**cli: object) -> Settings:
-    return resolve(Sources(cli={"heal": True, **cli}, env={}, ini={}))
+    return resolve(RawValues(cli={"heal": True, **cli}, env={}, ini={}))
 
 
 # -- keyed ---------------------------------------------------------------------------------------
@@ -155,7 +155,7 @@ def test_a_configured_chain_is_kept_and_its_source_is_the_reason(
     # A provider key and a local Ollama with a code model: neither overrides the configuration.
     server = serve(models=("qwen2.5-coder:7b",))
     environment = {**env, "ANTHROPIC_API_KEY": "a", "OLLAMA_HOST": server.host}
-    settings = resolve(Sources(cli={"heal": True, **cli}, env=environment, ini=ini))
+    settings = resolve(RawValues(cli={"heal": True, **cli}, env=environment, ini=ini))
     chosen = choose(settings, environment)
     assert chosen.models == ("openai/gpt-4.1-mini",)
     assert chosen.reason == source

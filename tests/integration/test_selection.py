@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_caretaker.results import FileChange, Fix, HealResult
+from pytest_caretaker.results import Candidate, FileChange, Fix, HealResult
 from pytest_caretaker.selection import combined, compatible, group, patch, together
 from pytest_caretaker.verify.runner import Runner, RunResult
 
@@ -22,7 +22,7 @@ BOTH = b"def f():\n    return 2\n\n\ndef g():\n    return 2\n"
 
 
 def healed(nodeid: str, *applied: FileChange) -> HealResult:
-    return HealResult(nodeid, True, applied=applied)
+    return HealResult(nodeid, Candidate((), applied))
 
 
 def fix(nodeid: str, *applied: FileChange) -> Fix:
@@ -37,10 +37,9 @@ G = fix("test_b.py::test_g", FileChange(FUNCS, BEFORE, G_AFTER))
 
 
 def test_group_ignores_unhealed_results_and_results_without_changes() -> None:
-    change = FileChange(FUNCS, BEFORE, F_AFTER)
     results = [
-        HealResult("t.py::not_healed", False, "no fix", applied=(change,)),
-        HealResult("t.py::healed_but_nothing_applied", True),
+        HealResult("t.py::not_healed", reason="no fix"),
+        HealResult("t.py::healed_but_nothing_applied", Candidate((), ())),
     ]
 
     assert group(results) == []

@@ -8,10 +8,20 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import replace as replace_result
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from pytest_caretaker.results import Edit, FileChange, Fix, HealResult, Written
+from pytest_caretaker.results import (
+    Candidate,
+    Edit,
+    FileChange,
+    Fix,
+    HealResult,
+    Spend,
+    Via,
+    Written,
+)
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.write.repository import Repository
 from pytest_caretaker.write.writer import atomic_write, message, subject, write_fixes
@@ -56,17 +66,16 @@ def result(
     explanation: str = "Divide by the number of items, not one more.",
     model: str = MODEL,
     attempts: int = 1,
-    **figures: object,
+    via: Via = "repair",
+    **figures: Any,
 ) -> HealResult:
+    edits = (Edit("replace", path, qualname, "def mean(xs): ...\n"),)
     return HealResult(
         nodeid,
-        True,
-        explanation=explanation,
-        edits=(Edit("replace", path, qualname, "def mean(xs): ...\n"),),
-        applied=(FileChange(path, before, after),),
-        attempts=attempts,
-        model=model,
-        **figures,  # type: ignore[arg-type]
+        Candidate(edits, (FileChange(path, before, after),), explanation),
+        spend=Spend(rounds=attempts, **figures),
+        repairer=model,
+        via=via,
     )
 
 
@@ -287,7 +296,7 @@ def test_message_for_one_test_keeps_the_full_id() -> None:
 
 
 def test_message_for_the_builtin_repairer(tmp_path: Path) -> None:
-    text = message(fix_of(result(model="builtin", attempts=1234)))
+    text = message(fix_of(result(model="builtin", attempts=0, candidates=1234)))
     figures = paragraphs(text)[3].splitlines()
     assert figures[1:] == ["Model: builtin", "Candidates tried: 1,234 (no model, no tokens)"]
     assert "tokens:" not in text and "cost:" not in text
@@ -295,7 +304,7 @@ def test_message_for_the_builtin_repairer(tmp_path: Path) -> None:
 
 
 def test_message_for_a_cached_fix() -> None:
-    text = message(fix_of(result(from_cache=True, attempts=3, cost=0.5)))
+    text = message(fix_of(result(via="cache", attempts=3, cost=0.5)))
     figures = paragraphs(text)[3].splitlines()
     assert figures[2] == "From caretaker's cache: re-verified, no model asked"
     assert "Attempts:" not in text
@@ -308,9 +317,8 @@ def test_message_without_explanation_lists_only_patched_functions() -> None:
         Edit("helper", "calc.py", "_count", "def _count(xs): ...\n"),
     )
     base = result(explanation="")
-    with_edits = HealResult(
-        base.nodeid, True, edits=edits, applied=base.applied, attempts=1, model=MODEL
-    )
+    assert base.candidate is not None
+    with_edits = replace_result(base, candidate=replace_result(base.candidate, edits=edits))
     parts = paragraphs(message(fix_of(with_edits)))
     assert len(parts) == 4
     assert parts[1].startswith("Makes this test pass:")
@@ -546,7 +554,9 @@ def test_a_fix_whose_second_file_cannot_be_written_leaves_neither_changed(
     head = git(project, "rev-parse", "HEAD")
     break_replace_of("other.py", monkeypatch, PermissionError(13, "Permission denied"))
     both = result()
-    both = replace_result(both, applied=(*both.applied, FileChange("other.py", BEFORE, AFTER_MEAN)))
+    assert both.candidate is not None
+    changes = (*both.changes, FileChange("other.py", BEFORE, AFTER_MEAN))
+    both = replace_result(both, candidate=replace_result(both.candidate, changes=changes))
     written, _ = write_fixes([fix_of(both)], project, WRITE)
     assert [(w.state, w.detail) for w in written] == [
         ("skipped", "not written: other.py: Permission denied")
@@ -583,7 +593,9 @@ def test_ctrl_c_between_the_files_of_one_fix_puts_the_first_back(
     commit_other(project)
     break_replace_of("other.py", monkeypatch, KeyboardInterrupt())
     both = result()
-    both = replace_result(both, applied=(*both.applied, FileChange("other.py", BEFORE, AFTER_MEAN)))
+    assert both.candidate is not None
+    changes = (*both.changes, FileChange("other.py", BEFORE, AFTER_MEAN))
+    both = replace_result(both, candidate=replace_result(both.candidate, changes=changes))
     written, _ = write_fixes([fix_of(both)], project, WRITE)
     assert [(w.state, w.detail) for w in written] == [("skipped", "not written: interrupted")]
     assert (project / "calc.py").read_bytes() == BEFORE

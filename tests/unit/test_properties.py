@@ -56,7 +56,7 @@ CALC = dedent(
 STATS = "def mean(xs):\n    return 0\n\n\ndef spread(xs):\n    return max(xs) - min(xs)\n"
 TEST_CALC = "from calc import mean\n\n\ndef test_mean():\n    assert mean([1, 2, 3]) == 2\n"
 
-CANDIDATES = (
+SUSPECTS = (
     Suspect("test_calc.py", "test_mean", is_test=True, score=1.0),
     Suspect("calc.py", "mean", is_test=False, score=1.0),
     Suspect("calc.py", "Stack.pop", is_test=False, score=0.8),
@@ -76,13 +76,13 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def editable(candidate: Suspect) -> bool:
-    return not candidate.is_test
+def editable(suspect: Suspect) -> bool:
+    return not suspect.is_test
 
 
 def parse(root: Path, text: str, tool_arguments: list[str]) -> Proposal | Unparsed:
     files: Callable[[str], SourceFile | None] = ProjectFiles(root).get  # fresh: nothing cached
-    return parse_reply(text, tool_arguments, CANDIDATES, editable, files)
+    return parse_reply(text, tool_arguments, SUSPECTS, editable, files)
 
 
 def check_given(result: object) -> None:

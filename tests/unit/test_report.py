@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_caretaker.apply.rewrite import apply_edits
-from pytest_caretaker.report.summary import closing_line, plural, summary
-from pytest_caretaker.results import Edit, FileChange, HealResult
+from pytest_caretaker.report.summary import closing_line, summary
+from pytest_caretaker.results import Candidate, Edit, FileChange, HealResult, Spend
 from pytest_caretaker.selection import compatible, group, patch
+from pytest_caretaker.text import plural
+
+FIX = Candidate((), ())  # healed; what it changes does not matter here
 
 CALC = b"def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n\n\ndef total(xs):\n    return 0\n"
 MEAN = Edit("replace", "calc.py", "mean", "def mean(xs):\n    return sum(xs) / len(xs)\n")
@@ -21,7 +24,7 @@ def healed(nodeid: str, *edits: Edit) -> HealResult:
     """A healed result as the repairers make it: the edits and the file they give."""
     applied = apply_edits("calc.py", CALC, edits)
     assert isinstance(applied, FileChange)
-    return HealResult(nodeid, True, edits=edits, applied=(applied,))
+    return HealResult(nodeid, Candidate(edits, (applied,)))
 
 
 def combined_patch(results: list[HealResult]) -> tuple[bytes, list[str]]:
@@ -45,7 +48,11 @@ def test_fixes_of_different_functions_combine() -> None:
 
 
 def test_different_fixes_of_one_function_conflict() -> None:
-    results = [healed("t::b", OTHER_MEAN), healed("t::a", MEAN), HealResult("t::c", False)]
+    results = [
+        healed("t::b", OTHER_MEAN),
+        healed("t::a", MEAN),
+        HealResult("t::c", reason="no fix"),
+    ]
 
     patch, left_out = combined_patch(results)
 
@@ -58,7 +65,7 @@ def test_two_fixes_of_one_function_on_different_lines_combine() -> None:
     source = b"def mean(xs):\n    n = len(xs) + 1\n    return sum(xs) * n\n"
 
     def fix(nodeid: str, after: bytes) -> HealResult:
-        return HealResult(nodeid, True, applied=(FileChange("calc.py", source, after),))
+        return HealResult(nodeid, Candidate((), (FileChange("calc.py", source, after),)))
 
     first = fix("t::a", source.replace(b" + 1", b""))
     second = fix("t::b", source.replace(b" * n", b" / n"))
@@ -73,8 +80,10 @@ def test_two_fixes_of_one_function_on_different_lines_combine() -> None:
 
 def test_closing_line_counts_and_pluralises(tmp_path: Path) -> None:
     results = [
-        HealResult("a", True, prompt_tokens=1000, completion_tokens=210, cost=0.0021),
-        HealResult("b", False, prompt_tokens=3000, cost=0.001),
+        HealResult(
+            "a", FIX, spend=Spend(rounds=1, prompt_tokens=1000, completion_tokens=210, cost=0.0021)
+        ),
+        HealResult("b", reason="no", spend=Spend(rounds=3, prompt_tokens=3000, cost=0.001)),
     ]
     patch = tmp_path / ".caretaker" / "heal.patch"
 
@@ -88,7 +97,10 @@ def test_closing_line_counts_and_pluralises(tmp_path: Path) -> None:
 
 
 def test_closing_line_without_any_model_call(tmp_path: Path) -> None:
-    results = [HealResult("a", True, model="builtin"), HealResult("b", False, model="builtin")]
+    results = [
+        HealResult("a", FIX, spend=Spend(candidates=3), repairer="builtin"),
+        HealResult("b", reason="no", spend=Spend(candidates=9), repairer="builtin"),
+    ]
 
     line = closing_line(results, None, tmp_path)
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pytest_caretaker.report.transcript import FOLDER, MAX_BLOCK, Transcript, file_name, write_all
-from pytest_caretaker.results import Failure, FileChange, HealResult
+from pytest_caretaker.report.files import FOLDER, file_name, write_all
+from pytest_caretaker.report.transcript import MAX_BLOCK, Transcript
+from pytest_caretaker.results import Candidate, Failure, FileChange, HealResult, Spend
 
 NODEID = "tests/test_calc.py::test_mean"
 FAILURE = Failure(
@@ -75,10 +76,9 @@ def test_render_of_a_healed_result() -> None:
     transcript.add("Attempt 1: verdict", "accepted", code="some evidence")
     result = HealResult(
         NODEID,
-        True,
-        applied=(FileChange("calc.py", BEFORE, AFTER),),
-        attempts=1,
-        model="openai/gpt-4o-mini",
+        Candidate((), (FileChange("calc.py", BEFORE, AFTER),)),
+        spend=Spend(rounds=1),
+        repairer="openai/gpt-4o-mini",
     )
 
     text = transcript.render(FAILURE, result)
@@ -102,7 +102,7 @@ def test_render_of_a_healed_result() -> None:
 def test_render_of_a_result_not_healed() -> None:
     transcript = Transcript(NODEID)
     transcript.add("Attempt 1: verdict", "rejected: fix broke t.py::b")
-    result = HealResult(NODEID, False, "fix broke t.py::b", attempts=1)
+    result = HealResult(NODEID, reason="fix broke t.py::b", spend=Spend(rounds=1))
 
     text = transcript.render(FAILURE, result)
 
@@ -114,7 +114,7 @@ def test_render_of_a_result_not_healed() -> None:
 
 
 def test_render_without_a_failure() -> None:
-    text = Transcript(NODEID).render(None, HealResult(NODEID, False, "the test passes alone"))
+    text = Transcript(NODEID).render(None, HealResult(NODEID, reason="the test passes alone"))
 
     assert "## The failure" not in text
     assert "- reason: the test passes alone" in text
@@ -126,7 +126,7 @@ def test_a_block_holding_a_fence_gets_a_longer_fence() -> None:
     transcript.add("Attempt 1: reply", code=reply)
     transcript.add("Attempt 1: verdict", "accepted")
 
-    text = transcript.render(FAILURE, HealResult(NODEID, False, "no"))
+    text = transcript.render(FAILURE, HealResult(NODEID, reason="no"))
 
     assert "`````\n" + reply + "\n`````" in text
     outside = outside_code(text)
@@ -140,7 +140,7 @@ def test_a_long_block_is_cut_with_a_note() -> None:
     transcript = Transcript(NODEID)
     transcript.add("Attempt 1: reply", code="a" * MAX_BLOCK + "b" * 1_234)
 
-    text = transcript.render(None, HealResult(NODEID, False, "no"))
+    text = transcript.render(None, HealResult(NODEID, reason="no"))
 
     assert "a" * MAX_BLOCK in text
     assert "b" not in text.split("## Attempt 1: reply", 1)[1].split("more characters")[0]
@@ -155,7 +155,7 @@ def test_a_failure_message_holding_a_fence_keeps_the_markdown_valid() -> None:
     transcript = Transcript(NODEID)
     transcript.add("Attempt 1: verdict", "rejected")
 
-    text = transcript.render(failure, HealResult(NODEID, False, "no"))
+    text = transcript.render(failure, HealResult(NODEID, reason="no"))
 
     outside = outside_code(text)
     assert "E   the output differs:" not in outside  # the longrepr is quoted as code

@@ -1,0 +1,252 @@
+"""One model as a repairer: a conversation of up to ``--heal-attempts`` rounds, each reply parsed
+and proved, each rejection sent back with its reason, within the session's dollar budget and the
+problem's token cap.
+
+The redaction point is here, at the one place a prompt leaves the process: the context, the
+verification output fed back, and everything else the conversation holds.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pytest_caretaker.guard.scope import Editable
+from pytest_caretaker.llm import client, context, conversation, models, prompts
+from pytest_caretaker.llm.parse import parse_reply
+from pytest_caretaker.problem import Failed, Healed, Log, Task
+from pytest_caretaker.project.files import ProjectFiles
+from pytest_caretaker.record.redact import Redactor
+from pytest_caretaker.results import Accepted, Rejected, Spend, Unparsed
+from pytest_caretaker.settings import Settings
+from pytest_caretaker.text import plural
+
+ECHO = (
+    "the reply repeats the prompt instead of proposing a fix; reply with only the corrected "
+    "functions"
+)
+TRUNCATED = (
+    "the reply was cut off at the model's output limit; reply with only the changed functions"
+)
+
+
+@dataclass
+class Ledger:
+    """What this session's model calls cost in US dollars, shared by every model repairer
+    (--heal-budget)."""
+
+    budget: float | None
+    spent: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, cost: float) -> None:
+        with self._lock:
+            self.spent += cost
+
+    def exhausted(self) -> str | None:
+        if self.budget is not None and self.spent >= self.budget:
+            return (
+                f"the --heal-budget of ${self.budget:.2f} is spent (${self.spent:.4f} used); "
+                "raise it to heal the rest"
+            )
+        return None
+
+
+@dataclass(frozen=True)
+class ModelRepairer:
+    name: str  # the litellm model
+    settings: Settings
+    files: ProjectFiles
+    editable: Editable
+    redactor: Redactor
+    ledger: Ledger
+    api_base: str | None = None
+    #: How a request is made and what is known of the model: litellm and its model map, or what
+    #: a local server says; a test of the conversation itself gives its own.
+    ask: Callable[..., client.Reply] = client.ask
+    describe: Callable[[str, str | None], models.Info] = models.info
+
+    def repair(self, task: Task) -> Healed | Failed:
+        described = self.describe(self.name, self.api_base)
+        tools = described.tools is True
+        room = conversation.room_for(described.context)
+        material = context.build(
+            task.problem.lead,
+            task.suspects,
+            self.files,
+            lambda suspect: self.editable.path(suspect.path),
+            min(context.DEFAULT_BUDGET, room),
+        )
+        try:
+            messages: list[dict[str, Any]] = [
+                {
+                    "role": "system",
+                    "content": self._render("system", tools, scope=self.settings.scope),
+                },
+                {"role": "user", "content": self._render("user", tools, **material.as_vars())},
+            ]
+        except prompts.PromptError as error:
+            return Failed(str(error), decisive=True)
+        window = f"{described.context:,} tokens" if described.context else "unknown"
+        task.log.add(
+            f"Model {self.name}",
+            f"strategy: {'tools' if tools else 'text'} templates · context window: {window}"
+            + (f" · at {self.api_base}" if self.api_base else ""),
+        )
+        task.log.prompt(self.redactor.messages(messages))
+        return _Conversation(self, task, tools, room, messages).run()
+
+    def _render(self, name: str, tools: bool, **variables: object) -> str:
+        return prompts.render(name, tools, self.settings.prompt_dir, **variables)
+
+
+@dataclass
+class _Conversation:
+    """The rounds of one model's conversation about one problem."""
+
+    repairer: ModelRepairer
+    task: Task
+    tools: bool
+    room: int
+    messages: list[dict[str, Any]]
+    spend: Spend = field(default_factory=Spend)
+
+    def run(self) -> Healed | Failed:
+        repairer, log = self.repairer, self.task.log
+        reason = "no attempt was made"
+        parsed_any = False
+        for number in range(1, repairer.settings.attempts + 1):
+            stop = self._limit()
+            if stop is not None:
+                log.add(f"Attempt {number}: not asked", stop)
+                if number == 1:
+                    return Failed(f"not attempted: {stop}", self.spend, decisive=True)
+                done = plural(number - 1, "attempt")
+                return Failed(f"stopped after {done}: {stop}", self.spend, decisive=True)
+            try:
+                sent = repairer.redactor.messages(conversation.fit(self.messages, self.room))
+                reply = repairer.ask(
+                    repairer.name,
+                    sent,
+                    repairer.api_base,
+                    self.tools,
+                    repairer.settings.model_timeout,
+                )
+            except client.ModelError as error:
+                log.add(f"Attempt {number}: {repairer.name}", f"model error: {error}")
+                return Failed(f"model error: {error}", self.spend)
+            repairer.ledger.add(reply.cost)
+            self.spend = replace(
+                self.spend,
+                rounds=number,
+                prompt_tokens=self.spend.prompt_tokens + reply.prompt_tokens,
+                completion_tokens=self.spend.completion_tokens + reply.completion_tokens,
+                cost=self.spend.cost + reply.cost,
+            )
+            decided: Accepted | Rejected
+            if conversation.echoes(reply.text, str(sent[1].get("content") or "")):
+                decided = Rejected(ECHO)
+            else:
+                decided = self._attempt(reply)
+            parsed_any = parsed_any or _proposal(decided) is not None
+            _log_attempt(log, number, repairer.name, reply, decided)
+            if isinstance(decided, Accepted):
+                return Healed(decided.candidate, self.spend, reply.model, decided.verdict)
+            reason = decided.reason
+            feedback = self._feedback(reply, decided, number)
+            if isinstance(feedback, Failed):
+                return feedback
+        # Replies that never parsed into a fix: this model cannot work in the format; the next
+        # model of the chain may.
+        return Failed(reason, self.spend, decisive=parsed_any)
+
+    def _limit(self) -> str | None:
+        """Why no further request may be made (budget spent, token cap reached), or None."""
+        spent = self.repairer.ledger.exhausted()
+        if spent is not None:
+            return spent
+        used, cap = self.spend.tokens, self.repairer.settings.max_tokens
+        if used >= cap:
+            return (
+                f"this failure used {used:,} tokens, the cap is {cap:,} "
+                "(raise it with --heal-max-tokens)"
+            )
+        return None
+
+    def _attempt(self, reply: client.Reply) -> Accepted | Rejected:
+        if reply.truncated:
+            return Rejected(TRUNCATED)
+        repairer = self.repairer
+        parsed = parse_reply(
+            reply.text,
+            reply.tool_arguments,
+            self.task.suspects,
+            lambda suspect: repairer.editable.path(suspect.path),
+            repairer.files.get,
+        )
+        if isinstance(parsed, Unparsed):
+            return Rejected(f"model output did not parse: {parsed.reason}")
+        # A literal the prompt showed redacted, and the model kept, is the user's own value.
+        edits = tuple(
+            replace(edit, source=repairer.redactor.restore(edit.source)) for edit in parsed.edits
+        )
+        return self.task.prove(replace(parsed, edits=edits))
+
+    def _feedback(self, reply: client.Reply, rejected: Rejected, number: int) -> Failed | None:
+        """Tell the model why its fix was rejected, in the conversation's next round."""
+        self.messages.append(reply.as_message())
+        try:
+            feedback = self.repairer._render(
+                "retry",
+                self.tools,
+                reason=rejected.reason,
+                detail=rejected.detail[-conversation.MAX_FEEDBACK :],
+                attempt=number,
+            )
+        except prompts.PromptError as error:
+            return Failed(str(error), self.spend, decisive=True)
+        if reply.tool_call_ids:
+            self.messages.extend(
+                {"role": "tool", "tool_call_id": call_id, "content": feedback}
+                for call_id in reply.tool_call_ids
+            )
+        else:
+            self.messages.append({"role": "user", "content": feedback})
+        return None
+
+
+def _proposal(decided: Accepted | Rejected) -> object:
+    return decided.proposal if isinstance(decided, Rejected) else decided.candidate
+
+
+def _log_attempt(
+    log: Log, number: int, model: str, reply: client.Reply, decided: Accepted | Rejected
+) -> None:
+    log.add(
+        f"Attempt {number}: reply from {reply.model or model}",
+        f"{reply.prompt_tokens:,} prompt + {reply.completion_tokens:,} completion tokens"
+        f" · ${reply.cost:.4f}",
+        code="\n\n".join([reply.text, *reply.tool_arguments]).strip(),
+    )
+    edits = (
+        decided.candidate.edits
+        if isinstance(decided, Accepted)
+        else decided.proposal.edits
+        if decided.proposal is not None
+        else None
+    )
+    if edits is not None:
+        log.add(
+            f"Attempt {number}: parsed edits",
+            code="\n\n".join(f"# {e.kind} {e.ref}\n{e.source}" for e in edits),
+            language="python",
+        )
+    log.add(
+        f"Attempt {number}: verdict",
+        "accepted: the failing test passes and its neighbours still pass"
+        if isinstance(decided, Accepted)
+        else f"rejected: {decided.reason}",
+        code=(decided.detail or None) if isinstance(decided, Rejected) else None,
+    )

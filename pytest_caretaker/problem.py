@@ -1,0 +1,100 @@
+"""What the engine works on, and the two roles it drives.
+
+A **Problem** is one root cause: every failing case it shows up in (the first leads the repair)
+and the regression set, the cases that pass now and must keep passing. A **Check** proves a
+candidate for a problem: it runs the cases and the regression set with the changed sources served
+in memory and returns a Verdict. A **Repairer** is one link of the chain the engine runs for a
+problem (a remembered fix, the built-in repairer, a model): it gets a Task and proposes, and every
+proposal goes through ``Task.prove`` (guards, apply, the check) before it can be a fix.
+
+Today a case is a failing pytest test; a command that must exit 0 and a recorded call that must not
+raise are the next kinds, each with its own Check. Nothing here imports pytest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pytest_caretaker.project.localize import Suspect
+from pytest_caretaker.results import (
+    Accepted,
+    Candidate,
+    Executed,
+    Failure,
+    Proposal,
+    Rejected,
+    Spend,
+    Verdict,
+    Via,
+)
+
+
+@dataclass(frozen=True)
+class Problem:
+    cases: tuple[Failure, ...]  # failing cases of one root cause; the first leads the repair
+    regression: tuple[str, ...] = ()  # ids of cases that pass now and must keep passing
+
+    @property
+    def lead(self) -> Failure:
+        return self.cases[0]
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(case.nodeid for case in self.cases)
+
+
+class Check(Protocol):
+    """Proves changes (path -> new bytes) for a problem; timeout may shorten the run's limit."""
+
+    def __call__(
+        self, problem: Problem, changes: Mapping[str, bytes], timeout: float | None = None
+    ) -> Verdict: ...
+
+
+class Log(Protocol):
+    """Where a repairer says what it did, for the transcript of the problem."""
+
+    def add(
+        self, title: str, text: str = "", code: str | None = None, language: str = ""
+    ) -> None: ...
+
+    def prompt(self, messages: Sequence[Mapping[str, Any]]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Task:
+    """What every repairer gets for one problem."""
+
+    problem: Problem
+    suspects: tuple[Suspect, ...]  # the functions that may hold the bug, best first
+    executed: Mapping[str, Executed]  # what each case ran in the traced baseline
+    baseline_seconds: float  # how long the baseline run took
+    prove: Callable[[Proposal], Accepted | Rejected]  # guards, apply in memory, check
+    log: Log
+
+
+@dataclass(frozen=True)
+class Healed:
+    candidate: Candidate
+    spend: Spend
+    by: str  # the model or "builtin" whose fix it is (the one that first found a remembered fix)
+    verdict: Verdict  # the check that proved it: what passed
+    via: Via = "repair"
+
+
+@dataclass(frozen=True)
+class Failed:
+    reason: str
+    spend: Spend = field(default_factory=Spend)
+    #: False when the next repairer of the chain should be asked (this one could not work on
+    #: the problem at all: no fix parsed, an error); True when its checked attempts decide.
+    decisive: bool = False
+
+
+class Repairer(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def repair(self, task: Task) -> Healed | Failed: ...

@@ -1,0 +1,194 @@
+"""The engine loop, in process: a fake runner stands in for the verification processes and fake
+repairers for the chain, so what is tested is the loop itself: problems, sharing a fix among the
+cases of one problem, the next problem of what a fix does not heal, the baseline, Ctrl-C."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from pytest_caretaker.engine import HealRun, heal_all
+from pytest_caretaker.problem import Failed, Healed, Task
+from pytest_caretaker.results import Accepted, Edit, Executed, Failure, Proposal, Spend
+from pytest_caretaker.settings import Settings
+from pytest_caretaker.threads import in_threads
+from pytest_caretaker.verify.runner import Outcome, RunResult
+
+CALC = "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n"
+GOOD = "def mean(xs):\n    return sum(xs) / len(xs)\n"
+MEAN, FOUR, TOTAL = (f"test_calc.py::test_{name}" for name in ("mean", "four", "total"))
+
+
+def failure(nodeid: str) -> Failure:
+    return Failure(nodeid, "call", "test_calc.py", "AssertionError", "assert", "", ())
+
+
+@dataclass
+class FakeRunner:
+    """Runs nothing: a case passes when the changes served for calc.py contain what it needs."""
+
+    root: Path
+    needs: Mapping[str, tuple[str, ...]]  # node id -> snippets calc.py must hold for it to pass
+    timeout: float = 30.0
+    problem: str | None = None
+    runs: list[tuple[tuple[str, ...], bool]] = field(default_factory=list)
+
+    def run(
+        self,
+        nodeids: Sequence[str],
+        patches: Mapping[str, bytes] | None = None,
+        trace: bool = False,
+        timeout: float | None = None,
+    ) -> RunResult:
+        self.runs.append((tuple(nodeids), trace))
+        if self.problem is not None:
+            return RunResult({}, {}, problem=self.problem)
+        calc = (patches or {}).get("calc.py", CALC.encode()).decode()
+        outcomes = {
+            nodeid: Outcome(
+                "passed" if all(s in calc for s in self.needs.get(nodeid, ())) else "failed"
+            )
+            for nodeid in nodeids
+        }
+        ran = Executed((("calc.py", 1),), {"calc.py": frozenset({1, 2})})
+        return RunResult(outcomes, {nodeid: ran for nodeid in nodeids} if trace else {})
+
+
+@dataclass
+class Proposer:
+    """A repairer that proposes one function for the lead case, a different one each time."""
+
+    name: str
+    sources: list[str]
+    asked: list[str] = field(default_factory=list)
+
+    def repair(self, task: Task) -> Healed | Failed:
+        self.asked.append(task.problem.lead.nodeid)
+        source = self.sources.pop(0)
+        decided = task.prove(Proposal((Edit("replace", "calc.py", "mean", source),), "because"))
+        if isinstance(decided, Accepted):
+            return Healed(decided.candidate, Spend(rounds=1), self.name, decided.verdict)
+        return Failed(decided.reason, Spend(rounds=1), decisive=True)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "calc.py").write_text(CALC)
+    (tmp_path / "test_calc.py").write_text("from calc import mean\n")
+    return tmp_path
+
+
+def heal(runner: FakeRunner, failing: Sequence[str], *repairers: Proposer, **settings: object):  # type: ignore[no-untyped-def]
+    run = HealRun(
+        settings=Settings(heal=True, **settings),  # type: ignore[arg-type]
+        runner=runner,  # type: ignore[arg-type]
+        failures=[failure(nodeid) for nodeid in failing],
+        passed=[TOTAL],
+        test_files=frozenset({"test_calc.py"}),
+        repairers=list(repairers),
+    )
+    return heal_all(run)
+
+
+def test_one_fix_heals_every_case_of_its_problem_with_one_repair(project: Path) -> None:
+    runner = FakeRunner(project, {MEAN: ("len(xs)\n",), FOUR: ("len(xs)\n",)})
+    model = Proposer("some/model", [GOOD])
+
+    outcome = heal(runner, [FOUR, MEAN], model)
+
+    assert model.asked == [FOUR]  # one problem, led by its first case
+    by_id = {result.nodeid: result for result in outcome.results}
+    assert by_id[FOUR].healed and by_id[FOUR].via == "repair"
+    assert by_id[MEAN].healed and by_id[MEAN].via == "shared"
+    assert by_id[MEAN].shared_with == FOUR
+    assert by_id[MEAN].spend.tokens == 0
+    assert "## One root cause" in outcome.transcripts[MEAN].render(None, by_id[MEAN])
+    # The check that proved the fix ran both cases and the passing neighbour: no second run.
+    proving = [ids for ids, trace in runner.runs if not trace and set(ids) >= {FOUR, MEAN}]
+    assert proving and TOTAL in proving[0]
+    assert (
+        outcome.patch is not None and b"+    return sum(xs) / len(xs)" in outcome.patch.read_bytes()
+    )
+
+
+def test_a_case_the_fix_does_not_heal_is_the_next_problem(project: Path) -> None:
+    # Two bugs behind one cluster key: the first fix heals test_four (the lead) only.
+    better = "def mean(xs):\n    # and the means\n    return sum(xs) / len(xs)\n"
+    runner = FakeRunner(project, {FOUR: ("len(xs)\n",), MEAN: ("len(xs)\n", "means")})
+    model = Proposer("some/model", [GOOD, better])
+
+    outcome = heal(runner, [MEAN, FOUR], model)
+
+    assert model.asked == [FOUR, MEAN]
+    assert all(result.healed and result.via == "repair" for result in outcome.results)
+
+
+def test_a_failure_that_passes_alone_is_not_repaired(project: Path) -> None:
+    runner = FakeRunner(project, {})  # everything passes when rerun
+    model = Proposer("some/model", [GOOD])
+
+    (result,) = heal(runner, [MEAN], model).results
+
+    assert model.asked == []
+    assert result.reason == "the test passes when rerun alone (flaky or order-dependent)"
+
+
+def test_a_baseline_that_cannot_run_ends_every_failure_with_why(project: Path) -> None:
+    runner = FakeRunner(project, {}, problem="the tests did not finish within 60 s")
+
+    results = heal(runner, [MEAN, FOUR], Proposer("m", [])).results
+
+    assert [r.reason for r in results] == [
+        "the failing tests could not be rerun: the tests did not finish within 60 s"
+    ] * 2
+
+
+def test_ctrl_c_keeps_what_was_done_and_says_what_was_not(project: Path) -> None:
+    runner = FakeRunner(project, {MEAN: ("len(xs)\n",), TOTAL: ()})
+
+    class Interrupted(Proposer):
+        def repair(self, task: Task) -> Healed | Failed:
+            raise KeyboardInterrupt
+
+    outcome = heal(runner, [MEAN], Interrupted("m", []))
+
+    assert outcome.notes == ["caretaker: healing interrupted; 0 of 1 failures were done"]
+    (result,) = outcome.results
+    assert result.reason == "not attempted: healing was interrupted (Ctrl-C)"
+
+
+def test_in_threads_runs_jobs_at_once_and_drops_what_is_in_flight_on_ctrl_c() -> None:
+    started, release = threading.Barrier(3), threading.Event()
+    into: list[int] = []
+
+    def work(job: list[int]) -> list[int]:
+        started.wait(5)  # both workers are in flight at once
+        release.wait(5)
+        return job
+
+    def interrupt() -> None:
+        started.wait(5)
+        import _thread
+
+        _thread.interrupt_main()  # what Ctrl-C does
+
+    threading.Thread(target=interrupt).start()
+    with pytest.raises(KeyboardInterrupt):
+        in_threads([[1], [2]], work, 2, into)  # type: ignore[arg-type]
+    release.set()
+
+    assert into == []  # replies that arrive after the interruption are dropped
+
+
+def test_the_engine_does_not_import_pytest() -> None:
+    code = "import sys; sys.modules['pytest'] = None; import pytest_caretaker.engine"
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -1,0 +1,216 @@
+"""One model's conversation about one problem, with a scripted `ask` instead of litellm: the
+rounds, what goes back to the model, the budget, the token cap, echoes, and when the chain moves
+on. (The real HTTP path is tested end to end against the scripted server.)"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_caretaker.guard.scope import Editable
+from pytest_caretaker.llm.client import ModelError, Reply
+from pytest_caretaker.llm.models import Info
+from pytest_caretaker.llm.repairer import ECHO, Ledger, ModelRepairer
+from pytest_caretaker.problem import Failed, Healed, Problem, Task
+from pytest_caretaker.project.files import ProjectFiles, TestFiles
+from pytest_caretaker.project.localize import Suspect
+from pytest_caretaker.record.redact import Redactor
+from pytest_caretaker.report.transcript import Transcript
+from pytest_caretaker.results import (
+    Accepted,
+    Candidate,
+    Failure,
+    Proposal,
+    Rejected,
+    Verdict,
+)
+from pytest_caretaker.settings import Settings
+
+CALC = "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n"
+GOOD = "def mean(xs):\n    return sum(xs) / len(xs)\n"
+WRONG = "def mean(xs):\n    return sum(xs) / (len(xs) + 2)\n"
+LEAD = Failure(
+    "test_calc.py::test_mean", "call", "test_calc.py", "AssertionError", "assert", "", ()
+)
+MODEL = "openai/scripted"
+
+
+def reply(code: str, tokens: int = 100, cost: float = 0.01) -> Reply:
+    return Reply(MODEL, f"```python\n{code}```\n", (), (), tokens, 10, cost)
+
+
+@dataclass
+class Script:
+    """The model's side: replies (or errors) in order, and every conversation it was sent."""
+
+    replies: list[Reply | ModelError]
+    sent: list[list[dict[str, Any]]] = field(default_factory=list)
+
+    def __call__(self, model: str, messages: Sequence[dict[str, Any]], *args: object) -> Reply:
+        self.sent.append([dict(m) for m in messages])
+        answer = self.replies.pop(0)
+        if isinstance(answer, ModelError):
+            raise answer
+        return answer
+
+
+def prove(proposal: Proposal) -> Accepted | Rejected:
+    """GOOD is the fix; anything else breaks a neighbour."""
+    if proposal.edits[0].source == GOOD:
+        return Accepted(Candidate(proposal.edits, ()), Verdict(True))
+    return Rejected("fix broke test_calc.py::test_total", "assert 4.5 == 6", proposal)
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> ProjectFiles:
+    (tmp_path / "calc.py").write_text(CALC)
+    return ProjectFiles(tmp_path)
+
+
+def converse(
+    files: ProjectFiles, script: Script, ledger: Ledger | None = None, **settings: Any
+) -> tuple[Healed | Failed, Transcript]:
+    editable = Editable("code", files.root, TestFiles(frozenset({"test_calc.py"})))
+    repairer = ModelRepairer(
+        MODEL,
+        Settings(heal=True, models=(MODEL,), **settings),
+        files,
+        editable,
+        Redactor({}),
+        ledger or Ledger(None),
+        ask=script,
+        describe=lambda model, api_base: Info(tools=False, context=100_000),
+    )
+    log = Transcript(LEAD.nodeid)
+    suspects = (Suspect("calc.py", "mean", False, 1.0, (2,)),)
+    task = Task(Problem((LEAD,)), suspects, {}, 0.1, prove, log)
+    return repairer.repair(task), log
+
+
+def test_a_rejected_fix_goes_back_with_its_reason_and_the_next_round_heals(
+    files: ProjectFiles,
+) -> None:
+    script = Script([reply(WRONG), reply(GOOD)])
+
+    outcome, _ = converse(files, script)
+
+    assert isinstance(outcome, Healed)
+    assert outcome.by == MODEL
+    assert (outcome.spend.rounds, outcome.spend.prompt_tokens) == (2, 200)
+    assert outcome.spend.candidates == 0
+    second = script.sent[1]
+    assert second[-2]["role"] == "assistant"  # the rejected candidate, then why
+    assert "fix broke test_calc.py::test_total" in second[-1]["content"]
+    assert "assert 4.5 == 6" in second[-1]["content"]
+
+
+def test_checked_attempts_that_all_fail_decide_for_the_chain(files: ProjectFiles) -> None:
+    outcome, _ = converse(files, Script([reply(WRONG)] * 3))
+
+    assert isinstance(outcome, Failed)
+    assert outcome.decisive  # the model could work; its fixes were wrong
+    assert outcome.reason == "fix broke test_calc.py::test_total"
+    assert outcome.spend.rounds == 3
+
+
+def test_replies_that_never_parse_pass_the_problem_on(files: ProjectFiles) -> None:
+    prose = Reply(MODEL, "I would change the division.", (), (), 50, 5)
+
+    outcome, _ = converse(files, Script([prose] * 3))
+
+    assert isinstance(outcome, Failed)
+    assert not outcome.decisive
+    assert outcome.reason.startswith("model output did not parse:")
+
+
+def test_a_model_error_passes_the_problem_on(files: ProjectFiles) -> None:
+    outcome, log = converse(files, Script([ModelError("rate limited (429)")]))
+
+    assert isinstance(outcome, Failed)
+    assert not outcome.decisive
+    assert outcome.reason == "model error: rate limited (429)"
+    assert "model error: rate limited (429)" in log.render(None, _not_healed())
+
+
+def test_an_echo_of_the_prompt_is_refused_with_its_reason(files: ProjectFiles) -> None:
+    script = Script([])
+    echo = Reply(MODEL, "", (), ())
+
+    def ask(model: str, messages: Sequence[dict[str, Any]], *args: object) -> Reply:
+        nonlocal echo
+        if not script.sent:  # the first reply repeats the prompt it was sent
+            echo = Reply(MODEL, str(messages[1]["content"]), (), (), 10, 1)
+            script.sent.append(list(messages))
+            return echo
+        script.sent.append(list(messages))
+        return reply(GOOD)
+
+    editable = Editable("code", files.root, TestFiles(frozenset({"test_calc.py"})))
+    repairer = ModelRepairer(
+        MODEL,
+        Settings(heal=True, models=(MODEL,)),
+        files,
+        editable,
+        Redactor({}),
+        Ledger(None),
+        ask=ask,
+        describe=lambda model, api_base: Info(tools=False, context=100_000),
+    )
+    suspects = (Suspect("calc.py", "mean", False, 1.0, (2,)),)
+    outcome = repairer.repair(
+        Task(Problem((LEAD,)), suspects, {}, 0.1, prove, Transcript(LEAD.nodeid))
+    )
+
+    assert isinstance(outcome, Healed)
+    assert ECHO in script.sent[1][-1]["content"]
+
+
+def test_a_spent_budget_asks_nothing(files: ProjectFiles) -> None:
+    ledger = Ledger(0.01, spent=0.02)
+    script = Script([reply(GOOD)])
+
+    outcome, _ = converse(files, script, ledger)
+
+    assert script.sent == []
+    assert isinstance(outcome, Failed)
+    assert outcome.decisive
+    assert outcome.reason == (
+        "not attempted: the --heal-budget of $0.01 is spent ($0.0200 used); raise it to heal "
+        "the rest"
+    )
+
+
+def test_the_budget_is_shared_and_stops_the_next_round(files: ProjectFiles) -> None:
+    ledger = Ledger(0.05)
+    script = Script([reply(WRONG, cost=0.06), reply(GOOD)])
+
+    outcome, _ = converse(files, script, ledger)
+
+    assert len(script.sent) == 1
+    assert ledger.spent == pytest.approx(0.06)
+    assert isinstance(outcome, Failed)
+    assert outcome.reason.startswith("stopped after 1 attempt: the --heal-budget of $0.05 is spent")
+
+
+def test_the_token_cap_stops_the_next_round(files: ProjectFiles) -> None:
+    script = Script([reply(WRONG, tokens=1_500), reply(WRONG, tokens=1_500), reply(GOOD)])
+
+    outcome, log = converse(files, script, max_tokens=3_000)
+
+    assert len(script.sent) == 2
+    assert isinstance(outcome, Failed)
+    assert outcome.reason == (
+        "stopped after 2 attempts: this failure used 3,020 tokens, the cap is 3,000 "
+        "(raise it with --heal-max-tokens)"
+    )
+    assert "## Attempt 3: not asked" in log.render(None, _not_healed())
+
+
+def _not_healed() -> Any:
+    from pytest_caretaker.results import HealResult
+
+    return HealResult(LEAD.nodeid, reason="-")
