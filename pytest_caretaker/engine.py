@@ -87,6 +87,7 @@ def heal_all(run: HealRun) -> HealOutcome:
     modules = {module_of(f.nodeid) for f in failing}
     neighbours = [nodeid for nodeid in run.passed if module_of(nodeid) in modules]
     outcome = HealOutcome()
+    passing: list[str] = []  # the neighbours that passed alone too: what no fix may break
     if any(model != BUILTIN for model in settings.models):
         # litellm takes seconds to import: do it while the baseline rerun waits on its worker.
         threading.Thread(target=client.preload, name="caretaker-import", daemon=True).start()
@@ -116,28 +117,37 @@ def heal_all(run: HealRun) -> HealOutcome:
             baseline.executed,
             baseline.seconds,
         )
-        _repair_all(run, failing, neighbours, baseline, chain, outcome)
-    except KeyboardInterrupt:
-        # Ctrl-C stops healing, not the report: what was verified before it still stands.
-        outcome.notes.append(
-            f"caretaker: healing interrupted; {len(outcome.results)} of "
-            f"{len(failing)} failures were done"
-        )
-        done = {result.nodeid for result in outcome.results}
-        outcome.results += [
-            HealResult(f.nodeid, reason="not attempted: healing was interrupted (Ctrl-C)")
-            for f in failing
-            if f.nodeid not in done
+        passing = [
+            nodeid
+            for nodeid in neighbours
+            if (ran := baseline.outcomes.get(nodeid)) is not None and ran.outcome == "passed"
         ]
+        _repair_all(run, failing, passing, baseline, chain, outcome)
+    except KeyboardInterrupt:
+        _interrupted(outcome, failing)
     finally:
         if builtin is not None:
             builtin.close()
         run.memory.save()
     try:
-        _settle(run, outcome, failing, _passing(neighbours, baseline))
+        _settle(run, outcome, failing, passing)
     except KeyboardInterrupt:  # writing handles its own; this is before it began
         outcome.notes.append("caretaker: interrupted while selecting the fixes; none was written")
     return outcome
+
+
+def _interrupted(outcome: HealOutcome, failing: Sequence[Failure]) -> None:
+    """Ctrl-C stops healing, not the report: what was verified before it still stands."""
+    outcome.notes.append(
+        f"caretaker: healing interrupted; {len(outcome.results)} of "
+        f"{len(failing)} failures were done"
+    )
+    done = {result.nodeid for result in outcome.results}
+    outcome.results += [
+        HealResult(f.nodeid, reason="not attempted: healing was interrupted (Ctrl-C)")
+        for f in failing
+        if f.nodeid not in done
+    ]
 
 
 def _chain(
@@ -160,25 +170,15 @@ def _chain(
     return chain
 
 
-def _passing(neighbours: Sequence[str], baseline: RunResult) -> list[str]:
-    """The neighbours that passed alone too: what no fix may break."""
-    return [
-        nodeid
-        for nodeid in neighbours
-        if (outcome := baseline.outcomes.get(nodeid)) is not None and outcome.outcome == "passed"
-    ]
-
-
 def _repair_all(
     run: HealRun,
     failing: Sequence[Failure],
-    neighbours: Sequence[str],
+    passing: Sequence[str],
     baseline: RunResult,
     chain: Chain,
     outcome: HealOutcome,
 ) -> None:
     """Group the failures into problems by root cause and repair the groups concurrently."""
-    passing = _passing(neighbours, baseline)
 
     def near(*failures: Failure) -> tuple[str, ...]:
         modules = {module_of(failure.nodeid) for failure in failures}

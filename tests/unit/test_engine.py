@@ -10,6 +10,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -161,6 +162,19 @@ def test_ctrl_c_keeps_what_was_done_and_says_what_was_not(project: Path) -> None
     assert outcome.notes == ["caretaker: healing interrupted; 0 of 1 failures were done"]
     (result,) = outcome.results
     assert result.reason == "not attempted: healing was interrupted (Ctrl-C)"
+
+
+def test_ctrl_c_during_the_baseline_still_reports(project: Path) -> None:
+    class Stopped(FakeRunner):
+        def run(self, *args: Any, **kwargs: Any) -> RunResult:
+            raise KeyboardInterrupt
+
+    outcome = heal(Stopped(project, {}), [MEAN, FOUR], Proposer("m", []))
+
+    assert outcome.notes == ["caretaker: healing interrupted; 0 of 2 failures were done"]
+    assert [r.reason for r in outcome.results] == [
+        "not attempted: healing was interrupted (Ctrl-C)"
+    ] * 2
 
 
 def test_in_threads_runs_jobs_at_once_and_drops_what_is_in_flight_on_ctrl_c() -> None:
