@@ -370,32 +370,6 @@ def test_a_chain_falls_back_when_the_prompt_overflows_the_first_models_window(
     )
 
 
-def test_a_model_whose_fixes_were_checked_decides_and_the_chain_stops(
-    calc: pytest.Pytester, llm: ScriptedServer
-) -> None:
-    wrong = "def mean(xs):\n    return total(xs) / (len(xs) + 2)\n"
-    proposal = tool_call("try", [{"path": "calc.py", "function": "mean", "code": wrong}])
-    two_models(llm, [proposal] * 3, [text(f"```python\n{GOOD_MEAN}```")])
-
-    result = calc.runpytest(*chain(llm))
-
-    result.stdout.fnmatch_lines(["NOT HEALED test_calc.py::test_mean: *still fails*"])
-    assert {r["model"] for r in llm.requests} == {"gpt-4o-mini"}
-
-
-def test_when_every_model_fails_the_reason_names_each(
-    calc: pytest.Pytester, llm: ScriptedServer
-) -> None:
-    two_models(llm, [], [])
-
-    result = calc.runpytest(*chain(llm))
-
-    line = next(x for x in result.stdout.lines if x.startswith("NOT HEALED"))
-    assert line.startswith(f"NOT HEALED test_calc.py::test_mean: {TOOLS_MODEL}: model error: ")
-    assert f"; then {TEXT_MODEL}: model error: " in line
-    assert len(line) < 400
-
-
 # -- done when 4: one template per strategy, and --heal-prompt ----------------------------------
 
 
