@@ -4,6 +4,7 @@ cases of one problem, the next problem of what a fix does not heal, the baseline
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import threading
@@ -192,10 +193,16 @@ def test_in_threads_runs_jobs_at_once_and_drops_what_is_in_flight_on_ctrl_c() ->
 
         _thread.interrupt_main()  # what Ctrl-C does
 
-    threading.Thread(target=interrupt).start()
-    with pytest.raises(KeyboardInterrupt):
-        in_threads([[1], [2]], work, 2, into)  # type: ignore[arg-type]
-    release.set()
+    # Python's own handler, whatever this process was started with (a background job of a
+    # shell ignores SIGINT, and interrupt_main then does nothing).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        threading.Thread(target=interrupt).start()
+        with pytest.raises(KeyboardInterrupt):
+            in_threads([[1], [2]], work, 2, into)  # type: ignore[arg-type]
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        release.set()
 
     assert into == []  # replies that arrive after the interruption are dropped
 
