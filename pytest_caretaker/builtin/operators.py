@@ -171,6 +171,8 @@ def off_by_one(node: cst.BaseExpression, prior: float, grouped: bool = False) ->
     """
     if isinstance(node, cst.Integer):
         return  # constant() covers literals
+    if isinstance(node, cst.Tuple) and not node.elements:
+        return  # `()` cannot lose its parentheses, and `() + 1` fails whatever it means
     left = node.with_changes(lpar=[], rpar=[])
     if not additive_safe(left):
         left = parenthesized(left)

@@ -152,11 +152,14 @@ class Sites(cst.CSTVisitor):
     # expressions ---------------------------------------------------------------------------------
 
     def _add(self, node: cst.CSTNode, operator: str, proposals: Iterator[NodeEdit]) -> None:
-        if self._statement_lines:  # not in a default value or a decorator
-            line = self._statement_lines[-1]
-            self._found.extend(
-                Replacement(node, line, operator, new, prior) for new, prior in proposals
-            )
+        if not self._statement_lines:  # in a default value or a decorator
+            return
+        line = self._statement_lines[-1]
+        try:
+            for new, prior in proposals:
+                self._found.append(Replacement(node, line, operator, new, prior))
+        except cst.CSTValidationError:
+            pass  # a node libcst will not build: this site's last mutants, never the search
 
     def visit_Arg(self, node: cst.Arg) -> bool:
         if node.keyword is not None:

@@ -6,7 +6,9 @@ import ast
 import re
 import textwrap
 from collections import Counter
+from collections.abc import Iterator
 
+import libcst as cst
 import pytest
 
 from pytest_caretaker.builtin import mutate
@@ -992,3 +994,36 @@ def test_an_attribute_becomes_another_attribute_of_the_same_object() -> None:
     }
     assert "return self.width * self.height + 0 * self.height" in lines
     assert "return self.height * self.width + 0 * self.height" in lines
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "return len(getattr(xs, 'more', ()))",
+        "return xs[()]",
+        "return ()",
+        "ys = ()",
+        "return xs == ()",
+    ],
+)
+def test_an_empty_tuple_never_stops_the_search(line: str) -> None:
+    # `()` cannot lose its parentheses (libcst refuses to print `() + 1`): one edit site that
+    # cannot be mutated must not cost the function all of its other mutants.
+    _, found = mutants_of(f"def f(xs):\n    {line}\n")
+
+    assert found  # the other sites of the line still give mutants
+    assert all(compiles(m.apply(f"def f(xs):\n    {line}\n")) for m in found)
+
+
+def test_a_mutant_libcst_cannot_build_is_skipped_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_caretaker.builtin import sites
+
+    def unprintable(node: object, prior: float, grouped: bool = False) -> Iterator[object]:
+        yield cst.Tuple([], lpar=[], rpar=[]), 1.0  # libcst refuses to build this
+
+    monkeypatch.setattr(sites, "off_by_one", unprintable)
+
+    _, found = mutants_of("def f(xs):\n    return g(xs) < 3\n")
+
+    assert found
+    assert "off_by_one" not in {m.operator for m in found}
