@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -59,3 +60,18 @@ def llm(_litellm_loaded: None) -> Iterator[ScriptedServer]:
     server = ScriptedServer().start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def serve() -> Iterator[Any]:
+    """Start ScriptedServers (Ollama's and the OpenAI-compatible API) and stop them afterwards."""
+    started: list[ScriptedServer] = []
+
+    def start(**options: Any) -> ScriptedServer:
+        server = ScriptedServer(**options).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()

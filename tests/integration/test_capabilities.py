@@ -26,21 +26,6 @@ from pytest_caretaker.testing import ScriptedServer
 DEAD = "127.0.0.1:9"
 
 
-@pytest.fixture
-def serve() -> Iterator[Any]:
-    """Start ScriptedServers (Ollama's and the OpenAI-compatible API) and stop them afterwards."""
-    started: list[ScriptedServer] = []
-
-    def start(**options: Any) -> ScriptedServer:
-        server = ScriptedServer(**options).start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
-
-
 class _Fixed(ThreadingHTTPServer):
     """A server that answers every request with one fixed status and body (not a model server)."""
 

@@ -2,36 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from helpers import models_table
 
 from pytest_caretaker.llm.listing import text as listing
 from pytest_caretaker.llm.models import PROVIDERS
 from pytest_caretaker.settings import BUILTIN, RawValues, Settings, resolve
-from pytest_caretaker.testing import ScriptedServer
 
 #: Nothing listens on the discard port (as in conftest): a server that does not answer.
 DEAD = "127.0.0.1:9"
 NO_OLLAMA = {"OLLAMA_HOST": DEAD}
 PROVIDER = {provider.name: provider for provider in PROVIDERS}
-
-
-@pytest.fixture
-def serve() -> Iterator[Any]:
-    """Start ScriptedServers (Ollama's and the OpenAI-compatible API) and stop them afterwards."""
-    started: list[ScriptedServer] = []
-
-    def start(**options: Any) -> ScriptedServer:
-        server = ScriptedServer(**options).start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
 
 
 def heal_settings(**cli: object) -> Settings:
