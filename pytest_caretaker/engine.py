@@ -24,8 +24,8 @@ from pytest_caretaker.builtin.repairer import BuiltinRepairer
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.llm import client
 from pytest_caretaker.llm.models import api_base_for
-from pytest_caretaker.llm.repairer import Ledger, ModelRepairer
-from pytest_caretaker.problem import Problem, Repairer
+from pytest_caretaker.llm.repairer import ModelRepairer
+from pytest_caretaker.problem import Limits, Problem, Repairer
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.repair import cluster
@@ -116,6 +116,7 @@ def heal_all(run: HealRun) -> HealOutcome:
             files,
             baseline.executed,
             baseline.seconds,
+            Limits(settings.budget, settings.max_tokens),
         )
         passing = [
             nodeid
@@ -157,16 +158,13 @@ def _chain(
     chain: list[Repairer] = [RememberedFixes(run.memory, files)]
     if run.repairers is not None:
         return [*chain, *run.repairers]
-    ledger = Ledger(run.settings.budget)
     for model in run.settings.models:
         if model == BUILTIN:
             if builtin is not None:
                 chain.append(builtin)
             continue
         api_base = api_base_for(model, run.settings.api_base, run.env)
-        chain.append(
-            ModelRepairer(model, run.settings, files, editable, run.redactor, ledger, api_base)
-        )
+        chain.append(ModelRepairer(model, run.settings, files, editable, run.redactor, api_base))
     return chain
 
 

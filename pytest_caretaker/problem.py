@@ -13,6 +13,7 @@ raise are the next kinds, each with its own Check. Nothing here imports pytest.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -29,6 +30,7 @@ from pytest_caretaker.results import (
     Verdict,
     Via,
 )
+from pytest_caretaker.settings import DEFAULT_MAX_TOKENS
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,36 @@ class Log(Protocol):
     def prompt(self, messages: Sequence[Mapping[str, Any]]) -> None: ...
 
 
+@dataclass
+class Limits:
+    """What the engine lets repairs spend: US dollars over the whole session (--heal-budget),
+    shared by every repair, and tokens per conversation about one problem (--heal-max-tokens).
+    A repairer asks ``stop`` before each request and reports each cost with ``charge``."""
+
+    budget: float | None = None
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    spent: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def charge(self, cost: float) -> None:
+        with self._lock:  # repairs run in threads
+            self.spent += cost
+
+    def stop(self, spend: Spend) -> str | None:
+        """Why no further request may be made for a repair that spent this, or None."""
+        if self.budget is not None and self.spent >= self.budget:
+            return (
+                f"the --heal-budget of ${self.budget:.2f} is spent (${self.spent:.4f} used); "
+                "raise it to heal the rest"
+            )
+        if spend.tokens >= self.max_tokens:
+            return (
+                f"this failure used {spend.tokens:,} tokens, the cap is {self.max_tokens:,} "
+                "(raise it with --heal-max-tokens)"
+            )
+        return None
+
+
 @dataclass(frozen=True)
 class Task:
     """What every repairer gets for one problem."""
@@ -73,6 +105,7 @@ class Task:
     baseline_seconds: float  # how long the baseline run took
     prove: Callable[[Proposal], Accepted | Rejected]  # guards, apply in memory, check
     log: Log
+    limits: Limits = field(default_factory=Limits)
 
 
 @dataclass(frozen=True)

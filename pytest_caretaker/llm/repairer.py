@@ -1,6 +1,6 @@
 """One model as a repairer: a conversation of up to ``--heal-attempts`` rounds, each reply parsed
-and proved, each rejection sent back with its reason, within the session's dollar budget and the
-problem's token cap.
+and proved, each rejection sent back with its reason, within the limits the engine sets
+(``Task.limits``: the session's dollar budget, the token cap).
 
 The redaction point is here, at the one place a prompt leaves the process: the context, the
 verification output fed back, and everything else the conversation holds.
@@ -8,7 +8,6 @@ verification output fed back, and everything else the conversation holds.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -32,28 +31,6 @@ TRUNCATED = (
 )
 
 
-@dataclass
-class Ledger:
-    """What this session's model calls cost in US dollars, shared by every model repairer
-    (--heal-budget)."""
-
-    budget: float | None
-    spent: float = 0.0
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def add(self, cost: float) -> None:
-        with self._lock:
-            self.spent += cost
-
-    def exhausted(self) -> str | None:
-        if self.budget is not None and self.spent >= self.budget:
-            return (
-                f"the --heal-budget of ${self.budget:.2f} is spent (${self.spent:.4f} used); "
-                "raise it to heal the rest"
-            )
-        return None
-
-
 @dataclass(frozen=True)
 class ModelRepairer:
     name: str  # the litellm model
@@ -61,7 +38,6 @@ class ModelRepairer:
     files: ProjectFiles
     editable: Editable
     redactor: Redactor
-    ledger: Ledger
     api_base: str | None = None
     #: How a request is made and what is known of the model: litellm and its model map, or what
     #: a local server says; a test of the conversation itself gives its own.
@@ -118,7 +94,7 @@ class _Conversation:
         reason = "no attempt was made"
         parsed_any = False
         for number in range(1, repairer.settings.attempts + 1):
-            stop = self._limit()
+            stop = self.task.limits.stop(self.spend)
             if stop is not None:
                 log.add(f"Attempt {number}: not asked", stop)
                 if number == 1:
@@ -137,7 +113,7 @@ class _Conversation:
             except client.ModelError as error:
                 log.add(f"Attempt {number}: {repairer.name}", f"model error: {error}")
                 return Failed(f"model error: {error}", self.spend)
-            repairer.ledger.add(reply.cost)
+            self.task.limits.charge(reply.cost)
             self.spend = replace(
                 self.spend,
                 rounds=number,
@@ -161,19 +137,6 @@ class _Conversation:
         # Replies that never parsed into a fix: this model cannot work in the format; the next
         # model of the chain may.
         return Failed(reason, self.spend, decisive=parsed_any)
-
-    def _limit(self) -> str | None:
-        """Why no further request may be made (budget spent, token cap reached), or None."""
-        spent = self.repairer.ledger.exhausted()
-        if spent is not None:
-            return spent
-        used, cap = self.spend.tokens, self.repairer.settings.max_tokens
-        if used >= cap:
-            return (
-                f"this failure used {used:,} tokens, the cap is {cap:,} "
-                "(raise it with --heal-max-tokens)"
-            )
-        return None
 
     def _attempt(self, reply: client.Reply) -> Accepted | Rejected:
         if reply.truncated:

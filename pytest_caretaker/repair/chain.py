@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from pytest_caretaker.guard.scope import Editable
-from pytest_caretaker.problem import Failed, Healed, Problem, Repairer, Task
+from pytest_caretaker.problem import Failed, Healed, Limits, Problem, Repairer, Task
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.project.localize import Suspect
 from pytest_caretaker.repair.check import Prover
@@ -43,6 +43,7 @@ class Chain:
     files: ProjectFiles
     executed: Mapping[str, Executed]
     baseline_seconds: float
+    limits: Limits = field(default_factory=Limits)
 
     def repair(self, problem: Problem, suspects: Sequence[Suspect]) -> Repaired:
         started = time.monotonic()
@@ -73,6 +74,7 @@ class Chain:
             self.baseline_seconds,
             partial(self.prover, problem),
             log,
+            self.limits,
         )
         outcome: Healed | Failed = Failed("no model to ask")
         name = ""

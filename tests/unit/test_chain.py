@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pytest_caretaker.guard.scope import Editable
-from pytest_caretaker.problem import Failed, Healed, Problem, Task
+from pytest_caretaker.problem import Failed, Healed, Limits, Problem, Task
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
 from pytest_caretaker.project.localize import Suspect
 from pytest_caretaker.repair.chain import Chain
@@ -253,3 +253,37 @@ def test_the_prover_refuses_before_the_check_runs(files: ProjectFiles) -> None:
     assert same.reason == "fix changes nothing: the code it proposes is the code as it is"
     assert isinstance(accepted, Accepted)
     assert checked == [{"calc.py": GOOD.encode()}]  # only the fix that got past the guards ran
+
+
+def test_every_repair_of_a_session_spends_from_the_same_limits(files: ProjectFiles) -> None:
+    seen: list[Limits] = []
+
+    @dataclass
+    class Spender:
+        name: str = "a/model"
+
+        def repair(self, task: Task) -> Healed | Failed:
+            seen.append(task.limits)
+            task.limits.charge(0.25)
+            return Failed("model error: 500")
+
+    limits = Limits(budget=0.4)
+    editable = Editable("code", files.root, TestFiles(frozenset({"test_calc.py"})))
+    session = Chain(
+        [Spender()],
+        editable,
+        Prover(editable, files, passing_check),
+        FixMemory(None),
+        files,
+        {},
+        0.1,
+        limits,
+    )
+
+    session.repair(Problem((LEAD,)), SUSPECTS)
+    session.repair(Problem((LEAD,)), SUSPECTS)
+
+    assert seen == [limits, limits]
+    assert limits.stop(Spend()) == (
+        "the --heal-budget of $0.40 is spent ($0.5000 used); raise it to heal the rest"
+    )

@@ -14,8 +14,8 @@ import pytest
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.llm.client import ModelError, Reply
 from pytest_caretaker.llm.models import Info
-from pytest_caretaker.llm.repairer import ECHO, Ledger, ModelRepairer
-from pytest_caretaker.problem import Failed, Healed, Problem, Task
+from pytest_caretaker.llm.repairer import ECHO, ModelRepairer
+from pytest_caretaker.problem import Failed, Healed, Limits, Problem, Task
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
 from pytest_caretaker.project.localize import Suspect
 from pytest_caretaker.record.redact import Redactor
@@ -72,7 +72,7 @@ def files(tmp_path: Path) -> ProjectFiles:
 
 
 def converse(
-    files: ProjectFiles, script: Script, ledger: Ledger | None = None, **settings: Any
+    files: ProjectFiles, script: Script, limits: Limits | None = None, **settings: Any
 ) -> tuple[Healed | Failed, Transcript]:
     editable = Editable("code", files.root, TestFiles(frozenset({"test_calc.py"})))
     repairer = ModelRepairer(
@@ -81,13 +81,12 @@ def converse(
         files,
         editable,
         Redactor({}),
-        ledger or Ledger(None),
         ask=script,
         describe=lambda model, api_base: Info(tools=False, context=100_000),
     )
     log = Transcript(LEAD.nodeid)
     suspects = (Suspect("calc.py", "mean", False, 1.0, (2,)),)
-    task = Task(Problem((LEAD,)), suspects, {}, 0.1, prove, log)
+    task = Task(Problem((LEAD,)), suspects, {}, 0.1, prove, log, limits or Limits())
     return repairer.repair(task), log
 
 
@@ -156,7 +155,6 @@ def test_an_echo_of_the_prompt_is_refused_with_its_reason(files: ProjectFiles) -
         files,
         editable,
         Redactor({}),
-        Ledger(None),
         ask=ask,
         describe=lambda model, api_base: Info(tools=False, context=100_000),
     )
@@ -170,10 +168,10 @@ def test_an_echo_of_the_prompt_is_refused_with_its_reason(files: ProjectFiles) -
 
 
 def test_a_spent_budget_asks_nothing(files: ProjectFiles) -> None:
-    ledger = Ledger(0.01, spent=0.02)
+    limits = Limits(0.01, spent=0.02)
     script = Script([reply(GOOD)])
 
-    outcome, _ = converse(files, script, ledger)
+    outcome, _ = converse(files, script, limits)
 
     assert script.sent == []
     assert isinstance(outcome, Failed)
@@ -185,13 +183,13 @@ def test_a_spent_budget_asks_nothing(files: ProjectFiles) -> None:
 
 
 def test_the_budget_is_shared_and_stops_the_next_round(files: ProjectFiles) -> None:
-    ledger = Ledger(0.05)
+    limits = Limits(0.05)
     script = Script([reply(WRONG, cost=0.06), reply(GOOD)])
 
-    outcome, _ = converse(files, script, ledger)
+    outcome, _ = converse(files, script, limits)
 
     assert len(script.sent) == 1
-    assert ledger.spent == pytest.approx(0.06)
+    assert limits.spent == pytest.approx(0.06)
     assert isinstance(outcome, Failed)
     assert outcome.reason.startswith("stopped after 1 attempt: the --heal-budget of $0.05 is spent")
 
@@ -199,7 +197,7 @@ def test_the_budget_is_shared_and_stops_the_next_round(files: ProjectFiles) -> N
 def test_the_token_cap_stops_the_next_round(files: ProjectFiles) -> None:
     script = Script([reply(WRONG, tokens=1_500), reply(WRONG, tokens=1_500), reply(GOOD)])
 
-    outcome, log = converse(files, script, max_tokens=3_000)
+    outcome, log = converse(files, script, Limits(max_tokens=3_000))
 
     assert len(script.sent) == 2
     assert isinstance(outcome, Failed)
