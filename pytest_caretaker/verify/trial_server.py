@@ -31,6 +31,7 @@ import pytest
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.verify.channel import cap_memory, fork, kill_group, read_until
 from pytest_caretaker.verify.protocol import Hello, TrialReply, TrialRequest, TrialSpec
+from pytest_caretaker.verify.pytest_private import run_item
 from pytest_caretaker.verify.worker import WorkerPlugin
 
 #: Bytes of address space a trial may add to the server's (less than a whole run's headroom).
@@ -123,14 +124,12 @@ class TrialPlugin(WorkerPlugin):
             for function in live:
                 function.__code__ = code
         tests = [items[nodeid] for nodeid in request["tests"] if nodeid in items]
-        from _pytest.runner import runtestprotocol
-
         self.outcomes.clear()
         for index, item in enumerate(tests):
             following = tests[index + 1] if index + 1 < len(tests) else None
             # Reports go straight to the outcomes, not through the reporting hooks: nobody
             # reads a trial's terminal output.
-            for report in runtestprotocol(item, log=False, nextitem=following):
+            for report in run_item(item, following):
                 self.pytest_runtest_logreport(report)
             reported = self.outcomes.get(item.nodeid)
             if reported is None or reported["outcome"] != "passed":

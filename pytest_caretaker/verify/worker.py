@@ -31,6 +31,7 @@ import pytest
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.verify.channel import cap_memory, fork
 from pytest_caretaker.verify.protocol import ReportedOutcome, RunReport, RunSpec, Trace
+from pytest_caretaker.verify.pytest_private import rewrite_asserts
 
 MAX_DETAIL = 3_000
 
@@ -50,8 +51,6 @@ class PatchedLoader(importlib.abc.Loader):
     def exec_module(self, module: ModuleType) -> None:
         code: CodeType
         if self.config is not None:
-            from _pytest.assertion.rewrite import rewrite_asserts
-
             tree = ast.parse(self.source, filename=self.origin)
             rewrite_asserts(tree, self.source, self.origin, self.config)
             code = compile(tree, self.origin, "exec", dont_inherit=True)
