@@ -16,7 +16,7 @@ import itertools
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pytest_caretaker import selection
@@ -215,6 +215,12 @@ def _settle(
             + (" and not written" if settings.write else "")
             + f": {left.reason}"
         )
+    # A test is healed only if the patch heals it: a fix left out heals nothing.
+    left_out = {result.nodeid: left.reason for left in dropped for result in left.fix.results}
+    outcome.results = [
+        _left_out(result, why) if (why := left_out.get(result.nodeid)) is not None else result
+        for result in outcome.results
+    ]
     outcome.patch = report_files.write_patch(root, selection.patch(fixes))
     recorded = {failure.nodeid: failure for failure in failing}
     # Redacted as a whole: besides the prompts it holds verification output, which shows
@@ -230,3 +236,10 @@ def _settle(
     if settings.write:
         outcome.written, notes = write_fixes(fixes, root, settings, run.ask)
         outcome.notes += notes
+
+
+def _left_out(result: HealResult, why: str) -> HealResult:
+    reason = f"its fix is left out of the patch: {why}"
+    return replace(
+        result, candidate=None, reason=reason, via="repair", shared_with="", fallbacks=()
+    )

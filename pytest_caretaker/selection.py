@@ -17,13 +17,15 @@ from pytest_caretaker.verify.runner import Runner, judge
 
 
 def group(results: Sequence[HealResult]) -> list[Fix]:
-    """The healed results as fixes, ordered by their first test id; equal changes are one fix."""
+    """The healed results as fixes, equal changes one fix; the fix that heals the most tests
+    first (it is kept when two clash), then by first test id."""
     fixes: dict[tuple[tuple[str, bytes], ...], list[HealResult]] = {}
     for result in sorted(results, key=lambda r: r.nodeid):
         if result.healed and result.changes:
             key = tuple(sorted((c.path, c.after) for c in result.changes))
             fixes.setdefault(key, []).append(result)
-    return [Fix(tuple(members)) for members in fixes.values()]
+    grouped = [Fix(tuple(members)) for members in fixes.values()]
+    return sorted(grouped, key=lambda fix: (-len(fix.results), fix.first.nodeid))
 
 
 def combined(fixes: Sequence[Fix]) -> dict[str, FileChange] | None:

@@ -404,14 +404,20 @@ def test_two_fixes_that_break_each_other_are_not_both_written(
         [
             "HEALED test_a.py::test_f",
             "  committed * fix: heal test_a.py::test_f",
-            "HEALED test_b.py::test_g",  # verified alone: test_sum is not its neighbour
-            "caretaker: 2 healed, 0 not healed · * · 1 fix written, 1 committed *",
+            # Verified alone (test_sum is not its neighbour), but the patch cannot deliver it.
+            "NOT HEALED test_b.py::test_g: its fix is left out of the patch: together with the "
+            "fix for test_a.py::test_f: fix broke test_a.py::test_sum",
+            "caretaker: 1 healed, 1 not healed · * · 1 fix written, 1 committed *",
             "caretaker: the fix for test_b.py::test_g is left out of the patch and not written: "
             "together with the fix for test_a.py::test_f: fix broke test_a.py::test_sum",
         ]
     )
     assert repo.path.joinpath("two.py").read_text() == TWO.replace("return 1", "return 2", 1)
     assert git(repo.path, "log", "--format=%s") == "fix: heal test_a.py::test_f\nstart\n"
+    # What was reported HEALED passes with what was written, and nothing that passed broke.
+    after = repo.runpytest_subprocess("-p", "no:caretaker", "-p", "no:cacheprovider")
+    after.assert_outcomes(passed=2, failed=1)
+    after.stdout.fnmatch_lines(["FAILED test_b.py::test_g*"])
 
 
 def test_outside_git_fixes_are_written_and_nothing_is_committed(pytester: pytest.Pytester) -> None:

@@ -128,7 +128,30 @@ def test_a_case_the_fix_does_not_heal_is_the_next_problem(project: Path) -> None
     outcome = heal(runner, [MEAN, FOUR], model)
 
     assert model.asked == [FOUR, MEAN]
-    assert all(result.healed and result.via == "repair" for result in outcome.results)
+    by_id = {result.nodeid: result for result in outcome.results}
+    assert by_id[FOUR].healed and by_id[FOUR].via == "repair"
+    # Both fixes rewrite the same line of mean(): the patch can deliver one of them, and a test
+    # is healed only if the patch heals it.
+    assert not by_id[MEAN].healed
+    assert by_id[MEAN].reason == (
+        "its fix is left out of the patch: it changes the same lines as the fix for "
+        "test_calc.py::test_four"
+    )
+
+
+def test_of_two_clashing_fixes_the_one_that_heals_more_tests_is_kept(project: Path) -> None:
+    # Three cases fail; the lead's fix heals only the lead, the next one's heals the other two.
+    other = "def mean(xs):\n    return sum(xs) / max(len(xs), 1)\n"
+    runner = FakeRunner(
+        project, {FOUR: ("len(xs)\n",), MEAN: ("max(",), TOTAL + "_2": ("max(",), TOTAL: ()}
+    )
+    model = Proposer("some/model", [GOOD, other])
+
+    outcome = heal(runner, [FOUR, MEAN, TOTAL + "_2"], model)
+
+    healed = sorted(result.nodeid for result in outcome.results if result.healed)
+    assert healed == [MEAN, TOTAL + "_2"]
+    assert outcome.patch is not None and b"max(len(xs), 1)" in outcome.patch.read_bytes()
 
 
 def test_a_failure_that_passes_alone_is_not_repaired(project: Path) -> None:
