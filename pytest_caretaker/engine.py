@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -82,6 +83,7 @@ def module_of(nodeid: str) -> str:
 
 
 def heal_all(run: HealRun) -> HealOutcome:
+    begun = time.monotonic()  # the session's healing time counts from here
     settings, runner = run.settings, run.runner
     failing = sorted(run.failures, key=lambda f: f.nodeid)
     modules = {module_of(f.nodeid) for f in failing}
@@ -116,7 +118,7 @@ def heal_all(run: HealRun) -> HealOutcome:
             files,
             baseline.executed,
             baseline.seconds,
-            Limits(settings.budget, settings.max_tokens),
+            Limits(settings.budget, settings.max_tokens, settings.healing_budget, started=begun),
         )
         passing = [
             nodeid
@@ -192,6 +194,11 @@ def _repair_all(
         results: list[HealResult] = []
         pending = list(group)
         while pending:  # what a fix does not heal is the next problem of the group
+            late = chain.limits.out_of_time()
+            if late is not None:  # what is not reached in time is said so, and not begun
+                for case in pending:
+                    outcome.transcripts[case.nodeid] = Transcript(case.nodeid)
+                return [*results, *(_not_attempted(case, late) for case in pending)]
             problem = Problem(tuple(pending), near(*pending))
             with shown:
                 run.progress(next(started), len(failing), problem.lead.nodeid)
@@ -236,6 +243,10 @@ def _settle(
     if settings.write:
         outcome.written, notes = write_fixes(fixes, root, settings, run.ask)
         outcome.notes += notes
+
+
+def _not_attempted(case: Failure, why: str) -> HealResult:
+    return HealResult(case.nodeid, reason=f"not attempted: {why}")
 
 
 def _left_out(result: HealResult, why: str) -> HealResult:

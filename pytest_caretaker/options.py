@@ -194,6 +194,16 @@ OPTIONS: tuple[Option, ...] = (
         metavar="SECONDS",
     ),
     Option(
+        "session_budget",
+        "--heal-session-budget",
+        parse_timeout,
+        "Seconds the whole session may spend healing; failures not reached by then are not "
+        "attempted (default 120 with the built-in repairer, else no limit)",
+        ini="heal_session_budget",
+        ini_help="Seconds the whole session may spend healing",
+        metavar="SECONDS",
+    ),
+    Option(
         "model_timeout",
         "--heal-model-timeout",
         parse_timeout,

@@ -14,6 +14,7 @@ raise are the next kinds, each with its own Check. Nothing here imports pytest.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -67,14 +68,30 @@ class Log(Protocol):
 
 @dataclass
 class Limits:
-    """What the engine lets repairs spend: US dollars over the whole session (--heal-budget),
-    shared by every repair, and tokens per conversation about one problem (--heal-max-tokens).
-    A repairer asks ``stop`` before each request and reports each cost with ``charge``."""
+    """What the engine lets repairs spend: US dollars over the whole session (--heal-budget)
+    and its healing time (--heal-session-budget), shared by every repair, and tokens per
+    conversation about one problem (--heal-max-tokens). A repairer asks ``stop`` before each
+    request, reports each cost with ``charge``, and searches no longer than ``seconds_left``."""
 
     budget: float | None = None
     max_tokens: int = DEFAULT_MAX_TOKENS
+    session_seconds: float | None = None
     spent: float = 0.0
+    started: float = field(default_factory=time.monotonic)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def seconds_left(self) -> float | None:
+        """Seconds of the session's healing time left; None without a limit."""
+        if self.session_seconds is None:
+            return None
+        return self.session_seconds - (time.monotonic() - self.started)
+
+    def out_of_time(self) -> str | None:
+        """Why no more healing may start: the session's healing time is spent; else None."""
+        left = self.seconds_left()
+        if left is not None and left <= 0:
+            return f"the session's healing budget of {self.session_seconds:g} s is spent"
+        return None
 
     def charge(self, cost: float) -> None:
         with self._lock:  # repairs run in threads
@@ -87,6 +104,9 @@ class Limits:
                 f"the --heal-budget of ${self.budget:.2f} is spent (${self.spent:.4f} used); "
                 "raise it to heal the rest"
             )
+        late = self.out_of_time()
+        if late is not None:
+            return late
         if spend.tokens >= self.max_tokens:
             return (
                 f"this failure used {spend.tokens:,} tokens, the cap is {self.max_tokens:,} "

@@ -37,6 +37,7 @@ __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_MAX_TOKENS",
     "DEFAULT_MODEL_TIMEOUT",
+    "DEFAULT_SESSION_BUDGET",
     "DEFAULT_TIMEOUT",
     "OPTIONS",
     "SCOPES",
@@ -69,6 +70,9 @@ BUILTIN = "builtin"
 DEFAULT_ATTEMPTS = 3
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_BUILTIN_BUDGET = 20.0
+#: Seconds a whole session may spend healing when the built-in repairer is in the chain (its
+#: search is bounded per failure only; a bug failing 100 tests would otherwise take an hour).
+DEFAULT_SESSION_BUDGET = 120.0
 DEFAULT_MODEL_TIMEOUT = 120.0
 #: Tokens (prompt + completion) one failure may use across its attempts before caretaker stops.
 DEFAULT_MAX_TOKENS = 200_000
@@ -85,6 +89,8 @@ class Settings:
     attempts: int = DEFAULT_ATTEMPTS
     timeout: float = DEFAULT_TIMEOUT
     builtin_budget: float = DEFAULT_BUILTIN_BUDGET
+    #: Seconds the whole session may spend healing; None: the default (see healing_budget).
+    session_budget: float | None = None
     model_timeout: float = DEFAULT_MODEL_TIMEOUT  # seconds one model request may take
     budget: float | None = None  # US dollars the whole session may spend on models
     max_tokens: int = DEFAULT_MAX_TOKENS  # tokens one failure may use
@@ -99,6 +105,14 @@ class Settings:
     prompt_dir: str | None = None
     #: Where each value came from, for messages: "--heal-model", "CARETAKER_MODEL", ...
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    @property
+    def healing_budget(self) -> float | None:
+        """Seconds the session may heal: as configured, else DEFAULT_SESSION_BUDGET with the
+        built-in repairer in the chain, else no limit (models have --heal-budget)."""
+        if self.session_budget is not None:
+            return self.session_budget
+        return DEFAULT_SESSION_BUDGET if BUILTIN in self.models else None
 
     @property
     def mode(self) -> str:

@@ -73,7 +73,9 @@ class BuiltinRepairer:
 
     def _search(self, task: Task) -> Healed | Failed:
         started = time.monotonic()
-        deadline = started + self.budget
+        session = task.limits.seconds_left()
+        own = session is None or self.budget <= session  # which budget ends the search
+        deadline = started + (self.budget if own else max(0.0, session or 0.0))
         problem = task.problem
         regression = problem.regression
         ranked = self.candidates(problem.lead.nodeid, task.executed, regression)
@@ -89,9 +91,13 @@ class BuiltinRepairer:
         for tried, mutant in enumerate(ranked):
             left = deadline - time.monotonic()
             if left <= 0:
+                spent = (
+                    f"the built-in repairer's budget of {self.budget:g} s ran out"
+                    if own
+                    else task.limits.out_of_time() or "the session's healing budget is spent"
+                )
                 return Failed(
-                    f"the built-in repairer's budget of {self.budget:g} s ran out after "
-                    f"{tried:,} of {len(ranked):,} candidate edits",
+                    f"{spent} after {tried:,} of {len(ranked):,} candidate edits",
                     Spend(candidates=tried),
                 )
             fixed = self._try(mutant, problem, tests, min(limit, left), min(run_limit, left))

@@ -116,6 +116,33 @@ def test_a_bug_out_of_reach_is_not_healed_within_the_budget(pytester: pytest.Pyt
     assert "HEALED test_" not in result.stdout.str().replace("NOT HEALED", "")
 
 
+def test_a_hundred_failing_tests_end_within_the_session_budget_with_a_summary(
+    pytester: pytest.Pytester,
+) -> None:
+    # 120 failures of 120 root causes, none of them within the built-in repairer's reach.
+    count = 120
+    pytester.makepyfile(
+        lib="".join(
+            f"def f{n}(x):\n    return sorted(x)[{n % 3}] * {n + 7}\n\n\n" for n in range(count)
+        ),
+        test_lib="import lib\n\n\n"
+        + "".join(
+            f"def test_{n}():\n    assert lib.f{n}([3, 1, 2]) == -1000\n\n\n" for n in range(count)
+        ),
+    )
+
+    result = pytester.runpytest(
+        "--heal", "--heal-session-budget", "3", "--heal-builtin-budget", "1"
+    )
+
+    summary = result.stdout.str()
+    late = summary.count("not attempted: the session's healing budget of 3 s is spent")
+    assert late > 0, summary
+    assert summary.count("NOT HEALED test_lib.py::") == count
+    result.stdout.fnmatch_lines([f"caretaker: 0 healed, {count} not healed · no tokens spent"])
+    assert result.ret == 1
+
+
 def test_one_root_cause_is_searched_for_once(pytester: pytest.Pytester) -> None:
     # clamp_value's bug fails three tests; all three are healed by the same one-token fix, found
     # once for the first failure and verified for the two others in one run.

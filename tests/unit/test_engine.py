@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,13 +18,14 @@ import pytest
 
 from pytest_caretaker.engine import HealRun, heal_all
 from pytest_caretaker.problem import Failed, Healed, Task
-from pytest_caretaker.results import Accepted, Edit, Executed, Failure, Proposal, Spend
+from pytest_caretaker.results import Accepted, Edit, Executed, Failure, Frame, Proposal, Spend
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.threads import in_threads
 from pytest_caretaker.verify.runner import Outcome, RunResult
 
 CALC = "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n"
 GOOD = "def mean(xs):\n    return sum(xs) / len(xs)\n"
+CALC_FRAME = Frame("calc.py", 2, "mean")
 MEAN, FOUR, TOTAL = (f"test_calc.py::test_{name}" for name in ("mean", "four", "total"))
 
 
@@ -199,6 +201,35 @@ def test_ctrl_c_during_the_baseline_still_reports(project: Path) -> None:
     assert [r.reason for r in outcome.results] == [
         "not attempted: healing was interrupted (Ctrl-C)"
     ] * 2
+
+
+def test_what_the_session_budget_does_not_reach_is_not_attempted(project: Path) -> None:
+    # Two root causes (different frames); the first repair takes longer than the whole budget.
+    first = Failure(FOUR, "call", "test_calc.py", "ZeroDivisionError", "", "", (CALC_FRAME,))
+    second = Failure(MEAN, "call", "test_calc.py", "KeyError", "", "", (CALC_FRAME,))
+    runner = FakeRunner(project, {FOUR: ("len(xs)\n",), MEAN: ("not in any fix",)})
+
+    class Slow(Proposer):
+        def repair(self, task: Task) -> Healed | Failed:
+            time.sleep(0.3)
+            return super().repair(task)
+
+    model = Slow("m", [GOOD, GOOD])
+    run = HealRun(
+        settings=Settings(heal=True, session_budget=0.2, concurrency=1),
+        runner=runner,  # type: ignore[arg-type]
+        failures=[first, second],
+        passed=[],
+        test_files=frozenset({"test_calc.py"}),
+        repairers=[model],
+    )
+
+    outcome = heal_all(run)
+
+    assert len(model.asked) == 1  # begun in time, finished; the next is not begun
+    reasons = {result.nodeid: result.reason for result in outcome.results}
+    assert reasons[MEAN] == "not attempted: the session's healing budget of 0.2 s is spent"
+    assert MEAN in outcome.transcripts
 
 
 def test_in_threads_runs_jobs_at_once_and_drops_what_is_in_flight_on_ctrl_c() -> None:

@@ -44,6 +44,7 @@ SAMPLES = {
     "attempts": Sample("5", 5, ini="2", from_ini=2),
     "timeout": Sample("12.5", 12.5, ini="30", from_ini=30.0),
     "builtin_budget": Sample("7", 7.0, ini="9", from_ini=9.0),
+    "session_budget": Sample("300", 300.0, ini="60", from_ini=60.0),
     "model_timeout": Sample("5", 5.0, ini="50", from_ini=50.0),
     "budget": Sample("0.25", 0.25, "9", 9.0, "$2", 2.0),
     "max_tokens": Sample("5000", 5000, ini="40000", from_ini=40_000),
