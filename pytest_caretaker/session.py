@@ -47,6 +47,23 @@ def runner_for(config: pytest.Config, timeout: float) -> Runner:
     return Runner(config.rootpath.resolve(), config.invocation_params.dir, args, timeout)
 
 
+def test_code_files(item: pytest.Item) -> set[str]:
+    """The files that hold an item's test code: the file it was collected from, where its test
+    function is defined (a test method inherited from a mixin elsewhere), and where its class's
+    bases are (a TestCase's mixins in a package's __init__.py, say); library files are dropped by
+    the caller."""
+    files = {str(item.path)}
+    code = getattr(getattr(item, "obj", None), "__code__", None)
+    if code is not None:
+        files.add(code.co_filename)
+    for base in getattr(getattr(item, "cls", None), "__mro__", ()):
+        module = sys.modules.get(getattr(base, "__module__", ""))
+        filename = getattr(module, "__file__", None)
+        if filename:
+            files.add(filename)
+    return files
+
+
 class Recorder:
     """What a run leaves for healing: its failures, passing tests and test files.
 
@@ -66,8 +83,8 @@ class Recorder:
         self.redactor = Redactor(os.environ)
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        for path in {item.path for item in items}:
-            rel = project_relpath(str(path), self.root)
+        for path in {path for item in items for path in test_code_files(item)}:
+            rel = project_relpath(path, self.root)
             if rel is not None:
                 self.test_files.add(rel)
 

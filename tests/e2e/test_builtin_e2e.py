@@ -248,3 +248,25 @@ def test_a_failing_model_falls_back_to_builtin(
         ]
     )
     assert llm.requests  # the model was asked first
+
+
+def test_a_test_mixin_outside_test_files_is_test_code_and_never_edited(
+    pytester: pytest.Pytester,
+) -> None:
+    # A common unittest layout: the checks live in a mixin in tests/__init__.py, which is not a
+    # test file by python_files, and TestCase classes inherit its test_* methods. The code's bug
+    # is out of the built-in repairer's reach; flipping the mixin's `==` would "pass".
+    pytester.makepyfile(
+        **{
+            "shapes": "def area(w, h):\n    return 0\n",
+            "tests/__init__": "from shapes import area\n\n\nclass AreaChecks:\n"
+            "    def test_area(self):\n        self.assertTrue(area(2, 3) == 6)\n",
+            "tests/test_shapes": "import unittest\n\nfrom tests import AreaChecks\n\n\n"
+            "class TestArea(AreaChecks, unittest.TestCase):\n    pass\n",
+        }
+    )
+
+    result = pytester.runpytest("--heal", "-p", "no:cacheprovider")
+
+    result.stdout.fnmatch_lines(["NOT HEALED tests/test_shapes.py::TestArea::test_area: *"])
+    assert not (pytester.path / ".caretaker" / "heal.patch").exists()
