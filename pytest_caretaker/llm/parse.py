@@ -157,7 +157,8 @@ def _def_edit(
     start = min([node.lineno] + [d.lineno for d in node.decorator_list])
     lines = source.splitlines()[start - 1 : node.end_lineno]
     text = textwrap.dedent("\n".join(lines)) + "\n"
-    found = targets.resolve(name, path)
+    first = node.args.posonlyargs + node.args.args
+    found = targets.resolve(name, path, method=bool(first) and first[0].arg in ("self", "cls"))
     if found is None and path is not None and targets.files(path) is None:
         # A file caretaker cannot read (outside the project, missing): the guard says why.
         return Edit("replace", path, name, text)

@@ -4,7 +4,8 @@ A reply names a function by its plain name (``def mean``), a method name, or a q
 ``Class.method``, and sometimes by a file. The name is matched to the suspects localize ranked,
 editable ones first; failing that, to a sibling method in a suspect's class, then to any function
 of that name in the suspects' files. A name that matches nothing is a new function: the parser
-accepts it only as a helper the fix calls.
+accepts it only as a helper the fix calls. A definition whose first parameter is ``self`` or
+``cls`` is a method and replaces only a method, never a module-level function of that name.
 """
 
 from __future__ import annotations
@@ -32,13 +33,24 @@ class Targets:
         refs = [s.ref for s in self.editable[:6]] or [s.ref for s in self.suspects[:6]]
         return ", ".join(refs) if refs else "(none)"
 
-    def resolve(self, name: str, path: str | None) -> tuple[str, str] | None:
-        """(path, qualname) of the function called name (plain or qualified) in suspects' files."""
+    def resolve(self, name: str, path: str | None, method: bool = False) -> tuple[str, str] | None:
+        """(path, qualname) of the function called name (plain or qualified) in suspects' files;
+        with method, only a method (the reply's def takes self or cls)."""
         pool = self.editable + [s for s in self.suspects if s not in self.editable]
         if path is not None:
             pool = [s for s in pool if s.path == path]
         paths = [path] if path is not None else list(dict.fromkeys(s.path for s in pool))
-        return _suspect(pool, name) or self._defined(pool, paths, name)
+        if method:
+            pool = [s for s in pool if self._is_method(s.path, s.qualname)]
+        found = _suspect(pool, name) or self._defined(pool, paths, name)
+        if found is not None and method and not self._is_method(*found):
+            return self._nested(paths, name, methods_only=True)
+        return found
+
+    def _is_method(self, rel: str, qualname: str) -> bool:
+        source = self.files(rel)
+        definition = source.find(qualname) if source is not None else None
+        return definition is not None and definition.method
 
     def _defined(
         self, pool: Sequence[Suspect], paths: Sequence[str], name: str
@@ -58,12 +70,16 @@ class Targets:
             return None
         return self._nested(paths, name)
 
-    def _nested(self, paths: Sequence[str], name: str) -> tuple[str, str] | None:
+    def _nested(
+        self, paths: Sequence[str], name: str, methods_only: bool = False
+    ) -> tuple[str, str] | None:
         """The first definition called name at any depth (a method, an inner function)."""
         for rel in paths:
             source = self.files(rel)
             for definition in source.definitions if source is not None else ():
-                if definition.qualname.rsplit(".", 1)[-1] == name:
+                if definition.qualname.rsplit(".", 1)[-1] == name and (
+                    definition.method or not methods_only
+                ):
                     return rel, definition.qualname
         return None
 

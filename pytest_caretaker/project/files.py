@@ -48,6 +48,7 @@ class Definition:
     start: int  # first line, decorators included
     end: int
     body_start: int  # first line of the body
+    method: bool = False  # defined directly in a class body
 
 
 @dataclass(frozen=True)
@@ -88,21 +89,22 @@ class SourceFile:
             return ()
         found: list[Definition] = []
 
-        def walk(nodes: Iterable[ast.stmt], prefix: str) -> None:
+        def walk(nodes: Iterable[ast.stmt], prefix: str, in_class: bool) -> None:
             for node in nodes:
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     qualname = f"{prefix}{node.name}"
                     start = min([node.lineno] + [d.lineno for d in node.decorator_list])
                     end = node.end_lineno or node.lineno
-                    found.append(Definition(qualname, start, end, node.body[0].lineno))
-                    walk(node.body, qualname + ".")
+                    body = node.body[0].lineno
+                    found.append(Definition(qualname, start, end, body, in_class))
+                    walk(node.body, qualname + ".", False)
                 elif isinstance(node, ast.ClassDef):
-                    walk(node.body, f"{prefix}{node.name}.")
+                    walk(node.body, f"{prefix}{node.name}.", True)
                 else:
                     # if/for/while/with/try/match: every statement list they hold, at this level
-                    walk(_nested_statements(node), prefix)
+                    walk(_nested_statements(node), prefix, in_class)
 
-        walk(tree.body, "")
+        walk(tree.body, "", False)
         return tuple(found)
 
     def find(self, qualname: str) -> Definition | None:

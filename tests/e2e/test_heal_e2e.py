@@ -441,3 +441,27 @@ def test_importlib_import_mode(calc: pytest.Pytester, llm: ScriptedServer) -> No
 
     result.stdout.fnmatch_lines(["HEALED test_calc.py::test_mean", "  2 attempts · *"])
     assert "assert 3.0 == 2" in llm.requests[1]["messages"][-1]["content"]
+
+
+def test_a_bare_method_reply_binds_to_a_method_not_a_function_of_that_name(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    # The exception is raised in the module-level findall (ranked first), the bug is in the
+    # method that calls it; the model answers a bare `def findall(self, ...)`.
+    pytester.makepyfile(
+        words="def findall(text, word):\n"
+        "    return [i for i in range(len(text)) if text[i] == word]\n"
+        "\n\nclass Finder:\n    def __init__(self, text):\n        self.text = text\n\n"
+        "    def findall(self, word):\n        return findall(self.text.split(), word)[5]\n",
+        test_words="from words import Finder, findall\n\n\n"
+        "def test_findall():\n    assert Finder('a b a').findall('a') == [0, 2]\n\n\n"
+        "def test_function():\n    assert findall(['x', 'y'], 'y') == [1]\n",
+    )
+    method = "def findall(self, word):\n    return findall(self.text.split(), word)\n"
+    llm.script(tool_call("the index picks one item", [{"code": method}]))
+
+    result = pytester.runpytest(*heal_args(llm), "-p", "no:cacheprovider")
+
+    result.stdout.fnmatch_lines(
+        ["HEALED test_words.py::test_findall", "  patched words.py::Finder.findall"]
+    )

@@ -181,7 +181,7 @@ def test_definitions_of_a_file_that_does_not_parse() -> None:
 
 def test_find() -> None:
     source = source_file(MODULE)
-    assert source.find("Shape.area") == Definition("Shape.area", 33, 34, 34)
+    assert source.find("Shape.area") == Definition("Shape.area", 33, 34, 34, method=True)
     assert source.find("area") is None
 
 

@@ -147,3 +147,24 @@ def test_allowed_falls_back_to_any_suspect_then_to_none() -> None:
         "test_shapes.py::test_area"
     )
     assert targets().allowed() == "(none)"
+
+
+def test_a_def_that_takes_self_replaces_a_method_never_a_function_of_that_name() -> None:
+    text = (
+        "def findall(text, word):\n    return []\n\n\n"
+        "class Finder:\n    def findall(self, word):\n        return findall(self.text, word)\n"
+    )
+    source = SourceFile("words.py", text.encode())
+    ranked = [
+        Suspect("words.py", "findall", False, 1.0),
+        Suspect("words.py", "Finder.findall", False, 0.5),
+    ]
+    targets = Targets(
+        ranked, lambda suspect: True, lambda rel: source if rel == "words.py" else None
+    )
+
+    assert targets.resolve("findall", None) == ("words.py", "findall")
+    assert targets.resolve("findall", None, method=True) == ("words.py", "Finder.findall")
+    # Not a suspect at all: still a method, found in the suspects' files.
+    only_function = Targets(ranked[:1], lambda suspect: True, targets.files)
+    assert only_function.resolve("findall", None, method=True) == ("words.py", "Finder.findall")
