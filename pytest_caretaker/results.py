@@ -115,6 +115,8 @@ class Candidate:
     changes: tuple[FileChange, ...]
     explanation: str = ""
     notices: tuple[str, ...] = ()  # allowed judgement calls on tests, shown prominently
+    #: What passed in the check that proved it (its cases and regression set).
+    passed: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -65,25 +65,34 @@ def compatible(fixes: Sequence[Fix]) -> tuple[list[Fix], list[Dropped]]:
 def together(
     fixes: Sequence[Fix], runner: Runner, regression: Sequence[str]
 ) -> tuple[list[Fix], list[Dropped]]:
-    """The fixes that pass all their tests and the regression set when applied together.
+    """The fixes that pass all their tests and the whole regression set when applied together.
 
-    One run when they do (the usual case); otherwise one run per fix, adding them back in order.
+    One run when they do (the usual case; none for a single fix whose own proof ran all of it);
+    otherwise one run per fix, adding them back in order. Each fix is judged against the whole
+    set, the first too: its own proof ran only its own problem's neighbours.
     """
     kept, dropped = compatible(fixes)
-    if len(kept) < 2 or _verdict(kept, runner, regression) is None:
+    if not kept or (len(kept) == 1 and _proved(kept[0], regression)):
+        return kept, dropped
+    if _verdict(kept, runner, regression) is None:
         return kept, dropped
     accepted: list[Fix] = []
     for fix in kept:
-        if not accepted:
-            accepted.append(fix)  # verified alone already
-            continue
         reason = _verdict([*accepted, fix], runner, regression)
         if reason is None:
             accepted.append(fix)
-        else:
+        elif accepted:
             others = ", ".join(other.first.nodeid for other in accepted)
             dropped.append(Dropped(fix, f"together with the fix for {others}: {reason}"))
+        else:
+            dropped.append(Dropped(fix, reason))
     return accepted, dropped
+
+
+def _proved(fix: Fix, regression: Sequence[str]) -> bool:
+    """Whether the check that proved the fix already ran its tests and the regression set."""
+    candidate = fix.first.candidate
+    return candidate is not None and {*fix.nodeids, *regression} <= candidate.passed
 
 
 def _verdict(fixes: Sequence[Fix], runner: Runner, regression: Sequence[str]) -> str | None:

@@ -197,7 +197,7 @@ class BuiltinRepairer:
         edit = Edit("replace", mutant.path, mutant.function, mutate.function_source(source, mutant))
         change = FileChange(mutant.path, source.data, after)
         explanation = _explain(mutant, len(problem.regression))
-        return Candidate((edit,), (change,), explanation), verdict
+        return Candidate((edit,), (change,), explanation, passed=verdict.passed), verdict
 
 
 def _explain(mutant: Mutant, neighbours: int) -> str:

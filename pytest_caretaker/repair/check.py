@@ -47,7 +47,9 @@ class Prover:
         verdict = self.check(problem, {change.path: change.after for change in changes})
         if not verdict.ok:
             return Rejected(verdict.reason, verdict.detail, proposal)
-        candidate = Candidate(proposal.edits, changes, proposal.explanation, judged.notices)
+        candidate = Candidate(
+            proposal.edits, changes, proposal.explanation, judged.notices, verdict.passed
+        )
         return Accepted(candidate, verdict)
 
     def _apply(self, proposal: Proposal) -> tuple[FileChange, ...] | Rejected:

@@ -21,12 +21,12 @@ G_AFTER = BEFORE.replace(b"def g():\n    return 1", b"def g():\n    return 2")
 BOTH = b"def f():\n    return 2\n\n\ndef g():\n    return 2\n"
 
 
-def healed(nodeid: str, *applied: FileChange) -> HealResult:
-    return HealResult(nodeid, Candidate((), applied))
+def healed(nodeid: str, *applied: FileChange, proved: frozenset[str] = frozenset()) -> HealResult:
+    return HealResult(nodeid, Candidate((), applied, passed=proved))
 
 
-def fix(nodeid: str, *applied: FileChange) -> Fix:
-    return Fix((healed(nodeid, *applied),))
+def fix(nodeid: str, *applied: FileChange, proved: frozenset[str] = frozenset()) -> Fix:
+    return Fix((healed(nodeid, *applied, proved=proved),))
 
 
 F = fix("test_a.py::test_f", FileChange(FUNCS, BEFORE, F_AFTER))
@@ -206,7 +206,7 @@ def test_together_drops_the_fix_that_breaks_the_others(counting: Counting) -> No
     assert [d.fix for d in dropped] == [G]
     assert "together with the fix for test_a.py::test_f" in dropped[0].reason
     assert "test_a.py::test_sum" in dropped[0].reason
-    assert len(counting.runs) == 2  # all together, then G added back to F
+    assert len(counting.runs) == 3  # all together, F alone against all of it, G added back
 
 
 def test_together_keeps_fixes_that_pass_together_in_one_run(counting: Counting) -> None:
@@ -227,11 +227,28 @@ class NoRuns(Runner):
         raise AssertionError(f"unexpected run of {nodeids}")
 
 
-def test_together_keeps_a_single_fix_without_running(tmp_path: Path) -> None:
+def test_together_keeps_a_single_fix_its_own_proof_covered_without_running(
+    tmp_path: Path,
+) -> None:
     runner = NoRuns(tmp_path / "missing", tmp_path, [], timeout=1.0)
+    proved = fix(
+        "test_a.py::test_f",
+        FileChange(FUNCS, BEFORE, F_AFTER),
+        proved=frozenset({"test_a.py::test_f", "test_a.py::test_sum"}),
+    )
     clash = fix("test_c.py::test_f3", FileChange(FUNCS, BEFORE, F_AFTER.replace(b"2", b"3")))
 
-    assert together([F], runner, ["test_a.py::test_sum"]) == ([F], [])
-    kept, dropped = together([F, clash], runner, [])  # only one is left after compatible()
-    assert kept == [F]
+    assert together([proved], runner, ["test_a.py::test_sum"]) == ([proved], [])
+    kept, dropped = together([proved, clash], runner, [])  # one is left after compatible()
+    assert kept == [proved]
     assert [d.fix for d in dropped] == [clash]
+
+
+def test_together_runs_a_single_fix_against_what_its_proof_did_not(
+    counting: Counting,
+) -> None:
+    # F's own check ran only its own problem's neighbours; test_a.py::test_sum is more.
+    kept, dropped = together([F], counting, ["test_a.py::test_sum"])
+
+    assert kept == [F] and dropped == []
+    assert len(counting.runs) == 1

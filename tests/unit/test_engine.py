@@ -39,6 +39,7 @@ class FakeRunner:
 
     root: Path
     needs: Mapping[str, tuple[str, ...]]  # node id -> snippets calc.py must hold for it to pass
+    breaks: Mapping[str, str] = field(default_factory=dict)  # node id -> a snippet that fails it
     timeout: float = 30.0
     problem: str | None = None
     runs: list[tuple[tuple[str, ...], bool]] = field(default_factory=list)
@@ -55,13 +56,16 @@ class FakeRunner:
             return RunResult({}, {}, problem=self.problem)
         calc = (patches or {}).get("calc.py", CALC.encode()).decode()
         outcomes = {
-            nodeid: Outcome(
-                "passed" if all(s in calc for s in self.needs.get(nodeid, ())) else "failed"
-            )
+            nodeid: Outcome("passed" if self._passes(nodeid, calc) else "failed")
             for nodeid in nodeids
         }
         ran = Executed((("calc.py", 1),), {"calc.py": frozenset({1, 2})})
         return RunResult(outcomes, {nodeid: ran for nodeid in nodeids} if trace else {})
+
+    def _passes(self, nodeid: str, calc: str) -> bool:
+        broken = self.breaks.get(nodeid)
+        needed = self.needs.get(nodeid, ())
+        return all(s in calc for s in needed) and not (broken and broken in calc)
 
 
 @dataclass
@@ -230,6 +234,48 @@ def test_what_the_session_budget_does_not_reach_is_not_attempted(project: Path) 
     reasons = {result.nodeid: result.reason for result in outcome.results}
     assert reasons[MEAN] == "not attempted: the session's healing budget of 0.2 s is spent"
     assert MEAN in outcome.transcripts
+
+
+def test_a_fix_that_breaks_another_modules_test_is_left_out_not_the_innocent_one(
+    project: Path,
+) -> None:
+    # Two failures in two modules, two root causes. The fix for test_a (checked against its own
+    # module) breaks test_b.py::test_ok; the fix for test_b is fine. The joint run fails: the
+    # fix that breaks test_ok is left out, even though it came first.
+    a, b, ok = "test_a.py::test_x", "test_b.py::test_y", "test_b.py::test_ok"
+    (project / "test_a.py").write_text("from calc import mean\n")
+    (project / "test_b.py").write_text("from calc import mean\n")
+    (project / "calc.py").write_text(CALC + "\n\ndef total(xs):\n    return 0\n")
+    runner = FakeRunner(project, {a: ("FIX_A",), b: ("FIX_B",)}, breaks={ok: "FIX_A"})
+    fixes = {
+        a: Edit("replace", "calc.py", "mean", "def mean(xs):\n    return 0  # FIX_A\n"),
+        b: Edit("replace", "calc.py", "total", "def total(xs):\n    return 1  # FIX_B\n"),
+    }
+
+    class ByCase(Proposer):
+        def repair(self, task: Task) -> Healed | Failed:
+            decided = task.prove(Proposal((fixes[task.problem.lead.nodeid],), "because"))
+            assert isinstance(decided, Accepted), decided
+            return Healed(decided.candidate, Spend(rounds=1), self.name, decided.verdict)
+
+    frame = (CALC_FRAME,)
+    run = HealRun(
+        settings=Settings(heal=True, concurrency=1),
+        runner=runner,  # type: ignore[arg-type]
+        failures=[
+            Failure(a, "call", "test_a.py", "KeyError", "", "", frame),
+            Failure(b, "call", "test_b.py", "ValueError", "", "", frame),
+        ],
+        passed=[ok],
+        test_files=frozenset({"test_a.py", "test_b.py"}),
+        repairers=[ByCase("m", [])],
+    )
+
+    results = {result.nodeid: result for result in heal_all(run).results}
+
+    assert results[b].healed
+    assert not results[a].healed
+    assert results[a].reason == f"its fix is left out of the patch: fix broke {ok}"
 
 
 def test_in_threads_runs_jobs_at_once_and_drops_what_is_in_flight_on_ctrl_c() -> None:
