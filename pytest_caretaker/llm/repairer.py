@@ -18,7 +18,7 @@ from pytest_caretaker.llm.parse import parse_reply
 from pytest_caretaker.problem import Failed, Healed, Log, Task
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.record.redact import Redactor
-from pytest_caretaker.results import Accepted, Rejected, Spend, Unparsed
+from pytest_caretaker.results import Accepted, Edit, Rejected, Spend, Unparsed
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.text import plural
 
@@ -126,7 +126,7 @@ class _Conversation:
                 decided = Rejected(ECHO)
             else:
                 decided = self._attempt(reply)
-            parsed_any = parsed_any or _proposal(decided) is not None
+            parsed_any = parsed_any or _edits(decided) is not None
             _log_attempt(log, number, repairer.name, reply, decided)
             if isinstance(decided, Accepted):
                 return Healed(decided.candidate, self.spend, reply.model, decided.verdict)
@@ -180,8 +180,11 @@ class _Conversation:
         return None
 
 
-def _proposal(decided: Accepted | Rejected) -> object:
-    return decided.proposal if isinstance(decided, Rejected) else decided.candidate
+def _edits(decided: Accepted | Rejected) -> tuple[Edit, ...] | None:
+    """The edits the reply parsed into; None when it parsed into none."""
+    if isinstance(decided, Accepted):
+        return decided.candidate.edits
+    return decided.proposal.edits if decided.proposal is not None else None
 
 
 def _log_attempt(
@@ -193,13 +196,7 @@ def _log_attempt(
         f" · ${reply.cost:.4f}",
         code="\n\n".join([reply.text, *reply.tool_arguments]).strip(),
     )
-    edits = (
-        decided.candidate.edits
-        if isinstance(decided, Accepted)
-        else decided.proposal.edits
-        if decided.proposal is not None
-        else None
-    )
+    edits = _edits(decided)
     if edits is not None:
         log.add(
             f"Attempt {number}: parsed edits",

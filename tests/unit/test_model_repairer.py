@@ -136,32 +136,17 @@ def test_a_model_error_passes_the_problem_on(files: ProjectFiles) -> None:
 
 
 def test_an_echo_of_the_prompt_is_refused_with_its_reason(files: ProjectFiles) -> None:
-    script = Script([])
-    echo = Reply(MODEL, "", (), ())
+    class Echoing(Script):
+        """The first reply repeats the prompt it was sent."""
 
-    def ask(model: str, messages: Sequence[dict[str, Any]], *args: object) -> Reply:
-        nonlocal echo
-        if not script.sent:  # the first reply repeats the prompt it was sent
-            echo = Reply(MODEL, str(messages[1]["content"]), (), (), 10, 1)
-            script.sent.append(list(messages))
-            return echo
-        script.sent.append(list(messages))
-        return reply(GOOD)
+        def __call__(self, model: str, messages: Sequence[dict[str, Any]], *args: object) -> Reply:
+            if not self.sent:
+                self.replies.insert(0, Reply(MODEL, str(messages[1]["content"]), (), (), 10, 1))
+            return super().__call__(model, messages, *args)
 
-    editable = Editable("code", files.root, TestFiles(frozenset({"test_calc.py"})))
-    repairer = ModelRepairer(
-        MODEL,
-        Settings(heal=True, models=(MODEL,)),
-        files,
-        editable,
-        Redactor({}),
-        ask=ask,
-        describe=lambda model, api_base: Info(tools=False, context=100_000),
-    )
-    suspects = (Suspect("calc.py", "mean", False, 1.0, (2,)),)
-    outcome = repairer.repair(
-        Task(Problem((LEAD,)), suspects, {}, 0.1, prove, Transcript(LEAD.nodeid))
-    )
+    script = Echoing([reply(GOOD)])
+
+    outcome, _ = converse(files, script)
 
     assert isinstance(outcome, Healed)
     assert ECHO in script.sent[1][-1]["content"]
