@@ -14,6 +14,8 @@ from urllib.parse import urlsplit
 
 Scope = Literal["code", "tests", "any"]
 SCOPES: tuple[Scope, ...] = ("code", "tests", "any")
+SandboxMode = Literal["auto", "require", "off"]
+SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "require", "off")
 
 
 class SettingError(ValueError):
@@ -39,6 +41,14 @@ def parse_scope(text: str, where: str) -> Scope:
         if value == scope:
             return scope
     raise SettingError(f"{where}: expected one of code, tests, any, got {text!r}")
+
+
+def parse_sandbox(text: str, where: str) -> SandboxMode:
+    value = text.strip().lower()
+    for mode in SANDBOX_MODES:
+        if value == mode:
+            return mode
+    raise SettingError(f"{where}: expected one of auto, require, off, got {text!r}")
 
 
 def _whole_number(text: str, where: str, low: int, high: int) -> int:

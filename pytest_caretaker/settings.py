@@ -15,6 +15,7 @@ from pytest_caretaker.options import OPTIONS, Option
 from pytest_caretaker.parsers import (
     SCOPES,
     Scope,
+    SandboxMode,
     SettingError,
     parse_api_base,
     parse_attempts,
@@ -103,6 +104,10 @@ class Settings:
     reason: str = ""
     #: A folder of prompt templates that override caretaker's own (--heal-prompt).
     prompt_dir: str | None = None
+    #: Run candidate code in the sandbox: where available (auto), always (require), never (off).
+    sandbox: SandboxMode = "auto"
+    sandbox_network: bool = False  # sandboxed runs keep the network
+    cache: bool = True  # reuse remembered fixes (re-verified)
     #: Where each value came from, for messages: "--heal-model", "CARETAKER_MODEL", ...
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 

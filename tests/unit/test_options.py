@@ -50,6 +50,9 @@ SAMPLES = {
     "max_tokens": Sample("5000", 5000, ini="40000", from_ini=40_000),
     "concurrency": Sample("2", 2, ini="8", from_ini=8),
     "prompt_dir": Sample("cli-prompts", "cli-prompts", ini="ini-prompts", from_ini="ini-prompts"),
+    "sandbox": Sample("off", "off", "require", "require", "off", "off"),
+    "sandbox_network": Sample(None, True, ini="true", from_ini=True),
+    "cache": Sample(None, False, ini="true", from_ini=True),
 }
 
 ROWS = [pytest.param(option, id=option.flag) for option in OPTIONS]
