@@ -1,143 +1,63 @@
 """Redact: keep secrets out of everything that could leave the machine.
 
-One Redactor per session knows the secret values of this run (environment variables and locals
-whose names look like secrets) and recognises strings that look like keys wherever they appear
-(tokens of known shapes, private-key blocks, passwords in URLs and assignments, long high-entropy
-strings). Each is replaced by a marker that says what was removed, e.g.
+One Redactor per session knows the secret values of this run (environment variables, the
+project's .env files, ~/.netrc and ~/.pgpass, locals whose names look like secrets) in every
+encoding they take (raw, escaped, URL-encoded, JSON-escaped, base64 at any alignment, hex), and
+recognises strings that look like secrets wherever they appear (tokens of known shapes, private-key
+blocks, passwords in URLs, assignments, headers and prose, long high-entropy strings). Each is
+replaced by a marker that says what was removed, e.g.
 ``[redacted #1: value of $STRIPE_SECRET_KEY]``. A marker the model copies back into code is
 restored to the original value when the fix is applied: the secret was in the user's code already.
 
-Only the standard library is used; failures.py calls this while the run goes on.
+Redaction runs in time linear in the text (patterns.py says how); only the standard library is
+used, and failure.py calls this while the run goes on.
 """
 
 from __future__ import annotations
 
-import math
 import re
 import threading
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-#: Words that make a name secret-looking: api_token, STRIPE_SECRET_KEY, passwordHash, …
-SECRET_WORDS = frozenset(
-    {
-        "key",
-        "apikey",
-        "token",
-        "secret",
-        "password",
-        "passwd",
-        "passphrase",
-        "pwd",
-        "credential",
-        "credentials",
-        "creds",
-        "auth",
-        "authorization",
-        "cookie",
-        "private",
-        "privatekey",
-        "signature",
-        "secretkey",
-        "accesskey",
-        "apitoken",
-        "bearer",
-        "dsn",
-    }
-)
-#: Words before "key" that make it a lookup key, not a secret: sort_key, primary_key, …
-LOOKUP_KEYS = frozenset(
-    {"sort", "primary", "foreign", "cache", "lookup", "dict", "map", "hash", "index", "group"}
-    | {"partition", "unique", "composite", "natural", "row", "column", "field", "order"}
-)
-#: Shortest value treated as a secret: "1" or "yes" in a variable called *_KEY is not one.
-MIN_SECRET = 4
+from pytest_caretaker.record import patterns, secrets
+from pytest_caretaker.record.encodings import decoded, forms
+from pytest_caretaker.record.patterns import entropy, looks_random
+from pytest_caretaker.record.secrets import MIN_SECRET, plausible, secret_name
 
-_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+__all__ = ["MIN_SECRET", "Redact", "Redactor", "entropy", "looks_random", "secret_name"]
 
-#: Strings with a known shape, and what the marker calls them.
-_SHAPES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(
-            r"-----BEGIN[A-Z ]*PRIVATE KEY-----.*?(?:-----END[A-Z ]*PRIVATE KEY-----|\Z)", re.S
-        ),
-        "private key block",
-    ),
-    (re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"), "API key (sk-…)"),
-    (re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}"), "Stripe key"),
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"), "GitHub token"),
-    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), "GitHub token"),
-    (re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"), "AWS access key id"),
-    (re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"), "Slack token"),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"), "Google API key"),
-    (
-        re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
-        "JSON web token",
-    ),
-)
-#: user:password@ in a URL: the password goes.
-_URL_PASSWORD = re.compile(r"(?P<head>[a-z][a-z0-9+.\-]*://[^\s:/@'\"]+:)(?P<value>[^\s@/'\"]+)@")
-#: name = "value", name: 'value', "name": "value" — with a secret-looking name.
-_QUOTED = re.compile(
-    r"(?P<head>\b(?P<name>[A-Za-z_][\w.\-]*)['\"]?\s*[:=]\s*(?P<q>['\"]))(?P<value>[^'\"\n]+)(?P=q)"
-)
-#: NAME=value as in an environment dump or a shell line.
-_BARE = re.compile(r"(?P<head>\b(?P<name>[A-Z][A-Z0-9_]*)=)(?P<value>[^\s'\"]+)")
-#: ?name=value in a URL's query.
-_QUERY = re.compile(r"(?P<head>[?&](?P<name>[A-Za-z_][\w\-]*)=)(?P<value>[^&\s'\"#]+)")
-#: Candidates for the entropy test: long runs of key-alphabet characters.
-_RUN = re.compile(r"[A-Za-z0-9+/_\-=]{24,}")
-_HEX = re.compile(r"[0-9a-fA-F]{32,}")
 _MARKER = re.compile(r"\[redacted #(\d+): [^\]]*\]")
 _ANY_MARKER = re.compile(r"\[redacted #\d+: [^\]]*\]")
-
-
-def secret_name(name: str) -> bool:
-    """Whether a variable called name probably holds a secret (split into words, any case)."""
-    listed = [word.lower() for word in _WORDS.findall(name)]
-    if listed[-2:-1] and listed[-1] == "key" and listed[-2] in LOOKUP_KEYS:
-        listed.pop()
-    words = {*listed, name.lower().strip("_")}
-    return not words.isdisjoint(SECRET_WORDS)
-
-
-def entropy(text: str) -> float:
-    """Shannon entropy in bits per character."""
-    counts = Counter(text)
-    size = len(text)
-    return -sum(n / size * math.log2(n / size) for n in counts.values())
-
-
-def looks_random(token: str) -> bool:
-    """A long token that reads like generated key material rather than words or a path: long
-    hex, or mixed-case letters with digits at high entropy, not split into path-sized parts."""
-    if _HEX.fullmatch(token):
-        return len(set(token.lower())) >= 10
-    if len(token) < 24:
-        return False
-    parts = re.split(r"[/_\-]", token)
-    if len(parts) > 1 and max(len(part) for part in parts) < 16:
-        return False  # a path or an identifier: words between separators
-    classes = (str.isupper, str.islower, str.isdigit)
-    if not all(any(test(c) for c in token) for test in classes):
-        return False
-    return entropy(token) >= 4.0
+#: A part of the text to replace: start, end, what the marker calls it.
+Span = tuple[int, int, str]
+#: What a caller that only redacts needs: text in, text out (a Redactor is one).
+Redact = Callable[[str], str]
 
 
 class Redactor:
     """Replaces secrets with markers; remembers what it replaced so a fix can put it back."""
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
-        self._known: dict[str, str] = {}  # secret value -> what it is
-        self._numbers: dict[str, int] = {}  # secret value -> its marker number
+        self._secrets: dict[str, str] = {}  # secret value -> what it is
+        self._known: dict[str, str] = {}  # each form of each secret -> what it is
+        self._numbers: dict[str, int] = {}  # replaced text -> its marker number
         self._lock = threading.Lock()
-        for name, value in sorted((env or {}).items()):
-            if secret_name(name):
-                self.remember(value, f"value of ${name}")
+        for value, what in secrets.from_env(env or {}):
+            self.remember(value, what)
+
+    @classmethod
+    def for_project(cls, root: Path, env: Mapping[str, str], home: Path | None = None) -> Redactor:
+        """A redactor that knows the secrets of env, of root's .env files and of home's (or
+        $NETRC's) .netrc and (or $PGPASSFILE's) .pgpass; home defaults to the user's."""
+        redactor = cls()
+        for value, what in secrets.from_project(root, env, home):
+            redactor.remember(value, what)
+        return redactor
 
     def remember(self, value: object, what: str) -> None:
-        """Redact this value wherever it appears from now on (and its repr, for strings); the
+        """Redact this value wherever it appears from now on, in each of its encodings; the
         items of a list, tuple, set or dict value too."""
         if isinstance(value, (list, tuple, set, frozenset)):
             for item in list(value)[:50]:
@@ -152,17 +72,17 @@ class Redactor:
         if not isinstance(value, (str, int)) or isinstance(value, bool):
             return
         text = str(value)
-        if len(text.strip()) < MIN_SECRET or _MARKER.search(text):
+        if not plausible(text) or _MARKER.search(text) or text in self._secrets:
             return
-        self._known.setdefault(text, what)
-        if isinstance(value, str):
-            quoted = repr(value)[1:-1]  # escaped as pytest shows it
-            if quoted != text:
-                self._known.setdefault(quoted, what)
+        with self._lock:
+            self._secrets[text] = what
+            for form, encoding in forms(text).items():
+                if len(form.strip()) >= MIN_SECRET:
+                    self._known.setdefault(form, f"{what}, {encoding}" if encoding else what)
 
     def learnt(self) -> list[tuple[str, str]]:
         """The values this redactor knows, and what each is (to hand to another process)."""
-        return sorted(self._known.items())
+        return sorted(self._secrets.items())
 
     def _marker(self, value: str, what: str) -> str:
         with self._lock:  # repairs run in threads; a number must name one value
@@ -174,44 +94,68 @@ class Redactor:
             return text
         # Markers already in the text stay as they are: redacting twice changes nothing.
         pieces = _ANY_MARKER.split(text)
-        if len(pieces) > 1:
-            markers = [*_ANY_MARKER.findall(text), ""]
-            return "".join(
-                self(piece) + marker for piece, marker in zip(pieces, markers, strict=False)
-            )
-        for value in sorted(self._known, key=len, reverse=True):
-            if value in text:
-                text = text.replace(value, self._marker(value, self._known[value]))
-        for pattern, what in _SHAPES:
-            text = pattern.sub(self._whole(what), text)
-        text = _URL_PASSWORD.sub(lambda m: self._swap(m, "password in a URL"), text)
-        for pattern in (_QUOTED, _BARE, _QUERY):
-            text = pattern.sub(self._if_secret_name, text)
-        return _RUN.sub(self._if_random, text)
+        if len(pieces) == 1:
+            return self._plain(text)
+        markers = [*_ANY_MARKER.findall(text), ""]
+        return "".join(
+            self._plain(piece) + marker for piece, marker in zip(pieces, markers, strict=True)
+        )
 
-    def _whole(self, what: str) -> Callable[[re.Match[str]], str]:
-        return lambda match: self._marker(match.group(0), what)
+    def _plain(self, text: str) -> str:
+        """text (with no marker in it) with each secret replaced; where two finds overlap the
+        first found wins: known values (longest first), then shapes, then names, then entropy."""
+        taken = bytearray(len(text))
+        chosen: list[Span] = []
+        for start, end, what in self._spans(text):
+            if end > start and taken.find(1, start, end) == -1:
+                taken[start:end] = b"\x01" * (end - start)
+                chosen.append((start, end, what))
+        if not chosen:
+            return text
+        parts, at = [], 0
+        for start, end, what in sorted(chosen):
+            parts += [text[at:start], self._marker(text[start:end], what)]
+            at = end
+        return "".join([*parts, text[at:]])
 
-    def _swap(self, match: re.Match[str], what: str) -> str:
-        """The match with its "value" group replaced by a marker (unless it is one already)."""
-        value = match.group("value")
-        if "[redacted #" in value:  # already (partly) redacted: the rest is not the secret
-            return match.group(0)
-        start, end = match.start("value") - match.start(), match.end("value") - match.start()
-        whole = match.group(0)
-        return whole[:start] + self._marker(value, what) + whole[end:]
+    def _spans(self, text: str) -> Iterator[Span]:
+        yield from self._known_spans(text)
+        for pattern, what in patterns.SHAPES:
+            yield from ((m.start(), m.end(), what) for m in pattern.finditer(text))
+        yield from self._encoded_spans(text)
+        for m in patterns.URL_PASSWORD.finditer(text):
+            yield m.start("value"), m.end("value"), "password in a URL"
+        yield from _auth_spans(text)
+        for pattern in patterns.NAMED:
+            yield from _named_spans(pattern, text)
+        for m in patterns.UUID_NEAR_KEY.finditer(text):
+            yield m.start("value"), m.end("value"), "UUID next to a key's name"
+        for m in patterns.RUN.finditer(text):
+            if looks_random(m.group(0)):
+                yield m.start(), m.end(), "high-entropy string"
 
-    def _if_secret_name(self, match: re.Match[str]) -> str:
-        name, value = match.group("name"), match.group("value")
-        if not secret_name(name.rsplit(".", 1)[-1]) or len(value.strip()) < MIN_SECRET:
-            return match.group(0)
-        return self._swap(match, f"value of {name}")
+    def _known_spans(self, text: str) -> Iterator[Span]:
+        with self._lock:
+            known = sorted(self._known.items(), key=lambda item: -len(item[0]))
+        for value, what in known:
+            at = text.find(value)
+            while at != -1:
+                yield at, at + len(value), what
+                at = text.find(value, at + len(value))
 
-    def _if_random(self, match: re.Match[str]) -> str:
-        token = match.group(0)
-        if not looks_random(token):
-            return token
-        return self._marker(token, "high-entropy string")
+    def _encoded_spans(self, text: str) -> Iterator[Span]:
+        """Whole base64 tokens whose decoded text holds a known secret (user:password)."""
+        if not self._secrets:
+            return
+        with self._lock:
+            values = sorted(self._secrets.items())
+        for m in patterns.BASE64_TOKEN.finditer(text):
+            plain = decoded(m.group(0))
+            if plain is None:
+                continue
+            found = next((what for value, what in values if value in plain), None)
+            if found is not None:
+                yield m.start(), m.end(), f"{found}, base64"
 
     def messages(self, messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Chat messages with every text field redacted (content, tool call arguments)."""
@@ -245,3 +189,30 @@ class Redactor:
             return values.get(int(match.group(1)), match.group(0))
 
         return _MARKER.sub(back, text)
+
+
+def _auth_spans(text: str) -> Iterator[Span]:
+    """Basic <base64 of user:password> and Bearer <token>."""
+    for m in patterns.AUTH_SCHEME.finditer(text):
+        value = m.group("value")
+        if m.group("scheme") == "Basic":
+            plain = decoded(value)
+            if plain is not None and ":" in plain:
+                yield m.start("value"), m.end("value"), "Basic credentials"
+        elif not patterns.code_like(value):
+            yield m.start("value"), m.end("value"), "Bearer token"
+
+
+def _named_spans(pattern: re.Pattern[str], text: str) -> Iterator[Span]:
+    """The values of pattern's matches whose name looks like a secret's (and whose unquoted
+    value does not read as code: key=len, token: str)."""
+    for m in pattern.finditer(text):
+        name = m.group("name")
+        value = m.group("value").rstrip()
+        if "q" not in pattern.groupindex:
+            value = value.rstrip(".:")  # "… with password Hunter2-Pony."
+            if patterns.code_like(value):
+                continue
+        if not secret_name(name.rsplit(".", 1)[-1]) or not plausible(value):
+            continue
+        yield m.start("value"), m.start("value") + len(value), f"value of {name}"

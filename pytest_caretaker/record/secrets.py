@@ -1,0 +1,205 @@
+"""Secrets: which names hold one, and where a project keeps the values.
+
+A value is learnt by name (a local, a key in a repr, an environment variable) or from the files
+that hold credentials: the project's ``.env*`` files, ``~/.netrc`` and ``~/.pgpass``. Only values
+that could be a secret are learnt: "true", "8080" or a path would redact half of every failure.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from itertools import pairwise
+from pathlib import Path
+from urllib.parse import urlsplit
+
+#: Words that make a name secret-looking: api_token, STRIPE_SECRET_KEY, passwordHash, pw, …
+SECRET_WORDS = frozenset(
+    {"key", "apikey", "token", "secret", "secrets", "password", "passwd", "passphrase", "pwd"}
+    | {"pw", "pass", "passcode", "credential", "credentials", "creds", "auth", "authorization"}
+    | {"cookie", "private", "privatekey", "signature", "secretkey", "accesskey", "apitoken"}
+    | {"bearer", "dsn", "session", "sessionid"}
+)
+#: Words before "key" that make it a lookup key, not a secret: sort_key, primary_key, …
+LOOKUP_KEYS = frozenset(
+    {"sort", "primary", "foreign", "cache", "lookup", "dict", "map", "hash", "index", "group"}
+    | {"partition", "unique", "composite", "natural", "row", "column", "field", "order"}
+)
+#: Last words that make a name describe a secret rather than hold it: token_type, key_file, …
+DESCRIPTORS = frozenset(
+    {"name", "names", "type", "kind", "id", "ids", "count", "len", "length", "size", "file"}
+    | {"path", "dir", "url", "uri", "prefix", "suffix", "env", "var", "format", "mode", "label"}
+    | {"timeout", "ttl", "version", "algorithm", "alg", "cls", "class", "func", "fn", "policy"}
+    | {"enabled", "required", "manager", "backend", "pattern", "regex", "param", "attr", "hint"}
+    | {"rate", "expiry", "expires", "expiration", "lifetime", "endpoint", "host", "port", "field"}
+    | {"error", "errors", "exception", "warning"}
+)
+#: Substrings of an environment variable's name that make its value a secret.
+ENV_WORDS = ("PASS", "PWD", "SECRET", "TOKEN", "KEY", "AUTH", "CRED", "COOKIE", "SESSION")
+#: Variables with such a name that hold a path, a socket or a desktop's session kind.
+ENV_NOT_SECRET = frozenset(
+    {"PWD", "OLDPWD", "XAUTHORITY", "SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "SESSION_MANAGER"}
+    | {"DESKTOP_SESSION", "GPG_AGENT_INFO", "KEYTIMEOUT", "SUDO_ASKPASS", "SSH_ASKPASS"}
+)
+#: Values too common to redact wherever they appear.
+COMMON = frozenset(
+    {"true", "false", "none", "null", "nil", "yes", "no", "on", "off", "test", "tests", "testing"}
+    | {"password", "passwd", "secret", "token", "basic", "bearer", "digest", "default", "local"}
+    | {"localhost", "example", "dummy", "undefined", "enabled", "disabled", "x11", "wayland"}
+)
+#: Shortest value treated as a secret: "1" or "yes" in a variable called *_KEY is not one.
+MIN_SECRET = 4
+#: Most bytes read from one credentials file, and most .env files read.
+MAX_FILE = 64_000
+MAX_DOTENV_FILES = 20
+
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_DOTENV = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][\w.\-]*)\s*[=:]\s*(.*)$")
+
+
+def secret_name(name: str) -> bool:
+    """Whether a variable called name probably holds a secret (split into words, any case)."""
+    listed = [word.lower() for word in _WORDS.findall(name)]
+    if listed[-2:-1] and listed[-1] == "key" and listed[-2] in LOOKUP_KEYS:
+        listed.pop()
+    if len(listed) > 1 and listed[-1] in DESCRIPTORS:
+        return False  # token_type, key_file: about a secret, not one
+    words = {*listed, name.lower().strip("_")}
+    return not words.isdisjoint(SECRET_WORDS)
+
+
+def env_secret_name(name: str) -> bool:
+    """Whether an environment variable holds a secret: its name contains PASS, PWD, SECRET,
+    TOKEN, KEY, AUTH, CRED, COOKIE or SESSION (PGPASSWORD, SMTP_PASS), and it is not one of the
+    variables that hold a path or a session kind (PWD, SSH_AUTH_SOCK, XDG_SESSION_TYPE)."""
+    upper = name.upper()
+    if upper in ENV_NOT_SECRET or upper.startswith("XDG_") or "ASKPASS" in upper:
+        return False
+    if not any(word in upper for word in ENV_WORDS):
+        return False
+    listed = [word.lower() for word in _WORDS.findall(name)]
+    if listed[-2:] and listed[-1] == "key" and listed[-2:-1] and listed[-2] in LOOKUP_KEYS:
+        return False
+    return not (len(listed) > 1 and listed[-1] in DESCRIPTORS)
+
+
+def plausible(value: str) -> bool:
+    """Whether a value could be a secret: long enough, not a common word, not a small number."""
+    text = value.strip()
+    if len(text) < MIN_SECRET or text.lower() in COMMON:
+        return False
+    return not (text.isdigit() and len(text) < 6)  # a port, a timeout, a year
+
+
+def url_password(value: str) -> str | None:
+    """The password of a URL-shaped value (DATABASE_URL=postgres://app:pw@db/app)."""
+    if "://" not in value or "@" not in value:
+        return None
+    try:
+        return urlsplit(value.strip()).password
+    except ValueError:
+        return None
+
+
+def from_env(env: Mapping[str, str]) -> Iterator[tuple[str, str]]:
+    """(value, what) for each secret in the environment, and the password of each URL in it."""
+    for name, value in sorted(env.items()):
+        if env_secret_name(name) and not _existing_path(value):
+            yield value, f"value of ${name}"
+        password = url_password(value)
+        if password:
+            yield password, f"password in ${name}"
+
+
+def _existing_path(value: str) -> bool:
+    return value.startswith("/") and "\n" not in value and os.path.exists(value)
+
+
+def _read(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(MAX_FILE).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def from_dotenv(text: str, source: str) -> Iterator[tuple[str, str]]:
+    """(value, what) for the secrets of a .env file: secret-named variables, URL passwords."""
+    for line in text.splitlines():
+        match = _DOTENV.match(line)
+        if match is None:
+            continue
+        name, value = match.group(1), _unquote(match.group(2))
+        if env_secret_name(name):
+            yield value, f"value of {name} in {source}"
+        password = url_password(value)
+        if password:
+            yield password, f"password in {name} in {source}"
+
+
+def _unquote(raw: str) -> str:
+    raw = raw.strip()
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
+        return raw[1:-1]
+    return raw.split(" #", 1)[0].strip()  # an unquoted value ends at a comment
+
+
+def from_netrc(text: str) -> Iterator[tuple[str, str]]:
+    """(value, what) for each password and account in a .netrc, and each login that is a token
+    (a login of 16 characters or more with a digit: a token used as the user name)."""
+    tokens = text.split()
+    for key, value in pairwise(tokens):
+        if key in ("password", "account"):
+            yield value, f"{key} in .netrc"
+        elif key == "login" and len(value) >= 16 and any(c.isdigit() for c in value):
+            yield value, "login token in .netrc"
+
+
+def from_pgpass(text: str) -> Iterator[tuple[str, str]]:
+    """(value, what) for the password field of each line of a .pgpass
+    (host:port:database:user:password, with \\: and \\\\ escaped)."""
+    for line in text.splitlines():
+        if line.lstrip().startswith("#"):
+            continue
+        fields = _pgpass_fields(line)
+        if len(fields) >= 5:
+            yield ":".join(fields[4:]), "password in .pgpass"
+
+
+def _pgpass_fields(line: str) -> list[str]:
+    fields, current, escaped = [], [], False
+    for char in line:
+        if escaped:
+            current.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == ":":
+            fields.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    return [*fields, "".join(current)]
+
+
+def dotenv_files(root: Path) -> list[Path]:
+    """The project's .env files (.env, .env.local, .envrc, …), not the templates of one."""
+    try:
+        found = sorted(root.glob(".env*"))
+    except OSError:
+        return []
+    templates = (".example", ".sample", ".template", ".dist")
+    return [p for p in found if p.is_file() and not p.name.endswith(templates)][:MAX_DOTENV_FILES]
+
+
+def from_project(
+    root: Path, env: Mapping[str, str], home: Path | None = None
+) -> Iterator[tuple[str, str]]:
+    """(value, what) for every secret the project's environment and credential files hold."""
+    yield from from_env(env)
+    for path in dotenv_files(root):
+        yield from from_dotenv(_read(path), path.name)
+    home = home if home is not None else Path.home()
+    yield from from_netrc(_read(Path(env.get("NETRC") or home / ".netrc")))
+    yield from from_pgpass(_read(Path(env.get("PGPASSFILE") or home / ".pgpass")))
