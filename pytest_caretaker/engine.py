@@ -27,7 +27,9 @@ from pytest_caretaker.llm import client
 from pytest_caretaker.llm.models import api_base_for
 from pytest_caretaker.llm.repairer import ModelRepairer
 from pytest_caretaker.problem import Limits, Problem, Repairer
+from pytest_caretaker.project import localize
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
+from pytest_caretaker.project.localize import module_of
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.repair import cluster
 from pytest_caretaker.repair.chain import Chain
@@ -78,16 +80,12 @@ class HealOutcome:
     transcripts: dict[str, Transcript] = field(default_factory=dict)
 
 
-def module_of(nodeid: str) -> str:
-    return nodeid.split("::", 1)[0]
-
-
 def heal_all(run: HealRun) -> HealOutcome:
     begun = time.monotonic()  # the session's healing time counts from here
     settings, runner = run.settings, run.runner
     failing = sorted(run.failures, key=lambda f: f.nodeid)
-    modules = {module_of(f.nodeid) for f in failing}
-    neighbours = [nodeid for nodeid in run.passed if module_of(nodeid) in modules]
+    # Not all of a 10,000-test module: the traced rerun and every verification must fit.
+    neighbours = localize.neighbours([f.nodeid for f in failing], run.passed)
     outcome = HealOutcome()
     passing: list[str] = []  # the neighbours that passed alone too: what no fix may break
     if any(model != BUILTIN for model in settings.models):
@@ -131,7 +129,7 @@ def heal_all(run: HealRun) -> HealOutcome:
     finally:
         if builtin is not None:
             builtin.close()
-        run.memory.save()
+        outcome.notes += [n for n in (run.memory.warning(), run.memory.save()) if n is not None]
     try:
         _settle(run, outcome, failing, passing)
     except KeyboardInterrupt:  # writing handles its own; this is before it began
@@ -156,8 +154,9 @@ def _interrupted(outcome: HealOutcome, failing: Sequence[Failure]) -> None:
 def _chain(
     run: HealRun, files: ProjectFiles, editable: Editable, builtin: BuiltinRepairer | None
 ) -> list[Repairer]:
-    """The repairers in the order they are asked: remembered fixes, then the configured chain."""
-    chain: list[Repairer] = [RememberedFixes(run.memory, files)]
+    """The repairers in the order they are asked: remembered fixes (unless --heal-no-cache),
+    then the configured chain. Fixes found are remembered either way (Chain.repair)."""
+    chain: list[Repairer] = [RememberedFixes(run.memory, files)] if run.settings.cache else []
     if run.repairers is not None:
         return [*chain, *run.repairers]
     for model in run.settings.models:
@@ -228,21 +227,45 @@ def _settle(
         _left_out(result, why) if (why := left_out.get(result.nodeid)) is not None else result
         for result in outcome.results
     ]
-    outcome.patch = report_files.write_patch(root, selection.patch(fixes))
     recorded = {failure.nodeid: failure for failure in failing}
     # Redacted as a whole: besides the prompts it holds verification output, which shows
     # the values of the run's secret locals again.
     rendered = {
-        result.nodeid: run.redactor(
-            outcome.transcripts[result.nodeid].render(recorded[result.nodeid], result)
+        printable(result.nodeid): printable(
+            run.redactor(outcome.transcripts[result.nodeid].render(recorded[result.nodeid], result))
         )
         for result in outcome.results
         if result.nodeid in outcome.transcripts
     }
-    report_files.write_all(report_files.output_dir(root), rendered)
+    _save_reports(root, selection.patch(fixes), rendered, outcome)
     if settings.write:
         outcome.written, notes = write_fixes(fixes, root, settings, run.ask)
         outcome.notes += notes
+
+
+def _save_reports(
+    root: Path, patch: bytes, rendered: Mapping[str, str], outcome: HealOutcome
+) -> None:
+    """The patch and the transcripts under .caretaker/; a folder that cannot be written (a full
+    disk, a read-only checkout) costs these files, said in one line, not the healing."""
+    try:
+        outcome.patch = report_files.write_patch(root, patch)
+        report_files.write_all(report_files.output_dir(root), rendered)
+    except OSError as error:
+        lost = "the transcripts" if outcome.patch else "the patch and the transcripts"
+        outcome.notes.append(
+            f"caretaker: could not write to {report_files.OUTPUT_DIR}/ ({error}); "
+            f"{lost} are missing, the fixes are in this summary"
+        )
+
+
+def printable(text: str) -> str:
+    """text with what a non-UTF-8 file name left in it (lone surrogates) shown as U+FFFD, so that
+    it can be written to a UTF-8 file."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate no file name leaves: not from the file system
+        return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _not_attempted(case: Failure, why: str) -> HealResult:

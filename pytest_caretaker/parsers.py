@@ -116,9 +116,17 @@ def parse_api_base(text: str, where: str) -> str | None:
     value = text.strip()
     if not value:
         return None
-    parsed = urlsplit(value)
-    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+    try:
+        parsed = urlsplit(value)
+        parsed.port  # noqa: B018 -- raises ValueError for a port that is not one
+    except ValueError as error:  # an unclosed [ of an IPv6 host, a port out of range
+        raise SettingError(
+            f"{where}: {text!r} is not a URL ({error}); write it like http://[::1]:8000/v1"
+        ) from None
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise SettingError(f"{where}: expected an http:// or https:// URL, got {text!r}")
+    if any(ch.isspace() or not ch.isprintable() for ch in value):  # urlsplit drops some
+        raise SettingError(f"{where}: a URL has no spaces or control characters, got {text!r}")
     return value.rstrip("/")
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -20,6 +21,7 @@ from typing import Any, Protocol
 from pytest_caretaker.problem import Failed, Healed, Task
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.results import Accepted, Edit, Failure, Proposal, Spend
+from pytest_caretaker.text import plural
 
 KEY = "caretaker/fixes"
 PER_FAILURE = 3  # fixes kept per failure signature, newest first
@@ -73,13 +75,50 @@ def _valid(entry: object) -> bool:
         and all(
             isinstance(fields, list)
             and len(fields) == 4
-            and all(isinstance(field, str) for field in fields)
+            and all(_text(field) for field in fields)
             and fields[0] in ("replace", "helper", "import")
             for fields in edits
         )
         and isinstance(functions, dict)
-        and isinstance(entry.get("explanation"), str)
-        and isinstance(entry.get("model"), str)
+        and all(_text(key) and _text(value) for key, value in functions.items())
+        and _text(entry.get("explanation"))
+        and _text(entry.get("model"))
+    )
+
+
+def _text(value: object) -> bool:
+    """A string that can be written back (JSON may hold lone surrogates; UTF-8 may not)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _load(cache: Cache) -> tuple[dict[str, list[dict[str, Any]]], str]:
+    """The remembered fixes in the cache, and what was wrong with what it held ("" if nothing).
+
+    pytest's cache returns the default for a file it cannot read or decode, but lets through the
+    RecursionError of JSON nested deeper than Python's stack.
+    """
+    try:
+        stored = cache.get(KEY, {})
+    except RecursionError:
+        return {}, "nested too deeply to read"
+    if not isinstance(stored, dict):
+        return {}, "not a JSON object of fixes"
+    entries = {
+        key: [entry for entry in value if _valid(entry)]
+        for key, value in stored.items()
+        if isinstance(key, str) and isinstance(value, list)
+    }
+    dropped = sum(len(value) if isinstance(value, list) else 1 for value in stored.values())
+    dropped -= sum(len(value) for value in entries.values())
+    return (
+        entries,
+        f"{plural(dropped, 'entry', 'entries')} not as caretaker writes them" if dropped else "",
     )
 
 
@@ -87,16 +126,21 @@ class FixMemory:
     def __init__(self, cache: Cache | None) -> None:
         self.cache = cache
         self.entries: dict[str, list[dict[str, Any]]] = {}
+        #: What was wrong with the cache, for one warning line (its damage is not kept).
+        self.damage = ""
         if cache is not None:
-            stored = cache.get(KEY, {})
-            if isinstance(stored, dict):  # anything else was not written by this version
-                self.entries = {
-                    key: [entry for entry in value if _valid(entry)]
-                    for key, value in stored.items()
-                    if isinstance(key, str) and isinstance(value, list)
-                }
-        self.changed = False
+            self.entries, self.damage = _load(cache)
+        self.changed = bool(self.damage)  # saving writes the good part back
         self._lock = threading.Lock()
+
+    def warning(self) -> str | None:
+        """The line that says the cache was damaged and what happened to it, if it was."""
+        if not self.damage:
+            return None
+        return (
+            f"caretaker: pytest's cache entry {KEY} is damaged ({self.damage}); the remembered "
+            "fixes that could not be read are ignored and the entry is rewritten"
+        )
 
     def recall(self, failure: Failure, sources: ProjectFiles) -> list[Remembered]:
         """Remembered fixes for this failure whose functions still read as they did."""
@@ -124,6 +168,8 @@ class FixMemory:
             "model": model,
             "functions": functions,
         }
+        if not _valid(entry):  # e.g. a file whose name is not UTF-8: it cannot be saved
+            return
         key = signature(failure)
         with self._lock:  # repairs run in threads
             kept = [o for o in self.entries.pop(key, []) if o.get("edits") != entry["edits"]]
@@ -132,10 +178,26 @@ class FixMemory:
                 del self.entries[next(iter(self.entries))]
             self.changed = True
 
-    def save(self) -> None:
-        if self.cache is not None and self.changed:
-            self.cache.set(KEY, self.entries)
-            self.changed = False
+    def save(self) -> str | None:
+        """Write the fixes to the cache; None, or the one line that says why they were not.
+
+        pytest's cache reports a folder it cannot write with a warning (an error under
+        ``-W error``) and lets a full disk's or an unencodable path's error through.
+        """
+        if self.cache is None or not self.changed:
+            return None
+        problem = ""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                self.cache.set(KEY, self.entries)
+            except (OSError, UnicodeError, ValueError) as error:
+                problem = str(error)
+        problem = problem or (str(caught[0].message) if caught else "")
+        if problem:
+            return f"caretaker: the fixes found were not remembered: {problem}"
+        self.changed = False
+        return None
 
 
 class RememberedFixes:

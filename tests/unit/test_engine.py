@@ -4,6 +4,7 @@ cases of one problem, the next problem of what a fix does not heal, the baseline
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -18,6 +19,9 @@ import pytest
 
 from pytest_caretaker.engine import HealRun, heal_all
 from pytest_caretaker.problem import Failed, Healed, Task
+from pytest_caretaker.project.files import ProjectFiles
+from pytest_caretaker.project.localize import NEIGHBOURS
+from pytest_caretaker.repair.memory import KEY, FixMemory
 from pytest_caretaker.results import Accepted, Edit, Executed, Failure, Frame, Proposal, Spend
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.threads import in_threads
@@ -313,3 +317,119 @@ def test_the_engine_does_not_import_pytest() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
 
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+# -- a big module, and faults of the machine (#15) -----------------------------------------------
+
+
+def test_the_baseline_and_the_checks_rerun_at_most_200_of_a_big_modules_tests(
+    project: Path,
+) -> None:
+    passed = [f"test_calc.py::test_{n}" for n in range(1_000)]
+    runner = FakeRunner(project, {MEAN: ("len(xs)\n",)})
+    run = HealRun(
+        settings=Settings(heal=True),
+        runner=runner,  # type: ignore[arg-type]
+        failures=[failure(MEAN)],
+        passed=passed,
+        test_files=frozenset({"test_calc.py"}),
+        repairers=[Proposer("m", [GOOD])],
+    )
+
+    (result,) = heal_all(run).results
+
+    assert result.healed
+    (baseline, traced), *checks = runner.runs
+    assert traced and MEAN in baseline and len(baseline) == 1 + NEIGHBOURS
+    assert checks and all(len(ids) <= 1 + NEIGHBOURS for ids, _ in checks)
+
+
+def test_a_caretaker_folder_that_cannot_be_made_costs_its_files_not_the_fixes(
+    project: Path,
+) -> None:
+    # A file where the folder goes: mkdir fails as it does in a read-only checkout.
+    (project / ".caretaker").write_text("not a folder")
+    runner = FakeRunner(project, {MEAN: ("len(xs)\n",), TOTAL: ()})
+
+    outcome = heal(runner, [MEAN], Proposer("m", [GOOD]))
+
+    assert [result.healed for result in outcome.results] == [True]
+    assert outcome.patch is None
+    (note,) = outcome.notes
+    assert note.startswith("caretaker: could not write to .caretaker/ ([Errno 17] File exists")
+    assert note.endswith("the patch and the transcripts are missing, the fixes are in this summary")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+def test_a_full_disk_costs_the_files_not_the_fixes(project: Path) -> None:
+    folder = project / ".caretaker"
+    folder.mkdir()
+    (folder / ".gitignore").write_text("*\n")
+    (folder / "heal.patch").symlink_to("/dev/full")  # every write to it: ENOSPC
+    runner = FakeRunner(project, {MEAN: ("len(xs)\n",), TOTAL: ()})
+
+    outcome = heal(runner, [MEAN], Proposer("m", [GOOD]))
+
+    assert [result.healed for result in outcome.results] == [True]
+    (note,) = outcome.notes
+    assert "[Errno 28] No space left on device" in note
+
+
+class JsonCache:
+    """What pytest's cache does with a value: it keeps the JSON of it."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, str] = {}
+
+    def get(self, key: str, default: Any) -> Any:
+        return json.loads(self.data[key]) if key in self.data else default
+
+    def set(self, key: str, value: object) -> None:
+        self.data[key] = json.dumps(value)
+
+
+def heal_with(memory: FixMemory, model: Proposer, runner: FakeRunner, **settings: Any) -> Any:
+    run = HealRun(
+        settings=Settings(heal=True, **settings),
+        runner=runner,  # type: ignore[arg-type]
+        failures=[failure(MEAN)],
+        passed=[TOTAL],
+        test_files=frozenset({"test_calc.py"}),
+        memory=memory,
+        repairers=[model],
+    )
+    return heal_all(run)
+
+
+def test_a_remembered_fix_is_reused_and_under_heal_no_cache_it_is_not(project: Path) -> None:
+    cache = JsonCache()
+    runner = FakeRunner(project, {MEAN: ("len(xs)\n",), TOTAL: ()})
+    heal_with(FixMemory(cache), Proposer("some/model", [GOOD]), runner)
+    assert KEY in cache.data
+
+    again = Proposer("some/model", [GOOD])
+    (reused,) = heal_with(FixMemory(cache), again, runner).results
+    assert again.asked == [] and reused.healed and reused.via == "cache"
+
+    cache.data.clear()
+    heal_with(FixMemory(cache), Proposer("some/model", [GOOD]), runner)
+    model = Proposer("some/model", [GOOD])
+    (fresh,) = heal_with(FixMemory(cache), model, runner, cache=False).results
+    assert model.asked == [MEAN] and fresh.healed and fresh.via == "repair"
+    # What --heal-no-cache found is still remembered, for the runs without it.
+    assert len(FixMemory(cache).recall(failure(MEAN), ProjectFiles(project))) == 1
+
+
+def test_a_cache_nested_too_deeply_to_read_is_one_line_and_healing_goes_on(project: Path) -> None:
+    cache = JsonCache()
+    cache.data[KEY] = "[" * 100_000 + "]" * 100_000  # json.loads: RecursionError
+    runner = FakeRunner(project, {MEAN: ("len(xs)\n",), TOTAL: ()})
+
+    outcome = heal_with(FixMemory(cache), Proposer("some/model", [GOOD]), runner)
+
+    assert [result.healed for result in outcome.results] == [True]
+    assert outcome.notes == [
+        f"caretaker: pytest's cache entry {KEY} is damaged (nested too deeply to read); the "
+        "remembered fixes that could not be read are ignored and the entry is rewritten"
+    ]
+    assert isinstance(json.loads(cache.data[KEY]), dict)  # rewritten, with the new fix

@@ -98,6 +98,7 @@ def test_parse_models_good(values: list[str], expected: tuple[str, ...]) -> None
         ("http://localhost:11434", "http://localhost:11434"),
         ("https://api.example.com/v1/", "https://api.example.com/v1"),
         (" http://127.0.0.1:8000/v1 ", "http://127.0.0.1:8000/v1"),
+        ("http://[::1]:8000/v1", "http://[::1]:8000/v1"),
         ("", None),
         ("   ", None),
     ],
@@ -137,6 +138,14 @@ BAD_VALUES: list[tuple[Callable[[str, str], object], str]] = [
     (parse_api_base, "localhost:11434"),
     (parse_api_base, "ftp://example.com"),
     (parse_api_base, "example.com/v1"),
+    # urlsplit raises ValueError for these (an INTERNALERROR before they were caught)
+    (parse_api_base, "http://[::1"),
+    (parse_api_base, "http://[::1]:99999"),
+    (parse_api_base, "http://localhost:port"),
+    # accepted by urlsplit, yet no URL to send a request to
+    (parse_api_base, "http://:8000"),
+    (parse_api_base, "http://local host:8000"),
+    (parse_api_base, "http://local\nhost:8000"),
 ]
 
 

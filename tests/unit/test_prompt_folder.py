@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -206,3 +207,84 @@ def test_check_folder_refuses_a_template_in_a_folder_caretaker_does_not_read(
     message = str(raised.value)
     assert f"{folder}/tool/system.j2 is in a folder caretaker does not read" in message
     assert "tools/ or text/" in message
+
+
+# -- a folder that is not what it seems: each a PromptError (a usage error), never a traceback ---
+
+
+def bad_templates() -> list[Any]:
+    """(make, the words the one-line message must hold) for each kind of bad folder."""
+
+    def write_bytes(data: bytes) -> Any:
+        return lambda folder: (folder / "user.j2").write_bytes(data)
+
+    return [
+        pytest.param(
+            write_bytes(b"{{ test_id | nosuch }}"),
+            ["user.j2 line 1: No filter named 'nosuch'", "Jinja2's built-in filters"],
+            id="unknown-filter",
+        ),
+        pytest.param(
+            write_bytes(b"{% if test_id is nosuch %}x{% endif %}"),
+            ["user.j2 failed: No test named 'nosuch'", "with sample values"],
+            id="unknown-test",  # found when rendered, not compiled
+        ),
+        pytest.param(
+            write_bytes(b"\xff\xfe{{ test_id }}"),
+            ["user.j2 is not UTF-8 text (byte 0xff at offset 0); save it as UTF-8"],
+            id="not-utf-8",
+        ),
+        pytest.param(
+            lambda folder: (folder / "user.j2").mkdir(),
+            ["user.j2 is a folder; a template is a text file: rename or remove it"],
+            id="folder-named-user.j2",
+        ),
+        pytest.param(
+            lambda folder: (folder / "user.j2").symlink_to("user.j2"),
+            ["user.j2 cannot be read: Too many levels of symbolic links"],
+            id="link-loop",
+        ),
+        pytest.param(
+            lambda folder: os.mkfifo(folder / "retry.j2"),
+            ["retry.j2 is not a regular file"],
+            id="fifo",
+        ),
+        pytest.param(
+            write_bytes(b"{{ " + b"(" * 3000 + b"test_id" + b")" * 3000 + b" }}"),
+            ["user.j2 is nested too deeply for Jinja2"],
+            id="nested",
+        ),
+    ]
+
+
+@pytest.mark.parametrize(("make", "words"), bad_templates())
+def test_check_folder_refuses_what_cannot_be_a_template_in_one_line(
+    tmp_path: Path, make: Any, words: list[str]
+) -> None:
+    make(tmp_path)
+
+    with pytest.raises(PromptError) as raised:
+        check_folder(str(tmp_path), "ini option heal_prompt")
+
+    message = str(raised.value)
+    assert message.startswith("ini option heal_prompt: ")
+    assert f"{tmp_path}/" in message
+    assert "\n" not in message
+    for part in words:
+        assert part in message
+
+
+def test_a_link_back_into_the_folder_is_walked_once(tmp_path: Path) -> None:
+    # A loop of folders: nothing in it is a template caretaker does not read, and it ends.
+    folder = write(tmp_path, {"user.j2": "{{ test_id }}", "tools/system.j2": "{{ scope }}"})
+    (tmp_path / "loop").symlink_to(tmp_path)
+    (tmp_path / "tools" / "up").symlink_to("..")
+
+    check_folder(folder)  # no PromptError
+
+
+def test_a_link_loop_that_is_no_template_is_not_read(tmp_path: Path) -> None:
+    folder = write(tmp_path, {"user.j2": "{{ test_id }}"})
+    (tmp_path / "loop").symlink_to("loop")
+
+    check_folder(folder)  # no PromptError

@@ -8,6 +8,8 @@ in front: its ``tools/x.j2`` or ``text/x.j2``, else its ``x.j2``, else caretaker
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -124,36 +126,60 @@ def render(name: str, tools: bool, folder: str | None = None, **variables: objec
     return str(text).strip() + "\n"
 
 
-def check_folder(folder: str) -> None:
+def check_folder(folder: str, where: str = "--heal-prompt") -> None:
     """Check a --heal-prompt folder before the run: every template in it is one caretaker
     renders, parses, uses only the variables caretaker provides, and renders with sample values.
-    Raises PromptError naming the file and what to do."""
+    Raises PromptError naming where the folder was given (``where``), the file and what to do."""
     root = Path(folder)
     if not root.is_dir():
-        raise PromptError(f"--heal-prompt {folder} is not a folder of templates")
-    found = sorted(path.relative_to(root).as_posix() for path in root.rglob("*.j2"))
+        raise PromptError(f"{where} {folder} is not a folder of templates")
+    found = _templates(root)
     if not found:
         raise PromptError(
-            f"--heal-prompt {folder} has no templates; add any of system.j2, user.j2, "
+            f"{where} {folder} has no templates; add any of system.j2, user.j2, "
             "retry.j2, rules.j2 (or tools/… and text/… for one strategy)"
         )
-    environment = _environment(str(root))
-    for relative in found:
-        _check_template(environment, folder, relative)
-    for name in ("system", "user", "retry"):
-        for tools in (True, False):
-            try:
-                render(name, tools, str(root), **SAMPLE[name])
-            except PromptError as error:
-                raise PromptError(f"{error} (with sample values; see the README)") from None
+    try:
+        environment = _environment(str(root))
+        for relative in found:
+            _check_template(environment, folder, relative)
+        for name in ("system", "user", "retry"):
+            for tools in (True, False):
+                try:
+                    render(name, tools, str(root), **SAMPLE[name])
+                except PromptError as error:
+                    raise PromptError(f"{error} (with sample values; see the README)") from None
+    except PromptError as error:
+        raise PromptError(f"{where}: {_printable(str(error))}") from None
+
+
+def _templates(root: Path, depth: int = 2) -> list[str]:
+    """The ``*.j2`` names under root (files or not: a folder so named is refused by name), as
+    relative POSIX paths, at most depth folders down. Links are followed, as the loader follows
+    them, but a folder already seen (a link back up: a loop) is not walked again."""
+    found: list[str] = []
+    seen: set[str] = set()
+    for top, folders, files in os.walk(root, followlinks=True):
+        relative = Path(top).relative_to(root)
+        if os.path.realpath(top) in seen:
+            folders.clear()
+            continue
+        seen.add(os.path.realpath(top))
+        names = (*files, *folders)
+        found += [(relative / name).as_posix() for name in names if name.endswith(".j2")]
+        if len(relative.parts) >= depth:
+            folders.clear()
+    return sorted(found)
+
+
+def _printable(text: str) -> str:
+    """text with what a non-UTF-8 file name left in it (lone surrogates) shown as U+FFFD."""
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 def _check_template(environment: Any, folder: str, relative: str) -> None:
     """One template of a --heal-prompt folder: where it is, its name, its syntax and the
     variables it uses, each checked before it is ever rendered."""
-    import jinja2
-    import jinja2.meta
-
     name = Path(relative).stem
     where = f"{folder}/{relative}"
     if Path(relative).parent.as_posix() not in (".", *STRATEGIES):
@@ -166,17 +192,48 @@ def _check_template(environment: Any, folder: str, relative: str) -> None:
             f"{where} is not a template caretaker uses; the templates are "
             f"{', '.join(n + '.j2' for n in VARIABLES)}"
         )
-    source = (Path(folder) / relative).read_text(encoding="utf-8")
-    try:
-        parsed = environment.parse(source)
-    except jinja2.TemplateSyntaxError as error:
-        raise PromptError(f"{where} line {error.lineno}: {error.message}") from None
-    unknown = sorted(jinja2.meta.find_undeclared_variables(parsed) - VARIABLES[name])
+    used = _variables(environment, where, _read(Path(folder) / relative, where))
+    unknown = sorted(used - VARIABLES[name])
     if unknown:
         raise PromptError(
             f"{where} uses {', '.join(unknown)}, which caretaker does not provide; "
             f"{name}.j2 gets {', '.join(sorted(VARIABLES[name]))}"
         )
+
+
+def _read(path: Path, where: str) -> str:
+    """A template's text; a folder, a device, a link loop or bytes that are not UTF-8 are
+    refused with what to do, as the loader would fail on them later."""
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            kind = "a folder" if path.is_dir() else "not a regular file"
+            raise PromptError(f"{where} is {kind}; a template is a text file: rename or remove it")
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise PromptError(
+            f"{where} is not UTF-8 text (byte 0x{error.object[error.start]:02x} at offset "
+            f"{error.start}); save it as UTF-8"
+        ) from None
+    except OSError as error:
+        raise PromptError(f"{where} cannot be read: {error.strerror or error}") from None
+
+
+def _variables(environment: Any, where: str, source: str) -> set[str]:
+    """The variables a template uses; parsing and compiling it finds its syntax errors and the
+    filters and tests Jinja2 does not have."""
+    import jinja2
+    import jinja2.meta
+
+    try:
+        return set(jinja2.meta.find_undeclared_variables(environment.parse(source)))
+    except jinja2.TemplateSyntaxError as error:  # TemplateAssertionError included
+        hint = ""
+        if error.message and error.message.startswith("No filter named"):
+            hint = "; caretaker's templates have Jinja2's built-in filters only"
+        message = (error.message or "").rstrip(".")
+        raise PromptError(f"{where} line {error.lineno}: {message}{hint}") from None
+    except RecursionError:
+        raise PromptError(f"{where} is nested too deeply for Jinja2; simplify it") from None
 
 
 @dataclass(frozen=True)
