@@ -99,7 +99,26 @@ def pytest_configure(config: pytest.Config) -> None:
         except PromptError as error:
             raise pytest.UsageError(f"caretaker: {error}") from None
     settings = choose(settings, os.environ)
-    config.pluginmanager.register(HealSession(config, settings), SESSION_NAME)
+    unsandboxed = sandbox_unavailable(settings)
+    config.pluginmanager.register(HealSession(config, settings, unsandboxed), SESSION_NAME)
+
+
+def sandbox_unavailable(settings: Settings) -> str | None:
+    """Why candidates cannot run sandboxed here (None: they can, or the sandbox is off); a usage
+    error when --heal-sandbox require cannot be met."""
+    if settings.sandbox == "off":
+        return None
+    from pytest_caretaker.verify.probe import unavailable
+
+    reason = unavailable(settings.sandbox_network)
+    if reason is not None and settings.sandbox == "require":
+        where = settings.sources.get("sandbox", "--heal-sandbox")
+        raise pytest.UsageError(
+            f"caretaker: {where} require: candidates cannot run sandboxed here ({reason}); "
+            "use auto to run them unsandboxed, or run where Linux namespaces and Landlock are "
+            "available"
+        )
+    return reason
 
 
 def refuse_review(env: Mapping[str, str], stdin_is_tty: bool) -> None:

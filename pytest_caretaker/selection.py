@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 from pytest_caretaker.apply.rewrite import merge, unified_diff
 from pytest_caretaker.results import Dropped, FileChange, Fix, HealResult
-from pytest_caretaker.verify.runner import Runner, judge
+from pytest_caretaker.verify.judge import judge
+from pytest_caretaker.verify.runner import Runner
 
 
 def group(results: Sequence[HealResult]) -> list[Fix]:

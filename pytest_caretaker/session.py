@@ -22,7 +22,7 @@ from pytest_caretaker.report import summary
 from pytest_caretaker.results import Failure
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.text import where
-from pytest_caretaker.verify.runner import Runner
+from pytest_caretaker.verify.runner import Confinement, Runner
 
 if TYPE_CHECKING:  # the engine brings libcst; it is imported only once there is work
     from collections.abc import Sequence
@@ -31,8 +31,10 @@ if TYPE_CHECKING:  # the engine brings libcst; it is imported only once there is
     from pytest_caretaker.results import FileChange, Fix
 
 
-def runner_for(config: pytest.Config, timeout: float) -> Runner:
-    """A Runner that reruns tests the way this session ran them."""
+def runner_for(
+    config: pytest.Config, timeout: float, confinement: Confinement | None = None
+) -> Runner:
+    """A Runner that reruns tests the way this session ran them (sandboxed with confinement)."""
     args = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-o", "addopts="]
     # Plugins are preloaded by the warm server, so pytest cannot rewrite their asserts; that
     # warning must not become an error under a user's filterwarnings = error.
@@ -44,7 +46,8 @@ def runner_for(config: pytest.Config, timeout: float) -> Runner:
     for plugin in config.getoption("plugins") or ():
         if "caretaker" not in plugin:
             args += ["-p", plugin]
-    return Runner(config.rootpath.resolve(), config.invocation_params.dir, args, timeout)
+    root = config.rootpath.resolve()
+    return Runner(root, config.invocation_params.dir, args, timeout, confinement=confinement)
 
 
 def test_code_files(item: pytest.Item) -> set[str]:
@@ -160,10 +163,17 @@ WORKER_OUTPUT = "caretaker"
 
 
 class HealSession(Recorder):
-    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+    def __init__(
+        self, config: pytest.Config, settings: Settings, unsandboxed: str | None = None
+    ) -> None:
+        """unsandboxed: why candidates cannot run in the sandbox here (None: they can)."""
         super().__init__(config, settings)
         self.outcome: HealOutcome | None = None
         self.runner: Runner | None = None
+        self.unsandboxed = unsandboxed
+        self.confinement: Confinement | None = None
+        if settings.sandbox != "off" and unsandboxed is None:
+            self.confinement = Confinement(network=settings.sandbox_network)
 
     # -- during the run ----------------------------------------------------------------------
 
@@ -172,13 +182,18 @@ class HealSession(Recorder):
         """Whether pytest-xdist runs the tests in workers, which then send their records."""
         return bool(getattr(self.config.option, "dist", "no") != "no")
 
-    def pytest_report_header(self) -> str:
-        return summary.header(self.settings)
+    def pytest_report_header(self) -> list[str]:
+        lines = [summary.header(self.settings)]
+        if self.settings.sandbox == "off":
+            lines.append("caretaker: candidates run unsandboxed: --heal-sandbox off")
+        elif self.unsandboxed is not None:
+            lines.append(f"caretaker: candidates run unsandboxed: {self.unsandboxed}")
+        return lines
 
     def failed(self) -> None:
         if self.runner is None:
             # The verifier's warm server preloads while the rest of the run goes on.
-            self.runner = runner_for(self.config, self.settings.timeout)
+            self.runner = runner_for(self.config, self.settings.timeout, self.confinement)
             self.runner.prestart()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

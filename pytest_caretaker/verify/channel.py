@@ -1,5 +1,5 @@
 """Channels to the processes that run tests: a line protocol with a server on its pipes, the warm
-worker server (worker.py --serve), one fresh run, and the means to contain a run (forking it into
+worker server (warm.py), one fresh run, and the means to contain a run (forking it into
 its own session, capping its memory, killing it with its process group).
 
 Both sides use this module: the parent talks to its servers through it, and the servers, which
@@ -76,7 +76,14 @@ class Channel:
 
 
 class Server(Channel):
-    """The warm worker server (worker.py --serve): one run at a time."""
+    """The warm worker server (warm.py): one run at a time.
+
+    A contained server (sandboxed: pid 1 of its own namespaces) reports pids that mean nothing
+    here; a run that outlives its time is ended by killing the whole server, which is then dead.
+    """
+
+    contained = False
+    dead = False
 
     def run(self, spec_file: Path, timeout: float) -> tuple[str, str | None] | None:
         """Output and problem of one run, or None when the server itself failed."""
@@ -85,17 +92,20 @@ class Server(Channel):
         pid_line = self.readline(SERVER_START_TIMEOUT)
         if pid_line is None or not pid_line.isdigit():
             return None
-        pid = int(pid_line)
         problem = None
         done = self.readline(timeout)
         if done is None:
-            kill_group(pid)
             problem = f"the tests did not finish within {timeout:g} s (does the code loop forever?)"
-            done = self.readline(SERVER_START_TIMEOUT)
-            if done is None:
-                return None
-        output_file = spec_file.with_name("output.txt")
-        output = output_file.read_text("utf-8", "replace") if output_file.exists() else ""
+            if self.contained:
+                self.dead = True
+                kill_group(self.process.pid)
+                done = ""
+            else:
+                kill_group(int(pid_line))
+                done = self.readline(SERVER_START_TIMEOUT)
+                if done is None:
+                    return None
+        output = read_tail(spec_file.with_name("output.txt"))
         if problem is None and done.startswith("done "):
             code = os.waitstatus_to_exitcode(int(done.split()[1]))
             if code < 0:
@@ -103,18 +113,35 @@ class Server(Channel):
         return output, problem
 
 
-def run_process(command: list[str], timeout: float, spawn: Any) -> tuple[str, str | None]:
-    process = spawn(
-        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
+#: Bytes of a run's output the parent reads: its end, where the failure is.
+MAX_OUTPUT = 256 << 10
+
+
+def read_tail(path: Path, size: int = MAX_OUTPUT) -> str:
+    """The last size bytes of a file, as text; "" when there is none."""
     try:
-        stdout, _ = process.communicate(timeout=timeout)
+        with path.open("rb") as file:
+            file.seek(0, os.SEEK_END)
+            file.seek(max(0, file.tell() - size))
+            return file.read(size).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def run_process(
+    command: list[str], timeout: float, spawn: Any, output: Path
+) -> tuple[str, str | None]:
+    """Run command with its output going to the output file; the end of it, and the problem."""
+    with output.open("wb") as sink:
+        process = spawn(command, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT)
+    try:
+        process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         kill_group(process.pid)
-        stdout, _ = process.communicate()
-        text = stdout.decode("utf-8", "replace")
+        process.wait()
+        text = read_tail(output)
         return text, f"the tests did not finish within {timeout:g} s (does the code loop forever?)"
-    text = stdout.decode("utf-8", "replace")
+    text = read_tail(output)
     if process.returncode < 0:
         return text, f"the test process was killed by signal {-process.returncode}"
     return text, None
@@ -130,13 +157,16 @@ def kill_group(pid: int) -> None:
 
 
 def read_until(
-    fd: int, data: bytes, timeout: float, end: bytes | None = None
+    fd: int, data: bytes, timeout: float, end: bytes | None = None, limit: int | None = None
 ) -> tuple[bytes, bool]:
     """data with what fd adds to it until end is in it (no end: until fd closes), and whether
     that happened within the timeout. Nothing read is lost: a caller may keep it for the next call.
+    With a limit, reading stops (unfinished) once data holds more than limit bytes.
     """
     deadline = time.monotonic() + timeout
     while end is None or end not in data:
+        if limit is not None and len(data) > limit:
+            return data, False
         left = deadline - time.monotonic()
         if left <= 0:
             return data, False

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 
 from pytest_caretaker.problem import Problem
 from pytest_caretaker.results import Verdict
-from pytest_caretaker.verify.runner import Runner, judge
+from pytest_caretaker.verify.judge import judge
+from pytest_caretaker.verify.runner import Runner
 
 
 class PytestCheck:

@@ -12,12 +12,22 @@ from __future__ import annotations
 from typing import Literal, TypedDict
 
 
+class SandboxPolicy(TypedDict):
+    """What a sandboxed child may do (sandbox.py): write only under scratch, read everything but
+    the hidden paths, and reach the network only when network is true."""
+
+    scratch: str
+    hidden: list[str]
+    network: bool
+
+
 class SessionSpec(TypedDict):
     """The pytest session a child runs: in which project, with which arguments, which tests."""
 
     root: str
     args: list[str]
     nodeids: list[str]  # absolute paths: the child's working directory does not matter
+    sandbox: SandboxPolicy | None  # None: the child runs unconfined (--heal-sandbox off)
 
 
 class RunSpec(SessionSpec):

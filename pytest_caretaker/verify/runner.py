@@ -17,20 +17,30 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_caretaker.results import Executed, Verdict
+from pytest_caretaker.results import Executed
 from pytest_caretaker.settings import WORKER_ENV
+from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import Server, run_process
-from pytest_caretaker.verify.protocol import RunReport, RunSpec, Trace
+from pytest_caretaker.verify.protocol import RunReport, RunSpec, SandboxPolicy, Trace
 
 #: Fork-based warm runs where fork is safe and cheap; a fresh process per run elsewhere.
 WARM_DEFAULT = sys.platform.startswith("linux")
 #: The most warm servers one runner keeps (each is a preloaded interpreter).
 MAX_SERVERS = 4
 _DROPPED_ENV = ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_TESTRUNUID")
+#: Bytes of a run's result the parent reads; a larger one is a failed run.
+MAX_RESULT = 64 << 20
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """Run every child in the sandbox (sandbox.py); network keeps the network reachable."""
+
+    network: bool = False
 
 
 @dataclass(frozen=True)
@@ -52,7 +62,7 @@ class RunResult:
 class Runner:
     """Starts workers that run tests the way this session ran them.
 
-    On Linux a warm server (worker.py --serve) imports pytest and its plugins once and forks a
+    On Linux a warm server (warm.py) imports pytest and its plugins once and forks a
     child per run, so a run costs about what its tests cost; elsewhere, or if the server fails,
     each run is a fresh ``python -m pytest_caretaker.verify.worker`` process. Call close() when
     done.
@@ -65,8 +75,14 @@ class Runner:
         args: Sequence[str],
         timeout: float,
         warm: bool = WARM_DEFAULT,
+        confinement: Confinement | None = None,
     ) -> None:
         self.root = root
+        #: Every run's folder is made in here: the only place a sandboxed child may write.
+        self.scratch = Path(tempfile.mkdtemp(prefix="caretaker-"))
+        self.policy: SandboxPolicy | None = None
+        if confinement is not None:
+            self.policy = sandbox.policy(root, self.scratch, confinement.network)
         self.invocation_dir = invocation_dir
         self.args = tuple(args)
         self.timeout = timeout
@@ -86,6 +102,7 @@ class Runner:
             self._pool.notify_all()
         for server in idle:
             server.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
 
     def __enter__(self) -> Runner:
         return self
@@ -104,7 +121,7 @@ class Runner:
 
         timeout, when given, shortens this run's limit (never lengthens it).
         """
-        workdir = Path(tempfile.mkdtemp(prefix="caretaker-"))
+        workdir = Path(tempfile.mkdtemp(prefix="run-", dir=self.scratch))
         limit = self.timeout if timeout is None else min(timeout, self.timeout)
         try:
             return self._run(workdir, nodeids, patches or {}, trace, limit)
@@ -132,16 +149,15 @@ class Runner:
             "patches": patch_files,
             "trace": trace,
             "result": str(result_file),
+            "sandbox": self.policy,
         }
         spec_file = workdir / "spec.json"
         spec_file.write_text(json.dumps(spec), encoding="utf-8")
         started = time.monotonic()
         output, problem = self._execute(spec_file, timeout)
         seconds = time.monotonic() - started
-        if problem is None and not result_file.exists():
-            problem = (
-                "the test process exited before reporting (did the code exit the interpreter?)"
-            )
+        if problem is None:
+            problem = _unreadable(result_file)
         if problem is not None:
             return RunResult({}, {}, problem=problem, output=output, seconds=seconds)
         report: RunReport = json.loads(result_file.read_text(encoding="utf-8"))
@@ -162,7 +178,12 @@ class Runner:
         self._new_server()
 
     def _new_server(self) -> None:
-        server = Server.start(self.command("--serve", str(self.root)), self.spawn)
+        command = [sys.executable, "-m", "pytest_caretaker.verify.warm", str(self.root)]
+        if self.policy is not None:
+            command.append(json.dumps(self.policy))
+        server = Server.start(command, self.spawn)
+        if server is not None:
+            server.contained = self.policy is not None
         with self._pool:
             if server is None:
                 self._started -= 1
@@ -204,19 +225,22 @@ class Runner:
         server = self._acquire()
         if server is not None:
             done = server.run(spec_file, timeout)
-            self._release(server, alive=done is not None)
+            self._release(server, alive=done is not None and not server.dead)
             if done is not None:
                 return done
             # It died: carry on with fresh processes (another server may die the same way).
             with self._pool:
                 self.warm = False
-        return run_process(self.command(str(spec_file)), timeout, self.spawn)
+        output = spec_file.with_name("output.txt")
+        return run_process(self.command(str(spec_file)), timeout, self.spawn, output)
 
     def command(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "pytest_caretaker.verify.worker", *args]
 
     def spawn(self, command: list[str], **options: Any) -> subprocess.Popen[bytes]:
         env = {key: value for key, value in os.environ.items() if key not in _DROPPED_ENV}
+        if self.policy is not None:  # candidate code never sees a secret of the environment
+            env = sandbox.hidden_env(env)
         env[WORKER_ENV] = "1"
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         return subprocess.Popen(
@@ -226,6 +250,17 @@ class Runner:
     def absolute(self, nodeid: str) -> str:
         path, sep, rest = nodeid.partition("::")
         return str(self.root / path) + sep + rest
+
+
+def _unreadable(result_file: Path) -> str | None:
+    """Why a run's result cannot be read, or None."""
+    try:
+        size = result_file.stat().st_size
+    except OSError:
+        return "the test process exited before reporting (did the code exit the interpreter?)"
+    if size > MAX_RESULT:
+        return f"the test process wrote a result of {size} bytes, more than {MAX_RESULT}"
+    return None
 
 
 def _executed(trace: Trace | None) -> dict[str, Executed]:
@@ -239,37 +274,3 @@ def _executed(trace: Trace | None) -> dict[str, Executed]:
         )
         for nodeid, calls in trace["functions"].items()
     }
-
-
-def _first_line(text: str) -> str:
-    for line in text.strip().splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
-
-
-def judge(result: RunResult, failing: Sequence[str], regression: Sequence[str]) -> Verdict:
-    """Accept only if every failing test passes and every regression test still passes."""
-    passed = frozenset(k for k, outcome in result.outcomes.items() if outcome.outcome == "passed")
-    return replace(_judge(result, failing, regression), passed=passed, seconds=result.seconds)
-
-
-def _judge(result: RunResult, failing: Sequence[str], regression: Sequence[str]) -> Verdict:
-    if result.problem is not None:
-        return Verdict(False, result.problem, result.output[-2_000:])
-    if result.collect_errors:
-        detail = result.collect_errors[0]
-        return Verdict(False, f"collecting the tests failed: {_first_line(detail)}", detail)
-    for nodeid in failing:
-        outcome = result.outcomes.get(nodeid)
-        if outcome is None:
-            return Verdict(False, f"{nodeid} did not run", result.output[-2_000:])
-        if outcome.outcome != "passed":
-            return Verdict(False, f"{nodeid} still fails", outcome.detail)
-    for nodeid in regression:
-        outcome = result.outcomes.get(nodeid)
-        if outcome is None:
-            return Verdict(False, f"fix broke {nodeid} (it did not run)", "")
-        if outcome.outcome != "passed":
-            return Verdict(False, f"fix broke {nodeid}", outcome.detail)
-    return Verdict(True)

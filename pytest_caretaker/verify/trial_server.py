@@ -29,24 +29,42 @@ from typing import IO
 import pytest
 
 from pytest_caretaker.project.files import project_relpath
+from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import cap_memory, fork, kill_group, read_until
-from pytest_caretaker.verify.protocol import Hello, TrialReply, TrialRequest, TrialSpec
+from pytest_caretaker.verify.protocol import (
+    Hello,
+    SandboxPolicy,
+    TrialReply,
+    TrialRequest,
+    TrialSpec,
+)
 from pytest_caretaker.verify.pytest_private import run_item
 from pytest_caretaker.verify.worker import WorkerPlugin
 
 #: Bytes of address space a trial may add to the server's (less than a whole run's headroom).
 TRIAL_HEADROOM = 2 << 30
+#: Bytes of reply a trial may send; more is a failed trial, not a reason to fill memory.
+MAX_REPLY = 16 << 20
 
 #: The function objects a candidate may replace, by (real path, qualname, first line).
 Functions = dict[tuple[str, str, int], list[types.FunctionType]]
 
 
 class TrialPlugin(WorkerPlugin):
-    def __init__(self, root: Path, commands: IO[str], replies: IO[str]) -> None:
+    def __init__(
+        self,
+        root: Path,
+        commands: IO[str],
+        replies: IO[str],
+        rules: SandboxPolicy | None = None,
+        workdir: str = "",
+    ) -> None:
         super().__init__(root, {}, trace=False)
         self.root = root
         self.commands = commands
         self.replies = replies
+        self.rules = rules
+        self.workdir = workdir
         self._functions: Functions = {}
 
     @pytest.hookimpl(tryfirst=True)
@@ -75,11 +93,14 @@ class TrialPlugin(WorkerPlugin):
         read, write = os.pipe()
         pid = fork(partial(self._child, request, items, live, read, write))
         os.close(write)
-        data, finished = read_until(read, b"", request["limit"])
+        data, finished = read_until(read, b"", request["limit"], limit=MAX_REPLY)
         os.close(read)
         if not finished:
             kill_group(pid)
         _, status = os.waitpid(pid, 0)
+        sandbox.reap()
+        if len(data) > MAX_REPLY:
+            return {"problem": f"the test process sent more than {MAX_REPLY} bytes of reply"}
         if not finished:
             limit = request["limit"]
             return {"problem": f"the tests did not finish within {limit:.2g} s"}
@@ -103,6 +124,11 @@ class TrialPlugin(WorkerPlugin):
     ) -> None:
         """The forked child's whole life: run the trial, write its reply to the pipe."""
         os.close(read)
+        # The candidate must not read the next request nor write a reply of its own.
+        os.close(self.commands.fileno())
+        os.close(self.replies.fileno())
+        if self.rules is not None:
+            sandbox.confine_run(self.rules, self.workdir, TRIAL_HEADROOM)
         cap_memory(TRIAL_HEADROOM)
         data = json.dumps(self._run(request, items, live)).encode()
         while data:
@@ -195,6 +221,9 @@ def serve(spec_path: str) -> int:
     """Collect the spec's tests, then answer trial requests from stdin until it closes."""
     spec: TrialSpec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     sys.dont_write_bytecode = True
+    rules = spec.get("sandbox")
+    if rules is not None:  # this process waits; its child, pid 1 of a sandbox, serves
+        sandbox.confine_server(rules)
     # The protocol keeps the real stdin and stdout (pytest's capturing replaces fds 0-2 during the
     # session); pytest's own output, and the tests', goes nowhere.
     commands = os.fdopen(os.dup(0), "r", encoding="utf-8")
@@ -202,7 +231,8 @@ def serve(spec_path: str) -> int:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
-    plugin = TrialPlugin(Path(spec["root"]).resolve(), commands, replies)
+    workdir = str(Path(spec_path).parent)
+    plugin = TrialPlugin(Path(spec["root"]).resolve(), commands, replies, rules, workdir)
     pytest.main([*spec["args"], *spec["nodeids"]], plugins=[plugin])
     return 0
 

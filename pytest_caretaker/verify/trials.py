@@ -57,12 +57,13 @@ class Trials:
         """Start a server that collects nodeids; None where trials are not available."""
         if not AVAILABLE:
             return None
-        workdir = Path(tempfile.mkdtemp(prefix="caretaker-trials-"))
+        workdir = Path(tempfile.mkdtemp(prefix="trials-", dir=runner.scratch))
         spec: TrialSpec = {
             "root": str(runner.root),
             # A trial needs pass or fail, not a rendered traceback (a third of a failure's cost).
             "args": [*runner.args, "--tb=no", "--basetemp", str(workdir / "basetemp")],
             "nodeids": [runner.absolute(nodeid) for nodeid in nodeids],
+            "sandbox": runner.policy,
         }
         spec_file = workdir / "spec.json"
         spec_file.write_text(json.dumps(spec), encoding="utf-8")

@@ -1,6 +1,7 @@
 """The child side of verification: run pytest with candidate sources served from memory.
 
-Started by runner.py as ``python -m pytest_caretaker.verify.worker SPEC.json``. The user's files
+Started by runner.py as ``python -m pytest_caretaker.verify.worker SPEC.json``, or forked per
+run by the warm server (warm.py). The user's files
 are never written: a meta-path finder placed in front of every other finder (pytest's assertion
 rewriter, setuptools' editable-install finders, the path finder) lets them locate a module as usual
 and, when the module's file is one the candidate changes, swaps in a loader that compiles the
@@ -21,7 +22,6 @@ import linecache
 import os
 import sys
 from collections.abc import Generator, Sequence
-from functools import partial
 from pathlib import Path
 from types import CodeType, FrameType, ModuleType
 from typing import Any, Literal
@@ -29,8 +29,14 @@ from typing import Any, Literal
 import pytest
 
 from pytest_caretaker.project.files import project_relpath
-from pytest_caretaker.verify.channel import cap_memory, fork
-from pytest_caretaker.verify.protocol import ReportedOutcome, RunReport, RunSpec, Trace
+from pytest_caretaker.verify import sandbox
+from pytest_caretaker.verify.channel import MEMORY_HEADROOM, cap_memory
+from pytest_caretaker.verify.protocol import (
+    ReportedOutcome,
+    RunReport,
+    RunSpec,
+    Trace,
+)
 from pytest_caretaker.verify.pytest_private import rewrite_asserts
 
 MAX_DETAIL = 3_000
@@ -220,71 +226,12 @@ def run_spec(spec_path: str) -> None:
     draft.replace(result)
 
 
-def preload(root: Path) -> None:
-    """Import pytest's plugins and their packages once, so that each forked run starts warm.
-
-    Whole packages, not just the entry modules: a plugin may import its package lazily during
-    the run (hypothesis does, in pytest_terminal_summary), and pytest would then rewrite and
-    compile it from source in every run. Modules of the project itself are dropped again: a
-    run must import them fresh, patched.
-    """
-    from importlib.metadata import entry_points
-
-    names: set[str] = set()
-    for entry in entry_points(group="pytest11"):
-        names.add(entry.module)
-        for file in (entry.dist.files or []) if entry.dist is not None else []:
-            top = file.parts[0].removesuffix(".py")
-            if file.suffix == ".py" and top.isidentifier():
-                names.add(top)
-    for name in sorted(names):
-        try:
-            importlib.import_module(name)
-        except BaseException:
-            continue  # a plugin that fails to import is reported by pytest in the run itself
-    for name, module in list(sys.modules.items()):
-        filename = getattr(module, "__file__", None)
-        if filename and project_relpath(filename, root) is not None:
-            del sys.modules[name]
-
-
-def serve(root: str) -> int:
-    """Fork one child per spec path read from stdin; report "<pid>" then "done <status>".
-
-    The child starts its own session (so a timeout can kill its whole process group) and
-    writes its output next to the spec.
-    """
-    sys.dont_write_bytecode = True
-    preload(Path(root).resolve())
-    out = sys.stdout
-    for line in sys.stdin:
-        spec_path = line.strip()
-        if not spec_path:
-            continue
-        pid = fork(partial(_run_logged, spec_path, Path(spec_path).with_name("output.txt")))
-        out.write(f"{pid}\n")
-        out.flush()
-        _, status = os.waitpid(pid, 0)
-        out.write(f"done {status}\n")
-        out.flush()
-    return 0
-
-
-def _run_logged(spec_path: str, output: Path) -> None:
-    """run_spec with this process's stdout and stderr (and so the run's own) going to output."""
-    fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    try:
-        run_spec(spec_path)
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-
-
 def main(argv: Sequence[str]) -> int:
-    if argv and argv[0] == "--serve":
-        return serve(argv[1])
+    spec: RunSpec = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    rules = spec.get("sandbox")
+    if rules is not None:  # one fresh run: this process waits, its child runs confined
+        sandbox.enter(rules["network"])
+        sandbox.confine_run(rules, str(Path(argv[0]).parent), MEMORY_HEADROOM)
     run_spec(argv[0])
     return 0
 

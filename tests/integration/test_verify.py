@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from helpers import snapshot
 
-from pytest_caretaker.verify.runner import Outcome, Runner, RunResult, judge
+from pytest_caretaker.verify.judge import judge
+from pytest_caretaker.verify.runner import Outcome, Runner, RunResult
 
 CALC = "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n\n\ndef other():\n    return 1\n"
 TESTS = """\

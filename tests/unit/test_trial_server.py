@@ -94,8 +94,10 @@ def test_the_children_import_nothing_of_the_parent_side() -> None:
         "pytest_caretaker.project.files",
         "pytest_caretaker.verify",
         "pytest_caretaker.verify.channel",
+        "pytest_caretaker.verify.landlock",
         "pytest_caretaker.verify.protocol",
         "pytest_caretaker.verify.pytest_private",
+        "pytest_caretaker.verify.sandbox",
         "pytest_caretaker.verify.trial_server",
         "pytest_caretaker.verify.worker",
     ]
