@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeGuard
 
+from pytest_caretaker.guard.compares import lossy, same_by_walrus, self_compared
 from pytest_caretaker.guard.nodes import CONDITIONAL, NESTED, called_name, shorten
 
 
@@ -116,6 +117,8 @@ def _no_op(node: ast.AST) -> bool:
         return any(_no_op(value) for value in node.values)
     if _bool_op(node, ast.And):
         return all(_no_op(value) for value in node.values)
+    if same_by_walrus(node):
+        return True
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         same = ast.dump(node.left) == ast.dump(node.comparators[0])
         return same and isinstance(node.ops[0], (ast.Eq, ast.Is, ast.GtE, ast.LtE))
@@ -141,6 +144,11 @@ def _bool_op(node: ast.AST, op: type[ast.boolop]) -> TypeGuard[ast.BoolOp]:
 
 
 # -- loosened: a check paired with one that demands less ---------------------------------------
+
+
+def loosened(old: ast.AST, new: ast.AST) -> str | None:
+    """How the expression new demands less than old (a sentence fragment), or None."""
+    return _loosened(_check(old, False), _check(new, False))
 
 
 def _loosened(old: _Check, new: _Check) -> str | None:
@@ -203,10 +211,16 @@ def _replaces_call(old: _Check, new: _Check) -> str | None:
     return None
 
 
+def _compares_less(old: _Check, new: _Check) -> str | None:
+    """The same comparison of less: bool(a) == bool(b), f(x) == f(y) (compares.py)."""
+    return lossy(old.node, new.node) or self_compared(old.node, new.node)
+
+
 #: In the order they are tried: the first that applies names the loosening.
 _LOOSENINGS: tuple[Callable[[_Check, _Check], str | None], ...] = (
     _accepts_more,
     _drops_condition,
     _weakens_comparison,
     _replaces_call,
+    _compares_less,
 )

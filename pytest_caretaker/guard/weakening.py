@@ -26,7 +26,13 @@ from pathlib import PurePosixPath
 from pytest_caretaker.guard.cases import parametrize
 from pytest_caretaker.guard.checks import checks
 from pytest_caretaker.guard.evasions import evasions
+from pytest_caretaker.guard.failing import Failing
+from pytest_caretaker.guard.forgery import forgery
+from pytest_caretaker.guard.helpers import helpers
 from pytest_caretaker.guard.nodes import Function
+from pytest_caretaker.guard.raises import raises
+from pytest_caretaker.guard.shadows import rebinds_import, shadows
+from pytest_caretaker.guard.special import special_cases
 from pytest_caretaker.guard.tolerances import tolerances
 from pytest_caretaker.project.files import TestFiles
 from pytest_caretaker.results import Edit
@@ -39,21 +45,51 @@ class Review:
 
 
 def review(
-    edits: Sequence[Edit], tests: TestFiles, original: Callable[[Edit], str | None]
+    edits: Sequence[Edit],
+    tests: TestFiles,
+    original: Callable[[Edit], str | None],
+    module: Callable[[str], str | None] | None = None,
+    failing: Failing | None = None,
 ) -> Review:
-    """Review the edits to test code; original(edit) is the source the edit replaces, if any."""
+    """Review the edits; original(edit) is the source the edit replaces, if any.
+
+    Every edit is first read for what it reaches of the verifier, pytest or the interpreter
+    (forgery.py). Then edits to test code are compared for weakening, and, when failing says
+    what the failing tests are, edits to code for special cases of them (special.py).
+    module(path), when given, is the text of a file as it is: its imports tell what an import
+    edit adds and what a name in a test file stands for."""
+    forged = forgery(edits, original, module)
+    if forged is not None:
+        return Review(forged)
     notices: list[str] = []
     for edit in edits:
+        before = original(edit) if edit.kind == "replace" else None
         if edit.path not in tests:  # conftests are test code too, wherever they live
-            continue
-        reason = _review_edit(edit, original(edit) if edit.kind == "replace" else None, notices)
+            reason = _special(edit, before, failing or Failing(), notices)
+        else:
+            reason = _review_edit(edit, before, notices, module)
         if reason is not None:
             return Review(reason, tuple(notices))
     return Review(None, tuple(notices))
 
 
-def _review_edit(edit: Edit, before: str | None, notices: list[str]) -> str | None:
+def _special(edit: Edit, before: str | None, failing: Failing, notices: list[str]) -> str | None:
+    new = _function(edit.source) if edit.kind != "import" else None
+    if new is None:
+        return None
+    return special_cases(edit.ref, _function(before), new, failing, notices)
+
+
+def _review_edit(
+    edit: Edit,
+    before: str | None,
+    notices: list[str],
+    module: Callable[[str], str | None] | None = None,
+) -> str | None:
     conftest = PurePosixPath(edit.path).name == "conftest.py"
+    rebinds = rebinds_import(edit, module)
+    if rebinds is not None:
+        return rebinds
     if edit.kind == "import":
         names = _imported_names(edit.source)
         if any(n == "*" or n.startswith("pytest_") for n in names):
@@ -89,8 +125,11 @@ def _compare(
     return (
         _removed(name, old, new)
         or evasions(name, old, new)
+        or shadows(name, old, new)
         or tolerances(name, old, new)
+        or raises(name, old, new, notices)
         or parametrize(name, old, new, notices)
+        or helpers(name, old, new, notices)
         or checks(name, old, new, notices)
     )
 

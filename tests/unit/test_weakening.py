@@ -864,7 +864,7 @@ CASES = [
             def db():
                 return Database(":memory:")
             """),
-        None,
+        "returns: `Database(':memory')` → `Database(':memory:')`",
         path=CONFTEST,
         fix_before=src("""
             @pytest.fixture
@@ -889,7 +889,7 @@ CASES = [
             def user():
                 return User(name="ann", admin=False)
             """),
-        None,
+        "returns: `User(name='ann')` → `User(name='ann', admin=False)`",
         path=CONFTEST,
         fix_before=src("""
             @pytest.fixture
@@ -915,7 +915,7 @@ CASES = [
             def server():
                 return start_server(port=0)
             """),
-        None,
+        "returns: `start_server(port=8080)` → `start_server(port=0)`",
         path=CONFTEST,
     ),
     Case(
