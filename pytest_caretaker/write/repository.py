@@ -4,9 +4,10 @@ The user's index and history are theirs: a fix is committed with ``git commit --
 which builds the commit from HEAD plus those paths' work-tree content in a temporary index, then
 updates only those paths' entries in the real index; whatever the user staged stays staged and
 uncommitted, whatever they did not stage stays unstaged. Nothing here stashes, resets or checks
-out a file. No hook runs for caretaker's commits (``core.hooksPath`` points nowhere): a formatter in
-a pre-commit hook would change a fix after it was verified, and a prepare-commit-msg hook its
-message.
+out a file. No program that configuration names runs for any of caretaker's git commands
+(hardening.py): no hook (a formatter in a pre-commit hook would change a fix after it was
+verified, and a prepare-commit-msg hook its message), no fsmonitor, signing program, filter or
+driver.
 """
 
 from __future__ import annotations
@@ -15,8 +16,23 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pytest_caretaker.write import hardening
+
 if TYPE_CHECKING:
     import git
+
+#: Files in the git directory that say an operation is unfinished, and what it is.
+OPERATIONS = (
+    ("MERGE_HEAD", "a merge is in progress"),
+    ("rebase-merge", "a rebase is in progress"),
+    ("rebase-apply", "a rebase or git am is in progress"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick is in progress"),
+    ("REVERT_HEAD", "a revert is in progress"),
+    ("sequencer", "a cherry-pick or revert is in progress"),
+    ("BISECT_LOG", "a bisect is in progress"),
+)
+
+DETACHED = "HEAD is detached"
 
 #: The committer when git has no identity configured (a fresh CI runner, say).
 IDENTITY = {
@@ -46,6 +62,8 @@ class Repository:
     def __init__(self, repo: git.Repo, top: Path) -> None:
         self.repo = repo
         self.top = top
+        self.git_dir = Path(repo.git_dir).resolve()  # this work tree's own (index, HEAD, locks)
+        self._env: dict[str, str] | None = None
 
     @classmethod
     def find(cls, root: Path) -> Repository | None:
@@ -65,19 +83,31 @@ class Repository:
     def relative(self, path: Path) -> str:
         return path.resolve().relative_to(self.top).as_posix()
 
-    def _run(self, *args: str, env: Mapping[str, str] | None = None) -> str:
+    def _hardened(self) -> dict[str, str]:
+        """The environment every command runs with (hardening.py), found once: the fixed
+        overrides, and the disabling of each filter and driver the configuration names."""
+        if self._env is None:
+            fixed = hardening.environment(hardening.overrides())
+            listing = self._execute(hardening.DRIVER_QUERY, fixed)
+            self._env = hardening.environment(hardening.overrides(listing))
+        return self._env
+
+    def _execute(self, args: Sequence[str], env: Mapping[str, str]) -> str:
         import git
 
         try:
             output: str = self.repo.git.execute(
                 # Paths are names, never patterns: committing calc[1].py must not take calc1.py.
-                ["git", "--literal-pathspecs", *args],
-                env=dict(env) if env else None,
+                ["git", "--no-pager", "--literal-pathspecs", *args],
+                env=dict(env),
                 strip_newline_in_stdout=False,
             )
         except git.GitCommandError as error:
             raise GitError(_first_line(error)) from None
         return output
+
+    def _run(self, *args: str, env: Mapping[str, str] | None = None) -> str:
+        return self._execute(args, {**self._hardened(), **(env or {})})
 
     def unclean(self, paths: Sequence[Path]) -> dict[Path, str]:
         """Why each of paths may not be committed as it is: uncommitted changes, untracked or
@@ -120,6 +150,16 @@ class Repository:
         except GitError:
             return None
 
+    def operation(self) -> str | None:
+        """Why a commit now would land somewhere the user did not mean: an unfinished merge,
+        rebase, cherry-pick, revert or bisect, or a detached HEAD; None when there is none."""
+        for name, what in OPERATIONS:
+            if (self.git_dir / name).exists():
+                return what
+        if self.branch() is None:
+            return DETACHED
+        return None
+
     def switch(self, name: str) -> None:
         """Check out branch name, created from HEAD if missing, keeping uncommitted changes.
 
@@ -145,11 +185,10 @@ class Repository:
         """Commit the work-tree content of paths, and nothing else; returns the commit's id."""
         names = [self.relative(path) for path in paths]
         self._run(
-            "-c",
-            "core.hooksPath=/dev/null",
             "commit",
             "--only",
             "--no-verify",
+            "--no-gpg-sign",
             "--quiet",
             "--cleanup=whitespace",
             "--message",

@@ -4,7 +4,9 @@ A file is written only if it still has the bytes the repair read (or that the pr
 run wrote), atomically: a temporary file in the same directory, flushed to disk, given the
 original's permission bits, then renamed over it, so a reader (or a crash) sees the old file or the
 new one, never a mix. A fix is committed only when every file it touches was clean in git before
-the run; otherwise it is written and left uncommitted, and the summary says why.
+the run, and the repository is on a branch with no merge, rebase, cherry-pick, revert or bisect
+under way; otherwise it is written and left uncommitted, and the summary says why. What a killed
+run leaves behind is recorded before it can exist and removed by the next run (recovery.py).
 """
 
 from __future__ import annotations
@@ -12,17 +14,18 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pytest_caretaker.apply.rewrite import merge
-from pytest_caretaker.results import FileChange, Fix, HealResult, Written
+from pytest_caretaker.record.redact import Redactor
+from pytest_caretaker.results import FileChange, Fix, Written
 from pytest_caretaker.settings import Settings
-from pytest_caretaker.write.repository import GitError, Repository
+from pytest_caretaker.write.message import Redact, message, subject
+from pytest_caretaker.write.recovery import Journal, recover, temporary_prefix
+from pytest_caretaker.write.repository import DETACHED, GitError, Repository
 
-SUBJECT_WIDTH = 72
-BODY_WIDTH = 72
+__all__ = ["Ask", "atomic_write", "message", "subject", "write_fixes"]
 
 #: Asked before each fix in review mode: the fix and its changes against the files as they are.
 Ask = Callable[[Fix, Sequence[FileChange]], bool]
@@ -33,7 +36,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     target = path.resolve()
     mode = stat.S_IMODE(target.stat().st_mode)
     handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".caretaker"
+        dir=target.parent, prefix=temporary_prefix(target.name), suffix=".caretaker"
     )
     try:
         with os.fdopen(handle, "wb") as stream:
@@ -57,68 +60,43 @@ def atomic_write(path: Path, data: bytes) -> None:
         os.close(directory)
 
 
-def subject(fix: Fix) -> str:
-    """``fix: heal <test id>``, shortened to fit a subject line."""
-    nodeid = fix.first.nodeid
-    more = f" (+{len(fix.results) - 1} more)" if len(fix.results) > 1 else ""
-    line = f"fix: heal {nodeid}{more}"
-    if len(line) > SUBJECT_WIDTH:
-        path, _, name = nodeid.partition("::")
-        line = f"fix: heal {Path(path).name}::{name}{more}" if name else line
-    if len(line) > SUBJECT_WIDTH:
-        line = line[: SUBJECT_WIDTH - 1 - len(more)] + "…" + more
-    return line
-
-
-def message(fix: Fix) -> str:
-    """The commit message: subject, explanation, the tests made to pass, the figures, a trailer."""
-    result = fix.first
-    paragraphs = [subject(fix)]
-    if result.explanation:
-        paragraphs.append(textwrap.fill(result.explanation, BODY_WIDTH))
-    if result.notices:  # a judgement call on a test: whoever reads the log must see it
-        lines = [
-            textwrap.fill(n, BODY_WIDTH, initial_indent="- ", subsequent_indent="  ")
-            for n in result.notices
-        ]
-        paragraphs.append("Changes what a test checks; review it:\n" + "\n".join(lines))
-    tests = "\n".join(f"- {nodeid}" for nodeid in fix.nodeids)
-    heading = "Makes this test pass:" if len(fix.results) == 1 else "Makes these tests pass:"
-    paragraphs.append(f"{heading}\n{tests}")
-    patched = ", ".join(edit.ref for edit in result.edits if edit.kind != "import")
-    figures = [f"Patched: {patched}", f"Model: {result.repairer}", _figures(result)]
-    paragraphs.append("\n".join(figures))
-    paragraphs.append(f"Healed-by: pytest-caretaker ({result.repairer})")
-    return "\n\n".join(paragraphs) + "\n"
-
-
-def _figures(result: HealResult) -> str:
-    spend = result.spend
-    if result.via == "cache":
-        return "From caretaker's cache: re-verified, no model asked"
-    if spend.candidates:  # the built-in repairer's edits, not a model's rounds
-        return f"Candidates tried: {spend.candidates:,} (no model, no tokens)"
-    return f"Attempts: {spend.rounds} · tokens: {spend.tokens:,} · cost: ${spend.cost:.4f}"
-
-
 def write_fixes(
-    fixes: Sequence[Fix], root: Path, settings: Settings, ask: Ask | None = None
+    fixes: Sequence[Fix],
+    root: Path,
+    settings: Settings,
+    ask: Ask | None = None,
+    *,
+    redactor: Redact | None = None,
 ) -> tuple[list[Written], list[str]]:
-    """Write (and commit) each fix in order; returns what happened to each, and session notes."""
+    """Write (and commit) each fix in order; returns what happened to each, and session notes.
+
+    First removes what an interrupted earlier run left (recovery.py). redactor keeps secrets in
+    test ids out of commit messages: the session's, which knows this run's secret values; by
+    default one that knows the environment's.
+    """
+    notes = recover(root)
     if not fixes:
-        return [], []
+        return [], notes
     repository = Repository.find(root) if settings.commit or settings.branch else None
     if settings.branch:
         reason = _switch(repository, settings.branch)
         if reason is not None:
             skipped = [Written(fix, "skipped", f"not written: {reason}") for fix in fixes]
-            return skipped, [f"caretaker: {reason}; nothing was written"]
-    paths = sorted({root / path for fix in fixes for path in fix.paths})
+            return skipped, [*notes, f"caretaker: {reason}; nothing was written"]
+    journal = Journal(root, (repository.top, repository.git_dir) if repository else None)
     try:
-        unclean = repository.unclean(paths) if repository is not None else {}
-    except GitError as error:
-        unclean = dict.fromkeys(paths, f"could not be checked with git ({error})")
-    writer = _Writer(root, repository, settings, unclean, ask)
+        writer = _Writer(root, repository, settings, ask, journal)
+        writer.redact = redactor if redactor is not None else Redactor(os.environ)
+        writer.check(sorted({root / path for fix in fixes for path in fix.paths}))
+        written, more = _write_all(writer, fixes)
+    finally:
+        journal.close()
+    if settings.commit and repository is None and any(w.state == "written" for w in written):
+        more.append(f"caretaker: {root} is not in a git repository; fixes written, none committed")
+    return written, notes + more
+
+
+def _write_all(writer: _Writer, fixes: Sequence[Fix]) -> tuple[list[Written], list[str]]:
     written: list[Written] = []
     for index, fix in enumerate(fixes):
         try:
@@ -136,14 +114,17 @@ def write_fixes(
             note = "caretaker: writing interrupted; the fixes after it were not written"
             return written, [note]
     notes = []
-    if settings.commit and repository is None and any(w.state == "written" for w in written):
-        notes.append(f"caretaker: {root} is not in a git repository; fixes written, none committed")
+    if writer.blocked and any(w.state == "written" for w in written):
+        notes.append(f"caretaker: {writer.blocked}, so no fix was committed; commit them after")
     return written, notes
 
 
 def _switch(repository: Repository | None, branch: str) -> str | None:
     if repository is None:
         return f"--heal-branch {branch} needs a git repository, and this project is not in one"
+    operation = repository.operation()
+    if operation not in (None, DETACHED):  # a branch is made from a detached HEAD: fine
+        return f"cannot switch to branch {branch}: {operation}"
     try:
         repository.switch(branch)
     except GitError as error:
@@ -157,18 +138,31 @@ class _Writer:
         root: Path,
         repository: Repository | None,
         settings: Settings,
-        unclean: dict[Path, str],
         ask: Ask | None,
+        journal: Journal,
     ) -> None:
         self.root = root
         self.repository = repository
         self.settings = settings
-        self.unclean = unclean
         self.ask = ask
+        self.journal = journal
+        self.redact: Redact = Redactor(os.environ)
+        self.unclean: dict[Path, str] = {}  # why a file may not be committed
+        self.blocked: str | None = None  # why no fix may be committed: an unfinished merge, ...
         #: Each file's bytes as last read or written by this run, and the fixes written to it.
         self.current: dict[str, bytes] = {}
         self.afters: dict[str, list[bytes]] = {}
         self.committing: Fix | None = None  # the fix on disk whose commit is under way
+
+    def check(self, paths: Sequence[Path]) -> None:
+        """Find, before anything is written, what stops a commit: of a file, or of any."""
+        if self.repository is None or not self.settings.commit:
+            return
+        try:
+            self.unclean = self.repository.unclean(paths)
+        except GitError as error:
+            self.unclean = dict.fromkeys(paths, f"could not be checked with git ({error})")
+        self.blocked = self.repository.operation()
 
     def write(self, fix: Fix) -> Written:
         changes = self._changes(fix)
@@ -176,6 +170,7 @@ class _Writer:
             return Written(fix, "skipped", f"not written: {changes}")
         if self.ask is not None and not self.ask(fix, changes):
             return Written(fix, "declined", "not written: declined in review")
+        self.journal.expect([self.root / change.path for change in changes])
         failed = self._put(changes)
         if failed is not None:
             return Written(fix, "skipped", f"not written: {failed}")
@@ -229,6 +224,8 @@ class _Writer:
             return Written(fix, "written", f"written to {files}; not committed (--heal-no-commit)")
         if self.repository is None:
             return Written(fix, "written", f"written to {files}; not committed (no git repository)")
+        if self.blocked is not None:
+            return Written(fix, "written", f"written to {files}; not committed ({self.blocked})")
         paths = [self.root / change.path for change in changes]
         reasons = [
             f"{change.path} {self.unclean[path]}"
@@ -238,7 +235,9 @@ class _Writer:
         if reasons:
             return Written(fix, "written", f"written, not committed: {'; '.join(reasons)}")
         try:
-            commit = self.repository.commit(paths, message(fix))
+            commit = self.repository.commit(paths, message(fix, self.redact))
         except GitError as error:
             return Written(fix, "written", f"written, not committed: git said: {error}")
-        return Written(fix, "committed", f"committed {commit[:7]} {subject(fix)}", commit)
+        return Written(
+            fix, "committed", f"committed {commit[:7]} {subject(fix, self.redact)}", commit
+        )

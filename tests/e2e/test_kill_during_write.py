@@ -23,8 +23,8 @@ LINES = 175_000  # about 2 MB per version
 KILLS = 15
 MODE = 0o640
 NAME = "data.txt"
-#: atomic_write's temporary file: tempfile.mkstemp(dir=..., prefix=".<name>.", suffix=".caretaker")
-TEMPORARY = re.compile(rf"\.{re.escape(NAME)}\.[A-Za-z0-9_]+\.caretaker")
+#: atomic_write's temporary file: mkstemp(dir=..., prefix=".<name>.<pid>.", suffix=".caretaker")
+TEMPORARY = re.compile(rf"\.{re.escape(NAME)}\.\d+\.[A-Za-z0-9_]+\.caretaker")
 
 # A child that imports atomic_write once, then, for each "go" it reads, forks a writer that puts
 # A, B, A, B ... over the file until it is killed; it prints the writer's pid, then how it ended.
