@@ -188,6 +188,8 @@ def _weakens_comparison(old: _Check, new: _Check) -> str | None:
     o, n = old.node, new.node
     if not isinstance(o, ast.Compare):
         return None
+    if _bool_op(n, ast.And) and any(ast.dump(v) == ast.dump(o) for v in n.values):
+        return None  # the same comparison and more: stricter
     if not isinstance(n, ast.Compare):
         return f"replaces the comparison `{old.text}` with the weaker `{new.text}`"
     if len(n.ops) < len(o.ops):

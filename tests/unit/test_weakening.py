@@ -1480,3 +1480,278 @@ FALSELY_REFUSED = [
 def test_formerly_refused_legitimate_fix_is_accepted(before: str, fix: str) -> None:
     result = review_one(make_edit(fix), before)
     assert result.refused is None
+
+
+# -- what the guard used to miss (#15) ---------------------------------------------------------
+
+MISSES = [
+    (
+        "fixture returns other input data",
+        CONFTEST,
+        "@pytest.fixture\ndef prices():\n    return [3, 1, 2]\n",
+        "@pytest.fixture\ndef prices():\n    return [5, 5, 5]\n",
+        "the fix changes the data the fixture tests/conftest.py::prices returns: `[3, 1, 2]` → "
+        "`[5, 5, 5]`, which changes the input of every test that uses it; fix the code",
+    ),
+    (
+        "fixture returns the buggy value",
+        CONFTEST,
+        "@pytest.fixture\ndef expected():\n    return 42\n",
+        "@pytest.fixture\ndef expected():\n    return 41\n",
+        "the fix changes the data the fixture tests/conftest.py::expected returns",
+    ),
+    (
+        "fixture computes what it returned",
+        CONFTEST,
+        "@pytest.fixture\ndef expected():\n    return 42\n",
+        "@pytest.fixture\ndef expected():\n    return price(17)\n",
+        "makes tests/conftest.py::expected compute `price(17)` where it returned the data `42`, "
+        "so the tests would check the code against itself",
+    ),
+    (
+        "fixture yields a stand-in",
+        CONFTEST,
+        "@pytest.fixture\ndef pricer():\n    yield shop.price\n",
+        "@pytest.fixture\ndef pricer():\n    yield lambda n: 42\n",
+        "makes tests/conftest.py::pricer return the stand-in `lambda n: 42`",
+    ),
+    (
+        "fixture returns a mock",
+        CONFTEST,
+        "@pytest.fixture\ndef pricer():\n    return shop.price\n",
+        "@pytest.fixture\ndef pricer():\n    return MagicMock(return_value=42)\n",
+        "the fix adds MagicMock to tests/conftest.py::pricer, which replaces code with a stand-in",
+    ),
+    (
+        "parametrize helper drops cases",
+        TEST_FILE,
+        "def cases():\n    return [(1, 2), (2, 4), (3, 6)]\n",
+        "def cases():\n    return [(1, 2)]\n",
+        "the fix drops 2 items from what tests/test_x.py::cases returns; every case must still run",
+    ),
+    (
+        "equality helper returns True",
+        TEST_FILE,
+        "def same(a, b):\n    return a == b\n",
+        "def same(a, b):\n    return True\n",
+        "the fix makes tests/test_x.py::same always return True, so every check that uses it "
+        "passes",
+    ),
+    (
+        "equality helper compares truthiness",
+        TEST_FILE,
+        "def same(a, b):\n    return a == b\n",
+        "def same(a, b):\n    return bool(a) == bool(b)\n",
+        "compares bool(a) where it compared a: bool() tells fewer values apart in "
+        "tests/test_x.py::same, and every check that uses it now demands less",
+    ),
+    (
+        "a local alias shadows the code under test",
+        TEST_FILE,
+        "def test_price():\n    assert price(17) == 42\n",
+        "def test_price():\n    price = lambda n: 42\n    assert price(17) == 42\n",
+        "the fix rebinds price inside tests/test_x.py::test_price, where it was read from the "
+        "module, so the test runs a stand-in instead of the code it tested",
+    ),
+    (
+        "a shadowing import inside the test",
+        TEST_FILE,
+        "def test_price():\n    assert price(17) == 42\n",
+        "def test_price():\n    from fake import price\n    assert price(17) == 42\n",
+        "the fix rebinds price inside tests/test_x.py::test_price",
+    ),
+    (
+        "a fixture takes the place of the code",
+        TEST_FILE,
+        "def test_price():\n    assert price(17) == 42\n",
+        "def test_price(price):\n    assert price(17) == 42\n",
+        "the fix rebinds price inside tests/test_x.py::test_price",
+    ),
+    (
+        "raises widened to Exception",
+        TEST_FILE,
+        "def test_bad():\n    with pytest.raises(ValueError):\n        parse('x')\n",
+        "def test_bad():\n    with pytest.raises(Exception):\n        parse('x')\n",
+        "the fix widens pytest.raises(ValueError) to pytest.raises(Exception) in "
+        "tests/test_x.py::test_bad, which accepts Exception too; expect the exception the code "
+        "should raise",
+    ),
+    (
+        "raises widened to BaseException",
+        TEST_FILE,
+        "def test_bad():\n    with pytest.raises(ValueError):\n        parse('x')\n",
+        "def test_bad():\n    with pytest.raises(BaseException):\n        parse('x')\n",
+        "which accepts BaseException too",
+    ),
+    (
+        "raises widened with a tuple",
+        TEST_FILE,
+        "def test_bad():\n    with pytest.raises(ValueError):\n        parse('x')\n",
+        "def test_bad():\n    with pytest.raises((ValueError, TypeError)):\n        parse('x')\n",
+        "which accepts TypeError too",
+    ),
+    (
+        "raises widened to a builtin parent",
+        TEST_FILE,
+        "def test_bad():\n    with pytest.raises(KeyError):\n        parse('x')\n",
+        "def test_bad():\n    with pytest.raises(LookupError):\n        parse('x')\n",
+        "which accepts LookupError too",
+    ),
+    (
+        "assertRaises widened",
+        TEST_FILE,
+        "def test_bad(self):\n    with self.assertRaises(ValueError):\n        parse('x')\n",
+        "def test_bad(self):\n    with self.assertRaises(Exception):\n        parse('x')\n",
+        "the fix widens self.assertRaises(ValueError) to self.assertRaises(Exception)",
+    ),
+    (
+        "match= dropped",
+        TEST_FILE,
+        "def test_bad():\n    with pytest.raises(ValueError, match='empty'):\n        parse('')\n",
+        "def test_bad():\n    with pytest.raises(ValueError):\n        parse('')\n",
+        "the fix drops the message check of pytest.raises(ValueError, match='empty') in "
+        "tests/test_x.py::test_bad, so any message passes; keep the match",
+    ),
+    (
+        "assertRaisesRegex traded for assertRaises",
+        TEST_FILE,
+        "def test_bad(self):\n    with self.assertRaisesRegex(ValueError, 'empty'):\n"
+        "        parse('')\n",
+        "def test_bad(self):\n    with self.assertRaisesRegex(ValueError):\n        parse('')\n",
+        "drops the message check",
+    ),
+    (
+        "raises removed",
+        TEST_FILE,
+        "def test_bad():\n    with pytest.raises(ValueError):\n        parse('x')\n",
+        "def test_bad():\n    parse('x')\n",
+        "the fix removes pytest.raises(ValueError) from tests/test_x.py::test_bad, so the test no "
+        "longer checks that the code raises",
+    ),
+    (
+        "f(x) == f(x_reordered)",
+        TEST_FILE,
+        "def test_sort():\n    assert sort([3, 1, 2]) == [1, 2, 3]\n",
+        "def test_sort():\n    assert sort([3, 1, 2]) == sort([1, 2, 3])\n",
+        "compares sort([3, 1, 2]) == sort([1, 2, 3]), the code under test with itself, which "
+        "passes whatever sort returns",
+    ),
+    (
+        "(m := f()) == m",
+        TEST_FILE,
+        "def test_total():\n    assert total() == 6\n",
+        "def test_total():\n    assert (m := total()) == m\n",
+        "turns the check `total() == 6` into `(m := total()) == m`, which cannot fail",
+    ),
+    (
+        "bool(a) == bool(b) in the test",
+        TEST_FILE,
+        "def test_total():\n    assert total() == 6\n",
+        "def test_total():\n    assert bool(total()) == bool(6)\n",
+        "compares bool(total()) where it compared total(): bool() tells fewer values apart",
+    ),
+    (
+        "len(a) == len(b) in the test",
+        TEST_FILE,
+        "def test_items():\n    assert items() == [1, 2]\n",
+        "def test_items():\n    assert len(items()) == len([1, 2])\n",
+        "len() tells fewer values apart",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "reason"), [m[1:] for m in MISSES], ids=[m[0] for m in MISSES]
+)
+def test_what_the_guard_missed_is_refused(path: str, before: str, after: str, reason: str) -> None:
+    tests = TestFiles(frozenset({TEST_FILE, CONFTEST}), patterns=())
+
+    result = review_one(make_edit(after, path), before, tests)
+
+    assert result.refused is not None
+    assert reason in result.refused
+    assert result.refused.startswith("the fix ")
+
+
+STILL_ALLOWED = [
+    (
+        "a fixture builds its object another way",
+        CONFTEST,
+        "@pytest.fixture\ndef cart():\n    return Cart(items=[])\n",
+        "@pytest.fixture\ndef cart():\n    return Cart([])\n",
+        (),
+    ),
+    (
+        "a parametrize helper changes a case",
+        TEST_FILE,
+        "def cases():\n    return [(1, 2), (2, 4)]\n",
+        "def cases():\n    return [(1, 2), (2, 5)]\n",
+        ("changes what tests/test_x.py::cases returns: `[(1, 2), (2, 4)]` → `[(1, 2), (2, 5)]`",),
+    ),
+    (
+        "an equality helper made stricter",
+        TEST_FILE,
+        "def same(a, b):\n    return a == b\n",
+        "def same(a, b):\n    return a == b and type(a) is type(b)\n",
+        (),
+    ),
+    (
+        "raises narrowed",
+        TEST_FILE,
+        "def test_bad():\n    with pytest.raises(Exception):\n        parse('x')\n",
+        "def test_bad():\n    with pytest.raises(ValueError):\n        parse('x')\n",
+        (
+            "changes what tests/test_x.py::test_bad expects: pytest.raises(Exception) → "
+            "pytest.raises(ValueError)",
+        ),
+    ),
+    (
+        "match= added",
+        TEST_FILE,
+        "def test_bad():\n    with pytest.raises(ValueError):\n        parse('')\n",
+        "def test_bad():\n    with pytest.raises(ValueError, match='empty'):\n        parse('')\n",
+        (),
+    ),
+    (
+        "a commutativity check stays",
+        TEST_FILE,
+        "def test_add():\n    assert add(1, 2) == add(2, 1)\n",
+        "def test_add():\n    assert add(1, 2) == add(2, 1)\n    assert add(0, 2) == 2\n",
+        (),
+    ),
+    (
+        "a local result variable",
+        TEST_FILE,
+        "def test_price():\n    assert price(17) == 42\n",
+        "def test_price():\n    result = price(17)\n    assert result == 42\n",
+        ("changes what tests/test_x.py::test_price checks: `price(17) == 42` → `result == 42`",),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "notices"),
+    [m[1:] for m in STILL_ALLOWED],
+    ids=[m[0] for m in STILL_ALLOWED],
+)
+def test_what_looks_like_a_miss_but_is_not_stays_allowed(
+    path: str, before: str, after: str, notices: tuple[str, ...]
+) -> None:
+    tests = TestFiles(frozenset({TEST_FILE, CONFTEST}), patterns=())
+
+    assert review_one(make_edit(after, path), before, tests) == Review(None, notices)
+
+
+def test_an_import_that_rebinds_what_a_test_file_imports_is_refused() -> None:
+    module = {TEST_FILE: "from shop import price\n\n\ndef test_price():\n    pass\n"}.get
+    shadow = make_edit("from fake_shop import price\n", kind="import")
+    helper = make_edit("def price(n):\n    return 42\n", kind="helper")
+    same = make_edit("from shop import price\n", kind="import")
+
+    for edit in (shadow, helper):
+        result = review([edit], TESTS, lambda _e: None, module)
+        assert result.refused == (
+            "the fix rebinds price in tests/test_x.py, which the file imports from shop, so the "
+            "test runs a stand-in instead of the code it tested"
+        )
+    assert review([same], TESTS, lambda _e: None, module) == Review(None, ())
