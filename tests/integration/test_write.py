@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace as replace_result
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.results import (
     Candidate,
     Edit,
@@ -600,3 +601,131 @@ def test_ctrl_c_between_the_files_of_one_fix_puts_the_first_back(
     assert [(w.state, w.detail) for w in written] == [("skipped", "not written: interrupted")]
     assert (project / "calc.py").read_bytes() == BEFORE
     assert (project / "other.py").read_bytes() == BEFORE
+
+
+# -- no commit in the middle of something, or on a detached HEAD ------------------------------
+
+
+def conflict(project: Path, command: str) -> None:
+    """Leave project in the middle of command (merge, rebase, cherry-pick, revert) by a
+    conflict on a.py; calc.py stays clean and as committed."""
+    (project / "a.py").write_text("a = 0\n")
+    git(project, "add", "a.py")
+    git(project, "commit", "-q", "-m", "a")
+    git(project, "switch", "-q", "-c", "theirs")
+    (project / "a.py").write_text("a = 'theirs'\n")
+    git(project, "commit", "-q", "-am", "theirs")
+    git(project, "switch", "-q", "main")
+    (project / "a.py").write_text("a = 'ours'\n")
+    git(project, "commit", "-q", "-am", "ours")
+    if command == "rebase":
+        git(project, "switch", "-q", "theirs")
+        git(project, "rebase", "main", check=False)
+    elif command == "revert":
+        git(project, "revert", "--no-edit", "HEAD~1", check=False)  # "a" under "ours"
+    else:
+        git(project, command, "--no-edit", "theirs", check=False)
+
+
+#: Each state: how to enter it, the file git keeps while in it, and caretaker's reason.
+STATES: dict[str, tuple[Callable[[Path], object], str, str]] = {
+    "detached": (
+        lambda p: git(p, "switch", "-q", "--detach"),
+        "HEAD",
+        "HEAD is detached",
+    ),
+    "merge": (lambda p: conflict(p, "merge"), "MERGE_HEAD", "a merge is in progress"),
+    "rebase": (lambda p: conflict(p, "rebase"), "rebase-merge", "a rebase is in progress"),
+    "cherry-pick": (
+        lambda p: conflict(p, "cherry-pick"),
+        "CHERRY_PICK_HEAD",
+        "a cherry-pick is in progress",
+    ),
+    "revert": (lambda p: conflict(p, "revert"), "REVERT_HEAD", "a revert is in progress"),
+    # HEAD stays on main during a bisect, so only the bisect's own files tell
+    "bisect": (lambda p: git(p, "bisect", "start"), "BISECT_LOG", "a bisect is in progress"),
+}
+
+
+def enter(project: Path, state: str) -> str:
+    """Put project in state; caretaker's reason for not committing there."""
+    setup, kept, why = STATES[state]
+    setup(project)
+    assert (project / ".git" / kept).exists()
+    return why
+
+
+@pytest.mark.parametrize("state", STATES)
+def test_no_commit_in_the_middle_of_an_operation(state: str, project: Path) -> None:
+    why = enter(project, state)
+    start = head(project)
+    refs = git(project, "for-each-ref")
+
+    written, notes = write_fixes([fix_of()], project, WRITE)
+
+    assert [(w.state, w.detail) for w in written] == [
+        ("written", f"written to calc.py; not committed ({why})")
+    ]
+    assert notes == [f"caretaker: {why}, so no fix was committed; commit them after"]
+    assert (project / "calc.py").read_bytes() == AFTER_MEAN
+    assert head(project) == start
+    assert git(project, "for-each-ref") == refs
+    assert " M calc.py\n" in git(project, "status", "--porcelain")
+    assert (project / ".git" / STATES[state][1]).exists()  # the user's operation, as it was
+
+
+@pytest.mark.parametrize("state", ["merge", "rebase", "bisect"])
+def test_no_switch_to_a_branch_in_the_middle_of_an_operation(state: str, project: Path) -> None:
+    why = enter(project, state)
+    start = head(project)
+    settings = Settings(heal=True, write=True, branch="heal/x")
+
+    written, notes = write_fixes([fix_of()], project, settings)
+
+    reason = f"cannot switch to branch heal/x: {why}"
+    assert [(w.state, w.detail) for w in written] == [("skipped", f"not written: {reason}")]
+    assert notes == [f"caretaker: {reason}; nothing was written"]
+    assert (project / "calc.py").read_bytes() == BEFORE
+    assert head(project) == start
+
+
+def test_a_branch_from_a_detached_head_is_committed_on(project: Path) -> None:
+    enter(project, "detached")
+    settings = Settings(heal=True, write=True, branch="heal/x")
+    written, notes = write_fixes([fix_of()], project, settings)
+    assert [w.state for w in written] == ["committed"]
+    assert notes == []
+    assert git(project, "symbolic-ref", "--short", "HEAD").strip() == "heal/x"
+
+
+# -- no secret in a commit -------------------------------------------------------------------
+
+SECRET = "Hunter2-Swordfish"
+
+
+def test_a_secret_in_a_test_id_is_redacted_from_the_commit(project: Path) -> None:
+    nodeid = f"tests/test_calc.py::test_login[{SECRET}]"
+    redactor = Redactor({"DB_PASSWORD": SECRET})
+    written, _ = write_fixes([fix_of(result(nodeid))], project, WRITE, redactor=redactor)
+    assert [w.state for w in written] == ["committed"]
+    stored = git(project, "cat-file", "commit", "HEAD")
+    assert SECRET not in stored
+    assert "[redacted #1: value of $DB_PASSWORD]" in git(project, "log", "-1", "--format=%s")
+    assert SECRET not in written[0].detail
+
+
+def test_without_a_redactor_the_environments_secrets_are_redacted(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DB_PASSWORD", SECRET)
+    nodeid = f"tests/test_calc.py::test_login[{SECRET}]"
+    written, _ = write_fixes([fix_of(result(nodeid))], project, WRITE)
+    assert [w.state for w in written] == ["committed"]
+    assert SECRET not in git(project, "cat-file", "commit", "HEAD")
+
+
+def test_a_secret_cut_by_the_subjects_width_is_redacted_whole() -> None:
+    nodeid = "test_login.py::test_" + "x" * 55 + f"[{SECRET}]"  # the … would cut the secret
+    text = message(fix_of(result(nodeid)), Redactor({"API_TOKEN": SECRET}))
+    assert len(text.splitlines()[0]) <= 72
+    assert SECRET[:5] not in text
