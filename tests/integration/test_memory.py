@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -234,3 +237,139 @@ def test_save_writes_only_when_something_changed(root: Path) -> None:
 
     memory.save()
     assert cache.writes == 1
+
+
+# -- a damaged or unwritable cache is one line, never a stopped heal (#15) ------------------------
+
+
+def cache_file(pytester: pytest.Pytester) -> Path:
+    """Where pytest's cache keeps the remembered fixes."""
+    return pytester.path / ".pytest_cache" / "v" / KEY
+
+
+def test_a_cache_file_nested_too_deeply_is_ignored_with_a_warning_and_rewritten(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.path.joinpath("calc.py").write_text(CALC)
+    cache_file(pytester).parent.mkdir(parents=True)
+    cache_file(pytester).write_text("[" * 100_000 + "]" * 100_000)  # json: RecursionError
+
+    memory = FixMemory(pytester.parseconfigure().cache)
+
+    assert memory.recall(failure(), ProjectFiles(pytester.path)) == []
+    assert memory.warning() == (
+        f"caretaker: pytest's cache entry {KEY} is damaged (nested too deeply to read); the "
+        "remembered fixes that could not be read are ignored and the entry is rewritten"
+    )
+    assert memory.save() is None
+    assert json.loads(cache_file(pytester).read_text()) == {}
+
+
+def test_a_cache_file_that_is_not_json_is_as_good_as_none(pytester: pytest.Pytester) -> None:
+    # pytest's cache itself returns the default for what it cannot decode.
+    pytester.path.joinpath("calc.py").write_text(CALC)
+    cache_file(pytester).parent.mkdir(parents=True)
+    cache_file(pytester).write_bytes(b'{"\xff\x00 not json')
+
+    memory = FixMemory(pytester.parseconfigure().cache)
+    memory.remember(failure(), (FIX,), "why", "model", ProjectFiles(pytester.path))
+
+    assert memory.warning() is None
+    assert memory.save() is None
+    assert len(json.loads(cache_file(pytester).read_text())) == 1
+
+
+def test_damaged_entries_are_counted_in_the_warning(root: Path) -> None:
+    cache = JsonCache()
+    cache.set(KEY, {signature(failure()): ["junk", {"edits": 3}], "other": "not a list"})
+
+    assert FixMemory(cache).warning() == (
+        f"caretaker: pytest's cache entry {KEY} is damaged (3 entries not as caretaker writes "
+        "them); the remembered fixes that could not be read are ignored and the entry is rewritten"
+    )
+
+
+def test_an_entry_with_a_lone_surrogate_is_damaged_not_a_later_crash(root: Path) -> None:
+    cache = JsonCache()
+    remembered(cache, root)
+    cache.data[KEY] = cache.data[KEY].replace("f adds one too few", "\\udcff")
+
+    memory = FixMemory(cache)
+
+    assert memory.recall(failure(), ProjectFiles(root)) == []
+    assert "1 entry not as caretaker writes them" in (memory.warning() or "")
+
+
+def test_a_cache_folder_that_cannot_be_made_is_one_line_even_under_w_error(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.path.joinpath("calc.py").write_text(CALC)
+    cache_file(pytester).parent.parent.mkdir(parents=True)
+    cache_file(pytester).parent.write_text("a file where pytest's folder goes")
+    memory = FixMemory(pytester.parseconfigure().cache)
+    memory.remember(failure(), (FIX,), "why", "model", ProjectFiles(pytester.path))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a user's filterwarnings = error
+        line = memory.save()
+
+    assert line is not None
+    assert line.startswith("caretaker: the fixes found were not remembered: could not create")
+    assert "[Errno 17] File exists" in line
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+def test_a_full_disk_is_one_line(pytester: pytest.Pytester) -> None:
+    pytester.path.joinpath("calc.py").write_text(CALC)
+    memory = FixMemory(pytester.parseconfigure().cache)
+    memory.remember(failure(), (FIX,), "why", "model", ProjectFiles(pytester.path))
+    # After the cache was read: reading /dev/full never ends.
+    cache_file(pytester).parent.mkdir(parents=True)
+    cache_file(pytester).symlink_to("/dev/full")  # every write to it: ENOSPC
+
+    line = memory.save()
+
+    assert line is not None and "[Errno 28] No space left on device" in line
+
+
+def test_a_fix_to_a_file_whose_name_is_not_utf8_is_not_remembered(root: Path) -> None:
+    name = os.fsdecode(b"calc\xff.py")  # as Python names it: with a lone surrogate
+    (root / name).write_text(CALC)
+    cache = JsonCache()
+    memory = FixMemory(cache)
+
+    memory.remember(
+        failure(), (dataclasses.replace(FIX, path=name),), "why", "m", ProjectFiles(root)
+    )
+
+    assert memory.changed is False
+    assert memory.save() is None and cache.writes == 0
+
+
+# -- reused end to end, and not under --heal-no-cache ------------------------------------------
+
+BUGGY = "def add(a, b):\n    return a - b\n"
+TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+
+
+def test_a_remembered_fix_is_reused_from_cache_and_not_under_heal_no_cache(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(calc=BUGGY, test_calc=TESTS)
+
+    first = pytester.runpytest("--heal", "--heal-model", "builtin")
+    first.stdout.fnmatch_lines(["HEALED test_calc.py::test_add", "*candidate tried*builtin"])
+    assert "(from cache)" not in first.stdout.str()
+
+    again = pytester.runpytest("--heal", "--heal-model", "builtin")
+    again.stdout.fnmatch_lines(
+        [
+            "HEALED test_calc.py::test_add (from cache)",
+            "*from cache (first found by builtin) · no tokens*",
+        ]
+    )
+
+    fresh = pytester.runpytest("--heal", "--heal-model", "builtin", "--heal-no-cache")
+    fresh.stdout.fnmatch_lines(["HEALED test_calc.py::test_add", "*candidate tried*builtin"])
+    assert "from cache" not in fresh.stdout.str()
+    assert "(from cache)" in pytester.runpytest("--heal").stdout.str()  # still remembered
