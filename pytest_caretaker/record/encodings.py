@@ -49,7 +49,7 @@ def base64_forms(data: bytes) -> dict[str, str]:
     found: dict[str, str] = {}
     for encode, name in _ALPHABETS:
         whole = encode(data).decode()
-        found[whole] = name
+        found.setdefault(whole, name)
         found.setdefault(whole.rstrip("="), name)
         for offset in range(3):
             text = encode(b"\0" * offset + data + b"\0\0").decode()

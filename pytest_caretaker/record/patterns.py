@@ -46,16 +46,18 @@ AUTH_SCHEME = re.compile(
 _NAME = r"(?<![\w.\-])(?P<name>[A-Za-z_][\w.\-]*)"
 #: Patterns whose "value" group is a secret when the "name" group names one (secret_name).
 NAMED: tuple[re.Pattern[str], ...] = (
-    # name = rest of the line, on a line of its own: an ini file, a .env, a YAML mapping
+    # name = the rest of the line, unindented: an ini file, a .env (no code punctuation, so a
+    # line of a multi-line call, "api_key=api_key," or "token: str | None = None," is not one)
     re.compile(
-        r"(?m)^[ \t]*(?P<name>[A-Za-z_][\w.\-]*)[ \t]*[:=][ \t]*(?P<value>[^\s#;'\"][^\n]*)"
+        r"(?m)^(?P<name>[A-Za-z_][\w.\-]*)[ \t]*[:=][ \t]*"
+        r"(?P<value>[^\s#;'\"(){}\[\],|][^\n(){}\[\],|]*)$"
     ),
     # name = "value", name: 'value', "name": "value", pw='value' in a repr
     re.compile(_NAME + r"['\"]?[ \t]*[:=][ \t]*(?P<q>['\"])(?P<value>[^'\"\n]+)(?P=q)"),
     # NAME=value as in an environment dump or a shell line
     re.compile(r"(?<![\w.\-])(?P<name>[A-Z][A-Z0-9_]*)=(?P<value>[^\s'\"]+)"),
     # name=value, name: value: a libpq conninfo, a repr, an X-Api-Key header
-    re.compile(_NAME + r"[ \t]*[:=][ \t]*(?P<value>[^\s'\"(){}\[\],;<>]+)"),
+    re.compile(_NAME + r"[ \t]*[:=][ \t]*(?P<value>[^\s'\"`(){}\[\],;<>]+)"),
     # ?name=value in a URL's query
     re.compile(r"[?&](?P<name>[A-Za-z_][\w\-]*)=(?P<value>[^&\s'\"#]+)"),
     # prose: "password is hunter2", "with password Hunter2-Pony." in a docstring or a print

@@ -140,8 +140,8 @@ def from_dotenv(text: str, source: str) -> Iterator[tuple[str, str]]:
 
 def _unquote(raw: str) -> str:
     raw = raw.strip()
-    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
-        return raw[1:-1]
+    if raw[:1] in ("'", '"') and raw.find(raw[0], 1) != -1:
+        return raw[1 : raw.find(raw[0], 1)]  # a quoted value ends at its quote
     return raw.split(" #", 1)[0].strip()  # an unquoted value ends at a comment
 
 

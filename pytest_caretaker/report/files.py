@@ -6,13 +6,20 @@ so it never shows up in ``git status``; each session replaces what the previous 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
+import secrets
 from collections.abc import Mapping
 from pathlib import Path
+
+from pytest_caretaker.record.redact import Redact, Redactor
 
 OUTPUT_DIR = ".caretaker"
 PATCH_NAME = "heal.patch"
 FOLDER = "transcripts"
+#: Keys the hash of a test id that held a secret: its file name must not let anyone check a
+#: guessed password against it (a plain hash of the id would), so it is unique per process only.
+_SALT = secrets.token_bytes(16)
 
 
 def output_dir(root: Path) -> Path:
@@ -36,14 +43,24 @@ def write_patch(root: Path, patch: bytes) -> Path | None:
     return target
 
 
-def file_name(nodeid: str) -> str:
-    """A file name for a test id: readable, unique enough, and safe on every file system."""
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid).strip("_.")[:80]
-    return f"{slug}-{hashlib.sha256(nodeid.encode()).hexdigest()[:8]}.md"
+def file_name(nodeid: str, redact: Redact | None = None) -> str:
+    """A file name for a test id: readable, unique enough, safe on every file system, and made
+    from the redacted id (a password given as a parametrize value is in the id). Without a
+    redactor, one that knows no values redacts the secrets it recognises by shape and name."""
+    shown = (redact or Redactor())(nodeid)
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", shown).strip("_.")[:80]
+    if shown == nodeid:
+        digest = hashlib.sha256(nodeid.encode()).hexdigest()
+    else:
+        digest = hmac.new(_SALT, nodeid.encode(), hashlib.sha256).hexdigest()
+    return f"{slug}-{digest[:8]}.md"
 
 
-def write_all(folder: Path, rendered: Mapping[str, str]) -> Path | None:
-    """Replace the transcripts in folder by rendered (test id -> Markdown)."""
+def write_all(
+    folder: Path, rendered: Mapping[str, str], redact: Redact | None = None
+) -> Path | None:
+    """Replace the transcripts in folder by rendered (test id -> Markdown); with redact, both
+    the file names and the text are redacted (the engine passes text it redacted already)."""
     target = folder / FOLDER
     if target.is_dir():
         for old in target.glob("*.md"):
@@ -52,5 +69,6 @@ def write_all(folder: Path, rendered: Mapping[str, str]) -> Path | None:
         return None
     target.mkdir(parents=True, exist_ok=True)
     for nodeid, text in rendered.items():
-        (target / file_name(nodeid)).write_text(text, encoding="utf-8")
+        shown = redact(text) if redact is not None else text
+        (target / file_name(nodeid, redact)).write_text(shown, encoding="utf-8")
     return target

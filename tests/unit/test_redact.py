@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import base64
 import copy
+import json
 import re
 import string
+import time
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote, quote_plus
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_caretaker.project.files import project_relpath
+from pytest_caretaker.record import secrets
+from pytest_caretaker.record.encodings import base64_forms, decoded
 from pytest_caretaker.record.failure import record
 from pytest_caretaker.record.redact import Redactor, secret_name
 from pytest_caretaker.results import Failure
@@ -494,3 +501,228 @@ def test_an_inserted_sk_key_never_survives(text: str, body: str, data: st.DataOb
     key = "sk-" + body
     out = Redactor()(text[:at] + " " + key + " " + text[at:])
     assert key not in out
+
+
+# --- learning: names, the environment, .env, .netrc, .pgpass ---------------------------------
+
+
+@pytest.mark.parametrize("name", ["pw", "passcode", "SMTP_PASS", "X-Api-Key", "sessionid"])
+def test_secret_name_recognises_short_password_names(name: str) -> None:
+    assert secret_name(name)
+
+
+@pytest.mark.parametrize("name", ["token_type", "key_file", "api_key_id", "KeyError", "pass_rate"])
+def test_secret_name_leaves_names_that_describe_a_secret(name: str) -> None:
+    assert not secret_name(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *("PGPASSWORD", "SMTP_PASS", "MYSQL_PWD", "GH_TOKEN", "AWS_SECRET_ACCESS_KEY"),
+        *("BASIC_AUTH", "DB_CREDENTIALS", "SESSION_COOKIE", "DJANGO_SESSION_SECRET", "apikey"),
+    ],
+)
+def test_env_names_with_a_secret_word_anywhere_are_secret(name: str) -> None:
+    assert secrets.env_secret_name(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *("PWD", "OLDPWD", "SSH_AUTH_SOCK", "XDG_SESSION_TYPE", "DESKTOP_SESSION", "GIT_ASKPASS"),
+        *("SORT_KEY", "SESSION_TIMEOUT", "API_KEY_FILE", "HOME", "PATH", "LANG"),
+    ],
+)
+def test_env_names_that_hold_paths_or_settings_are_not(name: str) -> None:
+    assert not secrets.env_secret_name(name)
+
+
+@pytest.mark.parametrize("value", ["true", "1", "abc", "8080", "3600", "  no  ", "localhost"])
+def test_implausible_values_are_not_learnt(value: str) -> None:
+    redact = Redactor({"SMTP_PASS": value})
+    assert redact.learnt() == []
+
+
+def test_the_environment_teaches_pgpassword_smtp_pass_and_url_passwords() -> None:
+    env = {
+        "PGPASSWORD": "pg-secret-1",
+        "SMTP_PASS": "smtp-secret-2",
+        "DATABASE_URL": "postgres://app:url-secret-3@db/app",
+        "PWD": "/work/main",
+    }
+    redact = Redactor(env)
+    assert {value for value, _ in redact.learnt()} == {
+        "pg-secret-1",
+        "smtp-secret-2",
+        "url-secret-3",
+    }
+    out = redact("pg-secret-1 smtp-secret-2 url-secret-3 in /work/main")
+    assert out.endswith(" in /work/main")
+    assert "secret-" not in out
+
+
+def test_for_project_reads_dotenv_netrc_and_pgpass(tmp_path: Path) -> None:
+    root, home = tmp_path / "root", tmp_path / "home"
+    root.mkdir()
+    home.mkdir()
+    (root / ".env").write_text("export SMTP_PASS='dot-env-1' # mail\nDEBUG=true\nPORT=8000\n")
+    (root / ".env.local").write_text('API_TOKEN="dot-env-2"\nREDIS_URL=redis://:dot-env-3@r\n')
+    (root / ".env.example").write_text("SMTP_PASS=placeholder-value\n")
+    (home / ".netrc").write_text(
+        "machine a login bob password net-rc-4\n"
+        "machine b login ghx0123456789abcdefghij password x-oauth\n"
+    )
+    (home / ".pgpass").write_text("# comment\ndb:5432:*:app:pg\\:pass\\\\5\n")
+    redact = Redactor.for_project(root, {"PGPASSWORD": "env-6"}, home)
+    learnt = dict(redact.learnt())
+    assert set(learnt) == {
+        "dot-env-1",
+        "dot-env-2",
+        "dot-env-3",
+        "net-rc-4",
+        "ghx0123456789abcdefghij",
+        "x-oauth",
+        "pg:pass\\5",
+        "env-6",
+    }
+    assert learnt["net-rc-4"] == "password in .netrc"
+    assert learnt["dot-env-1"] == "value of SMTP_PASS in .env"
+
+
+def test_for_project_follows_netrc_and_pgpassfile_and_survives_missing_files(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "n").write_text("default login me password other-netrc")
+    (tmp_path / "p").write_text("h:1:d:u:other-pgpass\n")
+    env = {"NETRC": str(tmp_path / "n"), "PGPASSFILE": str(tmp_path / "p")}
+    redact = Redactor.for_project(tmp_path / "absent", env, tmp_path / "no-home")
+    assert {value for value, _ in redact.learnt()} == {"other-netrc", "other-pgpass"}
+
+
+def test_learnt_hands_over_the_values_not_their_encodings() -> None:
+    first = Redactor({"API_TOKEN": "handover-7"})
+    second = Redactor()
+    for value, what in first.learnt():
+        second.remember(value, what)
+    text = f"a {quote('handover-7')} b {base64.b64encode(b'x:handover-7').decode()}"
+    assert first.learnt() == [("handover-7", "value of $API_TOKEN")]
+    assert second(text) == first(text) != text
+
+
+# --- encodings ---------------------------------------------------------------------------------
+
+ENCODED_SECRET = 'Pa$$ w0rd/"κ'
+
+
+def _b64_substrings_hold(text: str, secret: bytes) -> bool:
+    """Whether any base64 run of text, read from any of its four character alignments (and in
+    both alphabets), decodes to bytes that contain secret."""
+    for run in re.findall(r"[A-Za-z0-9+/_\-]+", text):
+        for start in range(4):
+            body = run[start:]
+            body = body[: len(body) - len(body) % 4]
+            for alt in (None, b"-_"):
+                try:
+                    data = base64.b64decode(body, altchars=alt)
+                except ValueError:
+                    continue
+                if secret in data:
+                    return True
+    return False
+
+
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda s: s,
+        lambda s: repr(s)[1:-1],
+        lambda s: json.dumps(s)[1:-1],
+        lambda s: json.dumps(s, ensure_ascii=False)[1:-1],
+        lambda s: repr(json.dumps(s)[1:-1])[1:-1],
+        lambda s: quote(s, safe=""),
+        quote,
+        quote_plus,
+        lambda s: s.encode().hex(),
+    ],
+    ids=["raw", "repr", "json", "json-utf8", "json-in-repr", "url", "url-path", "url-plus", "hex"],
+)
+def test_a_known_secret_is_redacted_in_each_text_encoding(encode: Any) -> None:
+    redact = Redactor({"DB_PASSWORD": ENCODED_SECRET})
+    form = encode(ENCODED_SECRET)
+    out = redact(f"before {form} after")
+    assert form not in out
+    assert out.startswith("before [redacted #1: value of $DB_PASSWORD")
+    assert out.endswith("] after")
+
+
+@pytest.mark.parametrize("prefix", ["", "u", "us", "use", "user", "user:"])
+@pytest.mark.parametrize("urlsafe", [False, True])
+def test_a_known_secret_inside_base64_is_redacted_at_every_alignment(
+    prefix: str, urlsafe: bool
+) -> None:
+    secret = b"s3cr3t?>~" + ENCODED_SECRET.encode()
+    encode = base64.urlsafe_b64encode if urlsafe else base64.b64encode
+    blob = encode(prefix.encode() + secret + b"|tail").decode()
+    redact = Redactor({"API_TOKEN": secret.decode()})
+    for text in (f"cookie={blob};", f"glued{blob}"):  # a whole token, and one misaligned
+        assert _b64_substrings_hold(text, secret)
+        out = redact(text)
+        assert not _b64_substrings_hold(out, secret), out
+        assert "value of $API_TOKEN, base64" in out
+
+
+def test_a_short_secret_in_a_base64_token_is_found_by_decoding_it() -> None:
+    redact = Redactor({"API_TOKEN": "pw4x"})
+    token = base64.b64encode(b"user:pw4x").decode()
+    assert not any(form in token for form in base64_forms(b"pw4x"))  # too short to be learnt
+    out = redact(f"sent {token} to the proxy")
+    assert out == "sent [redacted #1: value of $API_TOKEN, base64] to the proxy"
+
+
+@pytest.mark.parametrize("token", ["", "abc", "a" * 9, "!!!!", "YWJj" * 30_000])
+def test_decoded_returns_none_or_text(token: str) -> None:
+    result = decoded(token)
+    assert result is None or isinstance(result, str)
+
+
+def test_decoded_reads_both_alphabets() -> None:
+    assert decoded(base64.b64encode(b"\xfb\xffa:b").decode()) is not None
+    assert decoded(base64.urlsafe_b64encode(b"\xfb\xffa:b").decode().rstrip("=")) == (
+        b"\xfb\xffa:b".decode("utf-8", "replace")
+    )
+
+
+# --- linear time -------------------------------------------------------------------------------
+
+SIZE = 300_000
+ADVERSARIAL = {
+    "hex": ("0123456789abcdef" * (SIZE // 16 + 1))[:SIZE],
+    "random-hex": "".join(f"{(i * 2654435761) % 2**32:08x}" for i in range(SIZE // 8)),
+    "url-a:a:a:@": "x://" + "a:" * (SIZE // 2) + "@",
+    "url-a:a:a": "x://" + "a:" * (SIZE // 2),
+    "url-schemes": "a://b:" * (SIZE // 6),
+    "run-of-a": "a" * SIZE,
+    "dotted-name": "a." * (SIZE // 2),
+    "dashed-name": "a-" * (SIZE // 2),
+    "jwt-starts": "eyJ-" * (SIZE // 4),
+    "spaces-after-name": "password" + " " * SIZE,
+    "unclosed-quote": "k='" + "b=" * (SIZE // 2),
+    "base64": "QUJD" * (SIZE // 4),
+    "lines": "key = x\n" * (SIZE // 8),
+    "newlines": "\n" * SIZE,
+    "headers": "X-Api-Key: " * (SIZE // 11),
+    "uuid-starts": ("key " + "0" * 8 + "-") * (SIZE // 13),
+    "private-key-begins": "-----BEGIN RSA PRIVATE KEY-----" * (SIZE // 31),
+    "auth-schemes": "Basic " * (SIZE // 6),
+    "query": "?a=b&" * (SIZE // 5),
+    "known-values": "hunter2x " * (SIZE // 9),
+}
+
+
+@pytest.mark.parametrize("text", ADVERSARIAL.values(), ids=ADVERSARIAL.keys())
+def test_redaction_is_linear_on_300_kb_of_adversarial_text(text: str) -> None:
+    redact = Redactor({"DB_PASSWORD": "hunter2x", "API_TOKEN": "s3cr3t-t0ken-value"})
+    started = time.perf_counter()
+    redact(text)
+    assert time.perf_counter() - started < 2.0  # quadratic takes minutes (24 s for hex before)

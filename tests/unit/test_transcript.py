@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 
+from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.report.files import FOLDER, file_name, write_all
 from pytest_caretaker.report.transcript import MAX_BLOCK, Transcript
 from pytest_caretaker.results import Candidate, Failure, FileChange, HealResult, Spend
@@ -194,3 +196,54 @@ def test_write_all_of_nothing_removes_the_old_transcripts(tmp_path: Path) -> Non
 def test_write_all_of_nothing_creates_no_folder(tmp_path: Path) -> None:
     assert write_all(tmp_path, {}) is None
     assert not (tmp_path / FOLDER).exists()
+
+
+# -- secrets in test ids -------------------------------------------------------------------------
+
+PASSWORD = "Tr0ub4dor&3"
+SECRET_ID = f"tests/test_login.py::test_rejects[{PASSWORD}]"
+
+
+def _knows_the_password() -> Redactor:
+    redactor = Redactor()
+    redactor.remember(PASSWORD, "value of local password")
+    return redactor
+
+
+def test_file_name_is_made_from_the_redacted_test_id() -> None:
+    redactor = _knows_the_password()
+
+    name = file_name(SECRET_ID, redactor)
+
+    assert "Tr0ub4dor" not in name
+    assert name.startswith("tests_test_login.py_test_rejects_redacted_1_value_of_local_password-")
+    assert name == file_name(SECRET_ID, redactor)
+    assert name != file_name("tests/test_login.py::test_rejects[0ther-Pw-9]", redactor)
+
+
+def test_the_hash_of_a_redacted_id_cannot_confirm_a_guessed_password() -> None:
+    digest = file_name(SECRET_ID, _knows_the_password()).rsplit("-", 1)[1].removesuffix(".md")
+
+    plain = hashlib.sha256(SECRET_ID.encode()).hexdigest()[:8]
+
+    assert digest != plain  # keyed per process: a guess cannot be checked against the name
+
+
+def test_file_name_without_a_redactor_still_drops_secrets_of_known_shapes() -> None:
+    key = "sk-" + "abcdefghijklmnopqrstuvwx"
+
+    name = file_name(f"tests/test_api.py::test_call[{key}]")
+
+    assert "abcdefghijklmnop" not in name
+    assert "API_key" in name
+
+
+def test_write_all_with_a_redactor_redacts_names_and_text(tmp_path: Path) -> None:
+    redactor = _knows_the_password()
+
+    write_all(tmp_path, {SECRET_ID: f"# NOT HEALED {SECRET_ID}\n"}, redactor)
+
+    (written,) = (tmp_path / FOLDER).glob("*.md")
+    assert PASSWORD not in written.name
+    assert PASSWORD not in written.read_text(encoding="utf-8")
+    assert "[redacted #1: value of local password]" in written.read_text(encoding="utf-8")
