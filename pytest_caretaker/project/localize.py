@@ -3,7 +3,9 @@
 An assertion failure's traceback ends in the test, while the bug is usually in code the test called.
 So the ranking uses two pieces of evidence: the traceback (innermost project frame first) and what
 the failing test executed in a traced rerun, ordered by the Ochiai spectrum score against the
-passing tests of the same module (code that passing tests also run is less suspicious).
+passing tests of the same module (code that passing tests also run is less suspicious). Which of
+those are rerun is chosen here too (``neighbours``): at most NEIGHBOURS of a module, those nearest
+the failing tests first, so that a 10,000-test module's rerun still fits --heal-timeout.
 """
 
 from __future__ import annotations

@@ -1,12 +1,14 @@
 """Remember: verified fixes kept in pytest's cache, so the same failure is healed without a model.
 
-``RememberedFixes`` is the first link of every chain: it proposes the fixes remembered for the
-lead case, and each goes through the same proof as a fresh one.
+``RememberedFixes`` is the first link of every chain (unless ``--heal-no-cache``): it proposes
+the fixes remembered for the lead case, and each goes through the same proof as a fresh one.
 
 A fix is remembered under its failure's signature (test id and exception type) together with a
 digest of the source of every function it replaced. It is recalled only while those functions
 still read exactly as they did (after ``git revert`` of the fix, say), and a recalled fix is
 verified again like any other candidate before it is used. ``pytest --cache-clear`` forgets it.
+A damaged cache is ignored where it is damaged, in one warning line, and written back without the
+damage; a cache that cannot be written costs this run's new fixes, in one line.
 """
 
 from __future__ import annotations
@@ -181,8 +183,8 @@ class FixMemory:
     def save(self) -> str | None:
         """Write the fixes to the cache; None, or the one line that says why they were not.
 
-        pytest's cache reports a folder it cannot write with a warning (an error under
-        ``-W error``) and lets a full disk's or an unencodable path's error through.
+        pytest's cache reports a folder or file it cannot write (read-only, a full disk) with a
+        warning, an error under ``-W error``; a value it cannot encode raises.
         """
         if self.cache is None or not self.changed:
             return None
