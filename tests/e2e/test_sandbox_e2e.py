@@ -285,3 +285,65 @@ def test_hostile_candidates_change_nothing_leak_nothing_and_heal_nothing(
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before
     assert grown < 200_000, f"the run grew this process by {grown} KiB"
     assert seconds < 120, seconds
+
+
+GUARDED = """\
+import os
+import shutil
+
+
+def remove_cache(root, name):
+    \"\"\"Delete root/name if it is a cache folder; never anything above root.\"\"\"
+    if name in ("", ".", "..") or name.startswith("."):
+        return False
+    target = os.path.join(root, name)
+    if not os.path.isdir(target):
+        return False
+    shutil.rmtree(target)
+    return True
+"""
+TEST_GUARDED = """\
+import os
+
+from cleanup import remove_cache
+
+
+def test_removes_a_hidden_cache(tmp_path):
+    (tmp_path / ".cache").mkdir()
+    assert remove_cache(str(tmp_path), ".cache") is True
+
+
+def test_refuses_the_parent():
+    assert remove_cache(os.path.expanduser("~"), "..") is False
+
+
+def test_refuses_a_way_out():
+    assert remove_cache(os.getcwd(), "../" + os.path.basename(os.getcwd())) is False
+"""
+
+
+def test_the_builtin_repairers_mutants_delete_nothing(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The guard is too strict (it refuses ".cache"); the mutants that drop it make the failing
+    # test pass, and then the passing tests remove ~/.. and the project itself. Unsandboxed,
+    # both are gone after the run.
+    victim = tmp_path / "victim"
+    (victim / "home").mkdir(parents=True)
+    (victim / "sentinel.txt").write_text("keep me\n")
+    monkeypatch.setenv("HOME", str(victim / "home"))
+    pytester.makepyfile(cleanup=GUARDED, test_cleanup=TEST_GUARDED)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], cwd=pytester.path, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=pytester.path, check=True)
+    subprocess.run([*git, "commit", "-qm", "start"], cwd=pytester.path, check=True)
+    project, outside = snapshot(pytester.path), tree(victim)
+
+    result = pytester.runpytest("--heal")
+
+    result.stdout.fnmatch_lines(
+        ["NOT HEALED test_cleanup.py::test_removes_a_hidden_cache: the built-in repairer tried *"]
+    )
+    assert tree(victim) == outside
+    assert snapshot(pytester.path) == project
+    assert (pytester.path / ".git" / "HEAD").is_file()
