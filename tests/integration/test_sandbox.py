@@ -1,0 +1,201 @@
+"""The sandbox through the real Runner: each test below is a small attack or a thing tests must
+still be able to do, run in a confined warm server and in a fresh confined process, and compared
+with the same run unconfined (where each attack works, so the test can fail)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_caretaker.verify.probe import unavailable
+from pytest_caretaker.verify.runner import Confinement, Runner
+
+pytestmark = pytest.mark.skipif(
+    unavailable(False) is not None, reason=f"no sandbox here: {unavailable(False)}"
+)
+
+PROBES = """\
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).parent
+HOME = Path(os.environ["HOME"])
+
+
+def test_write_a_project_file():
+    (ROOT / "planted.txt").write_text("x")
+
+
+def test_read_the_repository():
+    assert (ROOT / ".git" / "HEAD").read_text()
+
+
+def test_read_a_key_in_home():
+    assert (HOME / ".ssh" / "id_rsa").read_text()
+
+
+def test_write_home():
+    (HOME / ".bashrc").write_text("evil")
+
+
+def test_see_a_secret_of_the_environment():
+    assert os.environ["SERVICE_TOKEN"] == "tok-123456"
+
+
+def test_reach_a_listener_outside():
+    socket.create_connection(("127.0.0.1", int(os.environ["LISTENER_PORT"])), 2).close()
+
+
+def test_leave_a_process_behind():
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", os.environ["MARKER"]],
+                     start_new_session=True)
+    time.sleep(0.2)
+
+
+def test_tmp_path_and_temp_files_work(tmp_path):
+    import tempfile
+
+    (tmp_path / "f").write_text("ok")
+    with tempfile.NamedTemporaryFile() as handle:
+        handle.write(b"ok")
+    assert (tmp_path / "f").read_text() == "ok"
+
+
+def test_a_server_on_loopback_works():
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    threading.Thread(target=lambda: server.accept()[0].sendall(b"hi"), daemon=True).start()
+    with socket.create_connection(("127.0.0.1", port), 2) as client:
+        assert client.recv(2) == b"hi"
+
+
+def test_read_the_project():
+    assert "def test_read_the_project" in Path(__file__).read_text()
+"""
+ATTACKS = [
+    "test_write_a_project_file",
+    "test_read_the_repository",
+    "test_read_a_key_in_home",
+    "test_write_home",
+    "test_see_a_secret_of_the_environment",
+    "test_reach_a_listener_outside",
+]
+ALLOWED = ["test_tmp_path_and_temp_files_work", "test_a_server_on_loopback_works"]
+
+
+@pytest.fixture
+def project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Path, Path, list[bytes]]]:
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (root / "test_probes.py").write_text(PROBES)
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("key")
+    (home / ".bashrc").write_text("mine")
+    received: list[bytes] = []
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                received.append(listener.accept()[0].recv(10) or b"connected")
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("SERVICE_TOKEN", "tok-123456")
+    monkeypatch.setenv("LISTENER_PORT", str(listener.getsockname()[1]))
+    monkeypatch.setenv("MARKER", f"caretaker-sandbox-test-{tmp_path.name}")
+    yield root, home, received
+    stop.set()
+    thread.join()
+    listener.close()
+
+
+def marked(marker: str) -> list[str]:
+    return [
+        entry.name
+        for entry in Path("/proc").iterdir()
+        if entry.name.isdigit() and _cmdline(entry).find(marker.encode()) >= 0
+    ]
+
+
+def _cmdline(entry: Path) -> bytes:
+    try:
+        return (entry / "cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def run(root: Path, confinement: Confinement | None, warm: bool) -> dict[str, str]:
+    args = ["-q", "-p", "no:cacheprovider", "--rootdir", str(root)]
+    with Runner(root, root, args, 30, warm=warm, confinement=confinement) as runner:
+        result = runner.run(["test_probes.py"])
+    assert result.problem is None, result.output[-2000:]
+    return {nodeid.split("::")[1]: o.outcome for nodeid, o in result.outcomes.items()}
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["warm server", "fresh process"])
+def test_confined_runs_stop_every_attack_and_allow_ordinary_tests(
+    project: tuple[Path, Path, list[bytes]], warm: bool
+) -> None:
+    root, home, received = project
+    marker = os.environ["MARKER"]
+
+    outcomes = run(root, Confinement(), warm)
+
+    assert {name: outcomes[name] for name in ATTACKS} == dict.fromkeys(ATTACKS, "failed")
+    assert {name: outcomes[name] for name in ALLOWED} == dict.fromkeys(ALLOWED, "passed")
+    assert outcomes["test_read_the_project"] == "passed"
+    assert not (root / "planted.txt").exists()
+    assert (home / ".bashrc").read_text() == "mine"
+    assert received == []
+    assert marked(marker) == []  # the namespace ended with its server
+
+
+def test_unconfined_the_same_attacks_work(project: tuple[Path, Path, list[bytes]]) -> None:
+    root, home, received = project
+    marker = os.environ["MARKER"]
+    try:
+        outcomes = run(root, None, warm=True)
+    finally:
+        leftover = marked(marker)
+        for pid in leftover:
+            os.kill(int(pid), 9)
+
+    assert {name: outcomes[name] for name in ATTACKS} == dict.fromkeys(ATTACKS, "passed")
+    assert (root / "planted.txt").exists()
+    assert (home / ".bashrc").read_text() == "evil"
+    assert received
+    assert leftover
+
+
+def test_a_confined_run_that_hangs_is_ended_and_the_next_run_works(tmp_path: Path) -> None:
+    (tmp_path / "test_hang.py").write_text(
+        "import time\n\n\ndef test_hangs():\n    time.sleep(60)\n\n\ndef test_ok():\n    pass\n"
+    )
+    args = ["-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path)]
+    with Runner(tmp_path, tmp_path, args, 2, confinement=Confinement()) as runner:
+        hung = runner.run(["test_hang.py::test_hangs"])
+        after = runner.run(["test_hang.py::test_ok"])
+
+    assert hung.problem is not None and "did not finish within 2 s" in hung.problem
+    assert after.problem is None
+    assert after.outcomes["test_hang.py::test_ok"].outcome == "passed"
