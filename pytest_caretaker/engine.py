@@ -237,20 +237,24 @@ def _settle(
         for result in outcome.results
         if result.nodeid in outcome.transcripts
     }
-    _save_reports(root, selection.patch(fixes), rendered, outcome)
+    _save_reports(root, selection.patch(fixes), rendered, outcome, run.redactor)
     if settings.write:
-        outcome.written, notes = write_fixes(fixes, root, settings, run.ask)
+        outcome.written, notes = write_fixes(fixes, root, settings, run.ask, redactor=run.redactor)
         outcome.notes += notes
 
 
 def _save_reports(
-    root: Path, patch: bytes, rendered: Mapping[str, str], outcome: HealOutcome
+    root: Path,
+    patch: bytes,
+    rendered: Mapping[str, str],
+    outcome: HealOutcome,
+    redactor: Redactor,
 ) -> None:
     """The patch and the transcripts under .caretaker/; a folder that cannot be written (a full
     disk, a read-only checkout) costs these files, said in one line, not the healing."""
     try:
         outcome.patch = report_files.write_patch(root, patch)
-        report_files.write_all(report_files.output_dir(root), rendered)
+        report_files.write_all(report_files.output_dir(root), rendered, redactor)
     except OSError as error:
         lost = "the transcripts" if outcome.patch else "the patch and the transcripts"
         outcome.notes.append(

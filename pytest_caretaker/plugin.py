@@ -73,8 +73,8 @@ def settings_of(config: pytest.Config) -> Settings:
         base = (
             config.inipath.parent if from_ini and config.inipath else config.invocation_params.dir
         )
-        folder = (base / settings.prompt_dir).resolve()
-        settings = replace(settings, prompt_dir=str(folder))
+        # abspath, not resolve: a link loop is check_folder's one-line error, not a RuntimeError.
+        settings = replace(settings, prompt_dir=os.path.abspath(base / settings.prompt_dir))
     return settings
 
 
@@ -95,7 +95,7 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_caretaker.llm.prompts import PromptError, check_folder
 
         try:
-            check_folder(settings.prompt_dir)
+            check_folder(settings.prompt_dir, settings.sources.get("prompt_dir", "--heal-prompt"))
         except PromptError as error:
             raise pytest.UsageError(f"caretaker: {error}") from None
     settings = choose(settings, os.environ)

@@ -83,7 +83,7 @@ class Recorder:
         self.test_files: set[str] = set()
         self.notes: list[str] = []
         #: The session's secrets (environment, secret-named locals), kept out of every prompt.
-        self.redactor = Redactor(os.environ)
+        self.redactor = Redactor.for_project(self.root, os.environ)
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         for path in {path for item in items for path in test_code_files(item)}:

@@ -226,7 +226,7 @@ def merge(path: str, before: bytes, afters: Sequence[bytes]) -> bytes | None:
 
 def unified_diff(applied: FileChange) -> bytes:
     """A diff that ``git apply`` accepts, in the file's own bytes (encoding and newlines kept)."""
-    path = applied.path.encode("utf-8")
+    path = applied.path.encode("utf-8", "surrogateescape")  # a file name that is not UTF-8
     lines = difflib.diff_bytes(
         difflib.unified_diff,
         applied.before.splitlines(keepends=True),

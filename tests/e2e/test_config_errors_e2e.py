@@ -5,7 +5,6 @@ exit status 4 and one line that names where the value came from and what to do."
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -115,10 +114,6 @@ def test_a_prompt_folder_caretaker_cannot_use_is_a_usage_error(
     assert says in line
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="plugin.pytest_configure does not yet pass settings.sources to check_folder",
-)
 def test_a_bad_prompt_folder_from_the_ini_file_is_named_so(project: pytest.Pytester) -> None:
     folder = project.path / "prompts"
     folder.mkdir()
@@ -130,12 +125,6 @@ def test_a_bad_prompt_folder_from_the_ini_file_is_named_so(project: pytest.Pytes
     assert usage_error(result).startswith("ini option heal_prompt: ")
 
 
-@pytest.mark.xfail(
-    sys.version_info < (3, 13),
-    strict=True,
-    reason="plugin.settings_of resolves the folder with Path.resolve, which raises RuntimeError "
-    "for a link loop on Python < 3.13",
-)
 def test_a_prompt_folder_that_is_a_link_to_itself_is_a_usage_error(
     project: pytest.Pytester,
 ) -> None:
