@@ -104,6 +104,39 @@ CORPUS: dict[str, tuple[str, str, str]] = {
         "def test_k():\n    pass\n",
         "deletes the body",
     ),
+    "compares truthiness": (
+        "def test_k():\n    assert lib.v() == {n}\n",
+        "def test_k():\n    assert bool(lib.v()) == bool({n})\n",
+        "compares bool(lib.v()) where it compared lib.v()",
+    ),
+    "walrus tautology": (
+        "def test_k():\n    assert lib.v() == {n}\n",
+        "def test_k():\n    assert (m := lib.v()) == m\n",
+        "which cannot fail",
+    ),
+    "compares the code with itself": (
+        "def test_k():\n    assert lib.v() == {n}\n",
+        "def test_k():\n    assert lib.v() == lib.v{n}(*())\n",
+        "the code under test with itself",
+    ),
+    "replaces __code__": (
+        "def test_k():\n    assert lib.v() == {n}\n",
+        "def test_k():\n    lib.v{n}.__code__ = (lambda: {n}).__code__\n"
+        "    assert lib.v() == {n}\n",
+        "uses a function's code (__code__)",
+    ),
+    "always-equal object": (
+        "def test_k():\n    assert lib.v() == {n}\n",
+        "def test_k():\n    class Anything:\n        __eq__ = lambda *a: True\n\n"
+        "    assert lib.v() == Anything()\n",
+        "defines a __eq__ in Anything that always returns True",
+    ),
+    "shadows the code under test": (
+        "def test_k():\n    assert lib.v() == {n}\n",
+        "def test_k():\n    lib = type('lib', (), {'v{n}': staticmethod(lambda: {n})})\n"
+        "    assert lib.v() == {n}\n",
+        "rebinds lib inside test_corpus.py::test_k",
+    ),
 }
 KINDS = list(CORPUS)
 
@@ -229,3 +262,25 @@ def test_a_changed_expected_value_is_healed_and_shown_prominently(
         check=True,
     ).stdout
     assert "Changes what a test checks; review it:\n- changes what test_shop.py::test_price" in body
+
+
+def test_a_forged_verdict_in_code_is_refused_before_it_runs_and_the_reason_sent_back(
+    corpus: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    forged = (
+        "def v5():\n    class Anything:\n        def __eq__(self, other):\n"
+        "            return True\n\n    return Anything()\n"
+    )
+    llm.script(
+        tool_call("always equal", [{"path": "lib.py", "function": "v5", "code": forged}]),
+        tool_call(
+            "off by one",
+            [{"path": "lib.py", "function": "v5", "code": "def v5():\n    return 5\n"}],
+        ),
+    )
+
+    result = corpus.runpytest(*heal_args(llm), "test_corpus.py::test_5", "--heal-attempts", "2")
+
+    result.stdout.fnmatch_lines(["HEALED test_corpus.py::test_5", "  patched lib.py::v5"])
+    second = json.dumps(llm.requests[1]["messages"][-1])
+    assert "fix refused: the fix in lib.py::v5 defines a __eq__ in Anything that always" in second
