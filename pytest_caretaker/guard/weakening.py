@@ -13,7 +13,10 @@ notice the summary shows prominently.
 
 This module decides which edits are reviewed and what is refused outright (conftest hooks, a
 renamed or emptied test); each other kind of weakening is read by a module of its own, in the
-order the reasons are given: evasions.py, tolerances.py, cases.py, checks.py.
+order the reasons are given: evasions.py, shadows.py, tolerances.py, raises.py, cases.py,
+helpers.py, checks.py. Before any of them, every edit, code or test, is read for a forged verdict
+(forgery.py); edits to code are read for special cases of the failing test (special.py) when the
+caller says what the failing tests are.
 """
 
 from __future__ import annotations
