@@ -30,7 +30,7 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from pytest_caretaker.verify import landlock
+from pytest_caretaker.verify import landlock, pids
 from pytest_caretaker.verify.protocol import SandboxPolicy
 
 _CLONE_NEWUSER = 0x10000000
@@ -98,6 +98,7 @@ def enter(network: bool) -> None:
     exits as its child does. Raises SandboxError (in this process) when the kernel refuses.
     """
     uid, gid = os.geteuid(), os.getegid()
+    cgroup = pids.join()  # before the user namespace: it takes root's right to make one
     flags = _CLONE_NEWUSER | _CLONE_NEWPID | (0 if network else _CLONE_NEWNET)
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.unshare(flags) != 0:
@@ -115,7 +116,7 @@ def enter(network: bool) -> None:
         if not network:
             _loopback_up()
         return
-    _mirror(pid)
+    _mirror(pid, cgroup)
 
 
 def _loopback_up() -> None:
@@ -128,7 +129,7 @@ def _loopback_up() -> None:
         fcntl.ioctl(sock.fileno(), siocsifflags, request)
 
 
-def _mirror(pid: int) -> None:
+def _mirror(pid: int, cgroup: Path | None) -> None:
     """Wait for pid, then end this process the way pid ended."""
     while True:
         try:
@@ -136,6 +137,7 @@ def _mirror(pid: int) -> None:
             break
         except InterruptedError:
             continue
+    pids.leave(cgroup)
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
         with contextlib.suppress(OSError, ValueError):
@@ -228,6 +230,9 @@ def confine_run(rules: SandboxPolicy, workdir: str, headroom: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (size, size))
     resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_FILE_SIZE, MAX_FILE_SIZE))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if os.geteuid() != 0:  # counted per user, so on top of what the user already runs
+        tasks = len(os.listdir("/proc")) + pids.MAX_TASKS
+        resource.setrlimit(resource.RLIMIT_NPROC, (tasks, tasks))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized write fails, it does not kill
     temp = os.path.join(workdir, "tmp")
     os.makedirs(temp, exist_ok=True)

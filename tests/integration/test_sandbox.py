@@ -81,6 +81,14 @@ def test_a_server_on_loopback_works():
 
 def test_read_the_project():
     assert "def test_read_the_project" in Path(__file__).read_text()
+
+
+# Last: its children keep the cap full for a second.
+def test_start_over_a_thousand_processes():
+    for _ in range(1100):
+        if os.fork() == 0:
+            time.sleep(1)
+            os._exit(0)
 """
 ATTACKS = [
     "test_write_a_project_file",
@@ -89,6 +97,7 @@ ATTACKS = [
     "test_write_home",
     "test_see_a_secret_of_the_environment",
     "test_reach_a_listener_outside",
+    "test_start_over_a_thousand_processes",
 ]
 ALLOWED = ["test_tmp_path_and_temp_files_work", "test_a_server_on_loopback_works"]
 
