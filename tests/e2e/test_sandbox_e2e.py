@@ -347,3 +347,56 @@ def test_the_builtin_repairers_mutants_delete_nothing(
     assert tree(victim) == outside
     assert snapshot(pytester.path) == project
     assert (pytester.path / ".git" / "HEAD").is_file()
+
+
+@pytest.fixture
+def quickstart(pytester: pytest.Pytester) -> pytest.Pytester:
+    root = Path(__file__).resolve().parents[2] / "examples" / "quickstart"
+    for path in root.glob("*.py"):
+        (pytester.path / path.name).write_text(path.read_text())
+    return pytester
+
+
+def test_require_runs_sandboxed_where_the_sandbox_works(quickstart: pytest.Pytester) -> None:
+    result = quickstart.runpytest("--heal", "--heal-sandbox", "require")
+
+    result.stdout.fnmatch_lines(["HEALED test_textstats.py::test_moving_average"])
+    result.stdout.no_fnmatch_line("*unsandboxed*")
+
+
+def test_where_the_sandbox_is_missing_auto_says_so_and_require_refuses(
+    quickstart: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The probe's answer on a machine without namespaces or Landlock (the probe itself is tried
+    # for real above and in tests/integration/test_sandbox.py).
+    monkeypatch.setattr(
+        "pytest_caretaker.verify.probe.unavailable", lambda network: "no user namespaces here"
+    )
+
+    auto = quickstart.runpytest("--heal")
+    required = quickstart.runpytest("--heal", "--heal-sandbox", "require")
+
+    auto.stdout.fnmatch_lines(
+        [
+            "caretaker: candidates run unsandboxed: no user namespaces here",
+            "*HEALED test_textstats.py::test_moving_average",
+        ]
+    )
+    assert required.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in required.stderr.lines if line.strip()]
+    assert errors == [
+        "ERROR: caretaker: --heal-sandbox require: candidates cannot run sandboxed here (no user "
+        "namespaces here); use auto to run them unsandboxed, or run where Linux namespaces and "
+        "Landlock are available"
+    ]
+
+
+def test_off_says_so_in_the_header(quickstart: pytest.Pytester) -> None:
+    result = quickstart.runpytest("--heal", "--heal-sandbox", "off")
+
+    result.stdout.fnmatch_lines(
+        [
+            "caretaker: candidates run unsandboxed: --heal-sandbox off",
+            "*HEALED test_textstats.py::test_moving_average",
+        ]
+    )
