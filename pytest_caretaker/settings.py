@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, fields
 from pytest_caretaker.options import OPTIONS, Option
 from pytest_caretaker.parsers import (
     SCOPES,
-    Scope,
     SandboxMode,
+    Scope,
     SettingError,
     parse_api_base,
     parse_attempts,
