@@ -1,7 +1,10 @@
-"""SIGKILL while atomic_write replaces a file: the file is the old one or a new one, never a mix."""
+"""SIGKILL while atomic_write replaces a file: the file is the old one or a new one, never a mix;
+and what a killed --heal-write leaves (a temporary file, git's index.lock) is removed by the next,
+unless a live process may hold it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
@@ -10,9 +13,15 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from pytest_caretaker.results import Candidate, Edit, FileChange, Fix, HealResult
+from pytest_caretaker.settings import Settings
+from pytest_caretaker.write.recovery import recover
+from pytest_caretaker.write.writer import write_fixes
 
 pytestmark = pytest.mark.skipif(
     os.name != "posix" or not hasattr(signal, "SIGKILL"), reason="SIGKILL is POSIX"
@@ -25,6 +34,7 @@ MODE = 0o640
 NAME = "data.txt"
 #: atomic_write's temporary file: mkstemp(dir=..., prefix=".<name>.<pid>.", suffix=".caretaker")
 TEMPORARY = re.compile(rf"\.{re.escape(NAME)}\.\d+\.[A-Za-z0-9_]+\.caretaker")
+TEMPORARY_BIG = re.compile(r"\.big\.txt\.\d+\.[A-Za-z0-9_]+\.caretaker")
 
 # A child that imports atomic_write once, then, for each "go" it reads, forks a writer that puts
 # A, B, A, B ... over the file until it is killed; it prints the writer's pid, then how it ended.
@@ -116,3 +126,213 @@ def test_sigkill_during_atomic_write_leaves_the_old_or_a_new_file_whole(tmp_path
             child.stdout.close()
     assert child.returncode == 0
     print(f"after each kill: {' '.join(seen)}; temporary files left: {len(leftovers)}")
+
+
+# -- the next --heal-write removes what a killed one left --------------------------------------
+
+# A caretaker that writes and commits one fix to calc.py (small) or big.txt (2 MB), in its own
+# session so that the test can kill it together with its git, as a closed terminal would.
+WRITER = """\
+import sys
+from pathlib import Path
+
+from pytest_caretaker.results import Candidate, Edit, FileChange, Fix, HealResult
+from pytest_caretaker.settings import Settings
+from pytest_caretaker.write.writer import write_fixes
+
+root, name = Path(sys.argv[1]), sys.argv[2]
+before = (root / name).read_bytes()
+change = FileChange(name, before, before.replace(b"A", b"B"))
+edit = Edit("replace", name, "f", "")
+fix = Fix((HealResult("test_x.py::test_x", Candidate((edit,), (change,))),))
+print(write_fixes([fix], root, Settings(heal=True, write=True)), flush=True)
+"""
+CALC = b"A = 1\n"
+ENTRIES = 30_000  # index entries: a bigger index keeps git's index.lock long enough to see
+
+
+def git(repo: Path, *args: str, check: bool = True, **kwargs: object) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=False, **kwargs
+    )
+    if check and done.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {done.stderr}")
+    return done.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository of calc.py, big.txt and ENTRIES more index entries (files not on disk)."""
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    path = tmp_path / "repo"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.name", "Test Person")
+    git(path, "config", "user.email", "test.person@example.com")
+    blob = git(path, "hash-object", "-w", "--stdin", input="x\n").strip()
+    entries = "".join(f"100644 {blob}\td/f{i:05d}.txt\n" for i in range(ENTRIES))
+    git(path, "update-index", "--index-info", input=entries)
+    (path / "calc.py").write_bytes(CALC)
+    (path / "big.txt").write_bytes(content(b"A"))
+    (path / "other.py").write_bytes(CALC)
+    git(path, "add", "calc.py", "big.txt", "other.py")
+    git(path, "commit", "-q", "-m", "initial")
+    return path
+
+
+def start_writer(repo: Path, name: str) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    return subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(repo), name],
+        stdout=subprocess.PIPE,
+        cwd=repo,
+        env=env,
+        start_new_session=True,  # its own process group: the writer and its git
+    )
+
+
+def stop_when(
+    child: subprocess.Popen[bytes], seen: Callable[[], bool], signal_: int | None
+) -> None:
+    """Send signal_ to the child's process group as soon as seen() holds (None: only wait)."""
+    deadline = time.monotonic() + 60
+    while not seen():
+        assert child.poll() is None, "the writer ended before the moment to stop it came"
+        assert time.monotonic() < deadline
+        time.sleep(0.0002)
+    if signal_ is not None:
+        os.killpg(child.pid, signal_)
+
+
+def kill(child: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+    assert child.stdout is not None
+    child.stdout.close()
+
+
+def other_fix() -> Fix:
+    change = FileChange("other.py", CALC, b"A = 2\n")
+    edit = Edit("replace", "other.py", "f", "")
+    return Fix((HealResult("test_o.py::test_o", Candidate((edit,), (change,))),))
+
+
+def killed_in_git(repo: Path) -> int:
+    """Kill a writer (and its git) while its git holds index.lock; its pid."""
+    lock = repo / ".git" / "index.lock"
+    child = start_writer(repo, "calc.py")
+    try:
+        stop_when(child, lock.exists, signal.SIGKILL)
+    finally:
+        kill(child)
+    assert lock.exists(), "git ended between the lock being seen and the kill"
+    assert (repo / ".caretaker" / f"writing-{child.pid}.json").exists()
+    return child.pid
+
+
+def test_index_lock_left_by_a_killed_write_is_removed_by_the_next(repo: Path) -> None:
+    pid = killed_in_git(repo)
+    user = subprocess.run(
+        ["git", "-C", str(repo), "commit", "--allow-empty", "-m", "user"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert user.returncode != 0 and "index.lock" in user.stderr  # every git is stuck
+
+    written, notes = write_fixes([other_fix()], repo, Settings(heal=True, write=True))
+
+    assert notes[0].startswith(f"caretaker: an interrupted --heal-write (pid {pid}) left ")
+    assert ".git/index.lock" in notes[0] and notes[0].endswith("; removed")
+    assert [w.state for w in written] == ["committed"], written[0].detail
+    assert not (repo / ".git" / "index.lock").exists()
+    assert list((repo / ".git").glob("next-index-*.lock")) == []
+    assert list((repo / ".caretaker").glob("writing-*.json")) == []
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["other.py"]
+
+
+def test_a_lock_held_by_a_live_git_is_kept(repo: Path, tmp_path: Path) -> None:
+    """The user's git commit, waiting for its editor, holds index.lock after a killed write."""
+    pid = killed_in_git(repo)
+    lock = repo / ".git" / "index.lock"
+    lock.unlink()  # as the user would, to get on with their work
+    done = tmp_path / "editor-may-return"
+    editor = tmp_path / "editor"
+    editor.write_text(f'#!/bin/sh\necho user > "$1"\nwhile [ ! -e {done} ]; do sleep 0.05; done\n')
+    editor.chmod(0o755)
+    (repo / "other.py").write_bytes(b"A = 3\n")
+    git(repo, "add", "other.py")
+    user = subprocess.Popen(
+        ["git", "-C", str(repo), "commit"],
+        env={**os.environ, "GIT_EDITOR": str(editor)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        stop_when(user, lock.exists, None)
+        notes = recover(repo)
+        assert lock.exists()
+        assert notes == [
+            f"caretaker: an interrupted --heal-write (pid {pid}) left .git/index.lock; kept it: "
+            "a git command may be running in this repository; remove the file if none is"
+        ]
+    finally:
+        done.touch()  # the editor returns; the user's commit completes
+        try:
+            user.wait(timeout=30)
+        finally:
+            if user.poll() is None:
+                user.kill()
+                user.wait()
+    assert user.returncode == 0
+    assert git(repo, "log", "-1", "--format=%s") == "user\n"
+    # Once the user's git is done, the next run removes what is left of the killed one.
+    assert [note.endswith("; removed") for note in recover(repo)] in ([], [True])
+    assert list((repo / ".caretaker").glob("writing-*.json")) == []
+
+
+def test_a_stopped_writer_is_alive_and_its_lock_is_kept(repo: Path) -> None:
+    lock = repo / ".git" / "index.lock"
+    child = start_writer(repo, "calc.py")
+    try:
+        stop_when(child, lock.exists, signal.SIGSTOP)
+        assert lock.exists()
+        assert recover(repo) == []
+        assert lock.exists()
+        os.killpg(child.pid, signal.SIGCONT)
+        assert child.stdout is not None
+        assert b"'committed'" in child.stdout.read()
+        assert child.wait(timeout=30) == 0
+    finally:
+        kill(child)
+    assert not lock.exists()
+    assert list((repo / ".caretaker").glob("writing-*.json")) == []
+
+
+def test_a_temporary_file_left_by_a_killed_write_is_removed_by_the_next(repo: Path) -> None:
+    def temporaries() -> list[Path]:
+        return [p for p in repo.iterdir() if p.name.startswith(".big.txt.")]
+
+    child = start_writer(repo, "big.txt")
+    try:
+        stop_when(child, lambda: bool(temporaries()), signal.SIGKILL)
+    finally:
+        kill(child)
+    left = temporaries()
+    assert len(left) == 1 and TEMPORARY_BIG.fullmatch(left[0].name), left
+    assert f".{child.pid}." in left[0].name
+    assert (repo / "big.txt").read_bytes() == content(b"A")  # the old file, whole
+
+    written, notes = write_fixes([other_fix()], repo, Settings(heal=True, write=True))
+
+    assert notes == [
+        f"caretaker: an interrupted --heal-write (pid {child.pid}) left {left[0].name}; removed"
+    ]
+    assert temporaries() == []
+    assert [w.state for w in written] == ["committed"]
