@@ -17,6 +17,7 @@ write. A clean end removes it. A journal whose process is gone says what to clea
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -63,11 +64,12 @@ def alive(pid: int, start: str | None) -> bool:
 
 
 class Journal:
-    """This run's record of what it may leave behind; removed when writing ends."""
+    """This run's record of what it may leave behind; removed when writing ends. Where it
+    cannot be written (a read-only project) writing goes on without it, as it would have."""
 
     def __init__(self, root: Path, git: tuple[Path, Path] | None) -> None:
         """git: the work tree's top and its git directory, when caretaker's git may run."""
-        self.path = output_dir(root) / f"writing-{os.getpid()}.json"
+        self.path: Path | None = root / ".caretaker" / f"writing-{os.getpid()}.json"
         self.record: dict[str, object] = {
             "pid": os.getpid(),
             "start": _start_time(os.getpid()),
@@ -79,9 +81,16 @@ class Journal:
         self._save()
 
     def _save(self) -> None:
-        temporary = self.path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(self.record))
-        os.replace(temporary, self.path)
+        if self.path is None:
+            return
+        try:
+            output_dir(self.path.parent.parent)
+            temporary = self.path.with_suffix(".tmp")
+            temporary.write_text(json.dumps(self.record))
+            os.replace(temporary, self.path)
+        except OSError:
+            self.close()
+            self.path = None
 
     def expect(self, paths: list[Path]) -> None:
         """Record files about to be written, before their temporary files can exist."""
@@ -93,14 +102,19 @@ class Journal:
             self._save()
 
     def close(self) -> None:
-        self.path.unlink(missing_ok=True)
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                self.path.unlink(missing_ok=True)
 
 
 def recover(root: Path) -> list[str]:
     """Clean what each interrupted run left (see the module's doc); one note per run cleaned."""
-    folder = root / ".caretaker"
+    try:
+        journals = sorted((root / ".caretaker").glob("writing-*.json"))
+    except OSError:
+        return []
     notes: list[str] = []
-    for path in sorted(folder.glob("writing-*.json")) if folder.is_dir() else []:
+    for path in journals:
         match = JOURNAL.fullmatch(path.name)
         try:
             record = json.loads(path.read_text())
@@ -112,7 +126,8 @@ def recover(root: Path) -> list[str]:
             continue
         removed, kept = _clean(record, pid)
         if kept is None:
-            path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
         names = ", ".join(_shown(root, p) for p in removed)
         left = f"caretaker: an interrupted --heal-write (pid {pid}) left "
         if kept is not None:

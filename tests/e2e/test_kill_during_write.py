@@ -5,6 +5,7 @@ unless a live process may hold it."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 import re
@@ -336,3 +337,34 @@ def test_a_temporary_file_left_by_a_killed_write_is_removed_by_the_next(repo: Pa
     ]
     assert temporaries() == []
     assert [w.state for w in written] == ["committed"]
+
+
+def test_a_reused_pid_is_not_taken_for_the_killed_writer(tmp_path: Path) -> None:
+    """A journal whose pid now belongs to another process (told apart by its start time) is
+    cleaned; one whose process is that very one is not."""
+    target = tmp_path / "calc.py"
+    target.write_bytes(CALC)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        folder = tmp_path / ".caretaker"
+        folder.mkdir()
+        temporary = tmp_path / f".calc.py.{sleeper.pid}.abcd1234.caretaker"
+        temporary.write_bytes(b"partial")
+        start = (Path("/proc") / str(sleeper.pid) / "stat").read_text().rpartition(")")[2]
+        record = {"pid": sleeper.pid, "created": 0, "targets": [str(target)]}
+        journal = folder / f"writing-{sleeper.pid}.json"
+
+        journal.write_text(json.dumps({**record, "start": start.split()[19]}))
+        assert recover(tmp_path) == []
+        assert temporary.exists() and journal.exists()
+
+        journal.write_text(json.dumps({**record, "start": "1"}))  # an earlier process's pid
+        assert recover(tmp_path) == [
+            f"caretaker: an interrupted --heal-write (pid {sleeper.pid}) left "
+            f"{temporary.name}; removed"
+        ]
+        assert not temporary.exists() and not journal.exists()
+        assert target.read_bytes() == CALC
+    finally:
+        sleeper.kill()
+        sleeper.wait()

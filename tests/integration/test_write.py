@@ -729,3 +729,23 @@ def test_a_secret_cut_by_the_subjects_width_is_redacted_whole() -> None:
     text = message(fix_of(result(nodeid)), Redactor({"API_TOKEN": SECRET}))
     assert len(text.splitlines()[0]) <= 72
     assert SECRET[:5] not in text
+
+
+# -- the journal of what a killed run would leave ----------------------------------------------
+
+
+def test_the_journal_is_gone_after_a_write(project: Path) -> None:
+    written, _ = write_fixes([fix_of()], project, WRITE)
+    assert [w.state for w in written] == ["committed"]
+    assert list((project / ".caretaker").glob("writing-*")) == []
+    assert list(project.glob(".calc.py.*.caretaker")) == []
+
+
+def test_a_journal_that_cannot_be_kept_does_not_stop_the_write(project: Path) -> None:
+    (project / ".caretaker").write_text("a file where caretaker's folder would be\n")
+    git(project, "add", ".caretaker")
+    git(project, "commit", "-q", "-m", "in the way")
+    written, notes = write_fixes([fix_of()], project, WRITE)
+    assert [w.state for w in written] == ["committed"]
+    assert notes == []
+    assert (project / "calc.py").read_bytes() == AFTER_MEAN
