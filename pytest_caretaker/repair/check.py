@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from pytest_caretaker.apply.rewrite import apply_edits
 from pytest_caretaker.guard import weakening
+from pytest_caretaker.guard.failing import failing
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.problem import Check, Problem
 from pytest_caretaker.project.files import ProjectFiles
@@ -34,7 +35,13 @@ class Prover:
         refused = self.editable.refusal(proposal.edits)
         if refused is not None:
             return Rejected(f"fix refused: {refused}", proposal=proposal)
-        judged = weakening.review(proposal.edits, self.editable.tests, self._original)
+        judged = weakening.review(
+            proposal.edits,
+            self.editable.tests,
+            self._original,
+            module=self._module,
+            failing=failing(problem, self.files),
+        )
         if judged.refused is not None:
             return Rejected(f"fix refused: {judged.refused}", proposal=proposal)
         changes = self._apply(proposal)
@@ -63,6 +70,11 @@ class Prover:
                 return Rejected(f"fix does not apply: {done.reason}", proposal=proposal)
             changes.append(done)
         return tuple(changes)
+
+    def _module(self, path: str) -> str | None:
+        """The text of a project file as it is (its imports tell what a fix may import)."""
+        source = self.files.get(path)
+        return source.text if source is not None else None
 
     def _original(self, edit: Edit) -> str | None:
         """The current source of the function an edit replaces (dedented), if it exists."""

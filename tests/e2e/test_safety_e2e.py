@@ -86,13 +86,20 @@ CANDIDATE_FAULTS: dict[str, tuple[list[Reply], str]] = {
         [lib_fix("def f0(x):\n    while True:\n        pass\n")],
         "the tests did not finish within 4 s (does the code loop forever?)",
     ),
+    # The guard refuses os._exit and os.kill (guard/forgery.py); these crash past it, so the
+    # verifier's own containment is what is tested.
     "candidate exits with 0": (
-        [lib_fix("def f0(x):\n    import os\n    os._exit(0)\n")],
+        [
+            lib_fix(
+                "def f0(x):\n    import os, sys\n"
+                "    os.execv(sys.executable, [sys.executable, '-c', ''])\n"
+            )
+        ],
         "the test process exited before reporting (did the code exit the interpreter?)",
     ),
     "candidate kills itself": (
-        [lib_fix("def f0(x):\n    import os, signal\n    os.kill(os.getpid(), signal.SIGKILL)\n")],
-        "the test process was killed by signal 9",
+        [lib_fix("def f0(x):\n    import os\n    os.abort()\n")],
+        "the test process was killed by signal 6",
     ),
     "candidate fills memory": (
         # bytes(n) is calloc'd: address space grows, the machine's memory does not.
