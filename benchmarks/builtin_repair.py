@@ -174,9 +174,8 @@ def main() -> None:
         if healed:
             healed_times.append(spent)
         result = "HEALED" if healed else "NOT HEALED"
-        print(
-            f"{bug:<22} {entry['family']:<13} {expected[:9]:<9} {result:<11} {tried:>6} {spent:>6.2f}"
-        )
+        family = entry["family"]
+        print(f"{bug:<22} {family:<13} {expected[:9]:<9} {result:<11} {tried:>6} {spent:>6.2f}")
     reachable = sum(1 for e in catalog.values() if e["family"] != "none")
     print()
     print(f"healed: {len(healed_times)} of {len(catalog)} bugs ({reachable} within reach)")
