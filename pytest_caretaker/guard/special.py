@@ -103,9 +103,9 @@ def _returns(
         return None
     was = _own_returns(old)
     now = _own_returns(new)
-    computed = [r for r in was if r is not None and key(r) is None]
+    computed = [r for r in was if r is not None and not _constant(r)]
     if not computed:
-        return None  # a function of constants may change its constants
+        return None  # a function of constants (1, n + 1) may change its constants
     old_keys = {key(r) for r in was if r is not None}
     top = [s.value for s in new.body if isinstance(s, ast.Return) and s.value is not None]
     every = bool(now) and all(r is not None and key(r) is not None for r in now)
@@ -116,6 +116,30 @@ def _returns(
                 f"expects, instead of computing it; {_EVERY}"
             )
     return None
+
+
+#: What an expression of constants alone is made of: literals and the operators between them.
+_CONSTANT_PARTS = (
+    ast.Constant,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.BoolOp,
+    ast.Compare,
+    ast.Tuple,
+    ast.List,
+    ast.Set,
+    ast.Dict,
+    ast.expr_context,
+    ast.operator,
+    ast.unaryop,
+    ast.boolop,
+    ast.cmpop,
+)
+
+
+def _constant(node: ast.expr) -> bool:
+    """Whether node computes nothing from its inputs: `1`, `n + 1` with n a literal, `(2, 3)`."""
+    return all(isinstance(part, _CONSTANT_PARTS) for part in ast.walk(node))
 
 
 def _handlers(

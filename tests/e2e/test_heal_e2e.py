@@ -293,7 +293,8 @@ def test_fix_that_breaks_a_neighbour_is_rejected(
     calc: pytest.Pytester, llm: ScriptedServer
 ) -> None:
     breaks_total = "def total(xs):\n    return 2 * sum(xs) - sum(xs) + 1\n"  # total([1,2,3]) == 7
-    cheat = "def mean(xs):\n    return 2\n"
+    # Passes test_mean on its own sum (a bare `return 2` is refused as a special case first).
+    cheat = "def mean(xs):\n    return sum(xs) / len(xs)\n"
     llm.script(
         *[
             tool_call(

@@ -180,6 +180,24 @@ def test_a_function_of_constants_may_change_its_constant() -> None:
     assert judge("def label():\n    return 'ok'\n", before, test) == Review(None, ())
 
 
+@pytest.mark.parametrize(
+    "before",
+    [
+        "def level():\n    return 1\n",
+        "def level():\n    return 41 + 1\n",
+        "def level():\n    return -(6 * 7)\n",
+    ],
+    ids=["a small literal", "a sum of literals", "an expression of literals"],
+)
+def test_an_expression_of_constants_is_a_constant_too(before: str) -> None:
+    test = "def test_level():\n    assert level() == 17\n"
+
+    assert judge("def level():\n    return 17\n", before, test) == Review(None, ())
+    # Computed from an input, the same constant is the test's special case.
+    computed = "def level(n=0):\n    return n + 1\n"
+    assert judge("def level(n=0):\n    return 17\n", computed, test).refused is not None
+
+
 def test_what_the_code_already_did_stays() -> None:
     before = "def price(n):\n    if n == 17:\n        return 42\n    return n\n"
     after = "def price(n):\n    if n == 17:\n        return 42\n    return n * 2\n"
