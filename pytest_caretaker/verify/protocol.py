@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
+#: How the detail of a test that outlived its own time limit ends (timer.py writes it; the
+#: parent's side recognises a hang by it).
+HUNG = "the test did not finish within"
+
 
 class SandboxPolicy(TypedDict):
     """What a sandboxed child may do (sandbox.py): write only under scratch, read everything but
@@ -28,6 +32,11 @@ class SessionSpec(TypedDict):
     args: list[str]
     nodeids: list[str]  # absolute paths: the child's working directory does not matter
     sandbox: SandboxPolicy | None  # None: the child runs unconfined (--heal-sandbox off)
+    # Seconds each test may take (timer.py): the project's pytest-timeout setting wins, else
+    # test_limit (derived by the parent from the passing tests; None: not known), at most a share
+    # of run_limit, the whole run's.
+    test_limit: float | None
+    run_limit: float
 
 
 class RunSpec(SessionSpec):
@@ -91,5 +100,6 @@ class TrialReply(TypedDict, total=False):
     unsupported (the function cannot be swapped in place; verify it otherwise)."""
 
     outcomes: dict[str, ReportedOutcome]
+    durations: dict[str, float]  # seconds each test that passed took, setup to teardown
     problem: str
     unsupported: bool

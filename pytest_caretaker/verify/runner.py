@@ -76,8 +76,12 @@ class Runner:
         timeout: float,
         warm: bool = WARM_DEFAULT,
         confinement: Confinement | None = None,
+        test_limit: float | None = None,
     ) -> None:
         self.root = root
+        #: Seconds one test may take when the project sets no pytest-timeout (timer.derived,
+        #: from the passing tests' durations); None: no limit per test, only the run's.
+        self.test_limit = test_limit
         #: Every run's folder is made in here: the only place a sandboxed child may write.
         self.scratch = Path(tempfile.mkdtemp(prefix="caretaker-"))
         self.policy: SandboxPolicy | None = None
@@ -116,15 +120,18 @@ class Runner:
         patches: Mapping[str, bytes] | None = None,
         trace: bool = False,
         timeout: float | None = None,
+        test_limit: float | None = None,
     ) -> RunResult:
         """Run nodeids with patches (root-relative path -> new bytes) served in memory.
 
-        timeout, when given, shortens this run's limit (never lengthens it).
+        timeout, when given, shortens this run's limit (never lengthens it); test_limit, when
+        given, is each test's own (else the runner's; the project's pytest-timeout wins).
         """
         workdir = Path(tempfile.mkdtemp(prefix="run-", dir=self.scratch))
         limit = self.timeout if timeout is None else min(timeout, self.timeout)
+        per_test = self.test_limit if test_limit is None else test_limit
         try:
-            return self._run(workdir, nodeids, patches or {}, trace, limit)
+            return self._run(workdir, nodeids, patches or {}, trace, (per_test, limit))
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
@@ -134,8 +141,9 @@ class Runner:
         nodeids: Sequence[str],
         patches: Mapping[str, bytes],
         trace: bool,
-        timeout: float,
+        limits: tuple[float | None, float],
     ) -> RunResult:
+        test_limit, timeout = limits
         patch_files: dict[str, str] = {}
         for index, (rel, data) in enumerate(sorted(patches.items())):
             target = workdir / f"patch{index}.py"
@@ -150,6 +158,8 @@ class Runner:
             "trace": trace,
             "result": str(result_file),
             "sandbox": self.policy,
+            "test_limit": test_limit,
+            "run_limit": timeout,
         }
         spec_file = workdir / "spec.json"
         spec_file.write_text(json.dumps(spec), encoding="utf-8")

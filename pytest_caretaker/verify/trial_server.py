@@ -22,6 +22,7 @@ import os
 import sys
 import types
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import IO
@@ -39,10 +40,14 @@ from pytest_caretaker.verify.protocol import (
     TrialSpec,
 )
 from pytest_caretaker.verify.pytest_private import run_item
+from pytest_caretaker.verify.timer import Limits, derived
 from pytest_caretaker.verify.worker import WorkerPlugin
 
 #: Bytes of address space a trial may add to the server's (less than a whole run's headroom).
 TRIAL_HEADROOM = 2 << 30
+#: The least a test may take in a trial, whatever its neighbours take (like the built-in
+#: repairer's least time for a whole trial, it keeps a trial a filter, not a judge of speed).
+TRIAL_FLOOR = 0.5
 #: Bytes of reply a trial may send; more is a failed trial, not a reason to fill memory.
 MAX_REPLY = 16 << 20
 
@@ -58,14 +63,17 @@ class TrialPlugin(WorkerPlugin):
         replies: IO[str],
         rules: SandboxPolicy | None = None,
         workdir: str = "",
+        limits: Limits | None = None,
     ) -> None:
-        super().__init__(root, {}, trace=False)
+        super().__init__(root, {}, trace=False, limits=limits or Limits(None, float("inf")))
         self.root = root
         self.commands = commands
         self.replies = replies
         self.rules = rules
         self.workdir = workdir
         self._functions: Functions = {}
+        #: What the passing tests of earlier trials took: a trial's tests get a limit from it.
+        self._durations: dict[str, float] = {}
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
@@ -112,6 +120,8 @@ class TrialPlugin(WorkerPlugin):
             answer: TrialReply = json.loads(data)
         except ValueError:  # cut short: the child died while it wrote
             return {"problem": "the test process died while it reported"}
+        for nodeid, seconds in answer.get("durations", {}).items():
+            self._durations[nodeid] = max(seconds, self._durations.get(nodeid, 0.0))
         return answer
 
     def _child(
@@ -129,6 +139,12 @@ class TrialPlugin(WorkerPlugin):
         os.close(self.replies.fileno())
         if self.rules is not None:
             sandbox.confine_run(self.rules, self.workdir, TRIAL_HEADROOM)
+        # A test that hangs fails within the trial's limit, and within ten times what the tests
+        # that passed so far took (a trial is a filter; the verifier proves with the project's).
+        limits = self.time_limits.limits
+        run = min(limits.run, request["limit"])
+        cap = derived(self._durations.values(), TRIAL_FLOOR)
+        self.time_limits.limits = replace(limits, run=run, cap=cap)
         cap_memory(TRIAL_HEADROOM)
         data = json.dumps(self._run(request, items, live)).encode()
         while data:
@@ -151,16 +167,21 @@ class TrialPlugin(WorkerPlugin):
                 function.__code__ = code
         tests = [items[nodeid] for nodeid in request["tests"] if nodeid in items]
         self.outcomes.clear()
+        durations: dict[str, float] = {}
         for index, item in enumerate(tests):
             following = tests[index + 1] if index + 1 < len(tests) else None
             # Reports go straight to the outcomes, not through the reporting hooks: nobody
             # reads a trial's terminal output.
-            for report in run_item(item, following):
+            reports = run_item(item, following)
+            for report in reports:
                 self.pytest_runtest_logreport(report)
             reported = self.outcomes.get(item.nodeid)
-            if reported is None or reported["outcome"] != "passed":
-                break  # one test that does not pass decides the trial
-        return {"outcomes": self.outcomes}
+            if reported is not None and reported["outcome"] == "passed":
+                durations[item.nodeid] = sum(report.duration for report in reports)
+            elif live:
+                break  # one test that does not pass decides a candidate's trial
+            # The code as it is runs every test: what the passing ones take is learnt.
+        return {"outcomes": self.outcomes, "durations": durations}
 
     def _live(self, path: str, qualname: str, line: int) -> list[types.FunctionType]:
         """The function objects whose code a candidate replaces."""
@@ -232,8 +253,9 @@ def serve(spec_path: str) -> int:
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     workdir = str(Path(spec_path).parent)
-    plugin = TrialPlugin(Path(spec["root"]).resolve(), commands, replies, rules, workdir)
-    pytest.main([*spec["args"], *spec["nodeids"]], plugins=[plugin])
+    limits = Limits(spec["test_limit"], spec["run_limit"])
+    plugin = TrialPlugin(Path(spec["root"]).resolve(), commands, replies, rules, workdir, limits)
+    pytest.main([*spec["args"], *spec["nodeids"]], plugins=plugin.plugins())
     return 0
 
 

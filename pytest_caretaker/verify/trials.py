@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from pytest_caretaker.verify.channel import SERVER_START_TIMEOUT, Channel, kill_group
-from pytest_caretaker.verify.protocol import Hello, TrialReply, TrialRequest, TrialSpec
+from pytest_caretaker.verify.protocol import HUNG, Hello, TrialReply, TrialRequest, TrialSpec
 
 if TYPE_CHECKING:
     from pytest_caretaker.verify.runner import Runner
@@ -64,6 +64,8 @@ class Trials:
             "args": [*runner.args, "--tb=no", "--basetemp", str(workdir / "basetemp")],
             "nodeids": [runner.absolute(nodeid) for nodeid in nodeids],
             "sandbox": runner.policy,
+            "test_limit": runner.test_limit,
+            "run_limit": runner.timeout,
         }
         spec_file = workdir / "spec.json"
         spec_file.write_text(json.dumps(spec), encoding="utf-8")
@@ -142,6 +144,11 @@ def _trial(reply: TrialReply, tests: Sequence[str], seconds: float) -> Trial:
     for nodeid in tests:
         reported = outcomes.get(nodeid)
         outcome = reported["outcome"] if reported is not None else "not run"
-        if outcome != "passed":
-            return Trial(False, f"{nodeid} {outcome}", seconds=seconds)
+        if outcome == "passed":
+            continue
+        detail = reported["detail"] if reported is not None else ""
+        if HUNG in detail:  # a candidate under which the test still hangs says so
+            said = detail[detail.rfind(HUNG) :].split("\n", 1)[0]
+            return Trial(False, f"{nodeid} {outcome}: {said}", seconds=seconds)
+        return Trial(False, f"{nodeid} {outcome}", seconds=seconds)
     return Trial(True, seconds=seconds)

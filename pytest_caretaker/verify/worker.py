@@ -38,6 +38,7 @@ from pytest_caretaker.verify.protocol import (
     Trace,
 )
 from pytest_caretaker.verify.pytest_private import rewrite_asserts
+from pytest_caretaker.verify.timer import Limits, TimeLimits
 
 MAX_DETAIL = 3_000
 
@@ -160,9 +161,13 @@ class Tracer:
 
 
 class WorkerPlugin:
-    def __init__(self, root: Path, patches: dict[tuple[int, int], bytes], trace: bool) -> None:
+    def __init__(
+        self, root: Path, patches: dict[tuple[int, int], bytes], trace: bool, limits: Limits
+    ) -> None:
         self.patches = patches
         self.tracer = Tracer(root) if trace else None
+        #: Each test's time limit: a plugin of its own, registered with this one (plugins()).
+        self.time_limits = TimeLimits(limits)
         self.outcomes: dict[str, ReportedOutcome] = {}
         self.collect_errors: list[str] = []
 
@@ -200,6 +205,10 @@ class WorkerPlugin:
         if report.failed:
             self.collect_errors.append(report.longreprtext[-MAX_DETAIL:])
 
+    def plugins(self) -> list[object]:
+        """What pytest.main is given to run a session of this plugin's."""
+        return [self, self.time_limits]
+
     def result(self, exit_code: int) -> RunReport:
         return {
             "exit_code": exit_code,
@@ -218,8 +227,9 @@ def run_spec(spec_path: str) -> None:
         key = file_id(original)
         if key is not None:
             patches[key] = Path(patched).read_bytes()
-    plugin = WorkerPlugin(Path(spec["root"]).resolve(), patches, bool(spec["trace"]))
-    exit_code = int(pytest.main([*spec["args"], *spec["nodeids"]], plugins=[plugin]))
+    limits = Limits(spec["test_limit"], spec["run_limit"])
+    plugin = WorkerPlugin(Path(spec["root"]).resolve(), patches, bool(spec["trace"]), limits)
+    exit_code = int(pytest.main([*spec["args"], *spec["nodeids"]], plugins=plugin.plugins()))
     result = Path(spec["result"])
     draft = result.with_suffix(".partial")
     draft.write_text(json.dumps(plugin.result(exit_code)), encoding="utf-8")

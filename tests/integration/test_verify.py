@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import snapshot
@@ -134,3 +136,150 @@ def test_judge_names_the_broken_neighbour() -> None:
     assert judge(result, [MEAN], []).ok
     missing = judge(result, [MEAN], ["t.py::gone"])
     assert missing.reason == "fix broke t.py::gone (it did not run)"
+
+
+STEPS = """\
+import signal
+
+
+def steps_to(n):
+    i = 0
+    steps = 0
+    while i != n:
+        i += 2
+        steps += 1
+    return steps
+
+
+def deaf():
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})  # no alarm reaches it
+    while True:
+        pass
+"""
+STEPS_TESTS = """\
+import pytest
+
+from steps import deaf, steps_to
+
+
+def test_odd():
+    assert steps_to(3) == 2
+
+
+def test_even():
+    assert steps_to(4) == 2
+
+
+def test_catches_everything():
+    try:
+        steps_to(3)
+    except BaseException:
+        pass
+
+
+def test_catches_exceptions():
+    try:
+        steps_to(3)
+    except Exception:
+        pass
+
+
+@pytest.mark.timeout(0.3)
+def test_marked():
+    steps_to(3)
+
+
+def test_deaf():
+    deaf()
+"""
+ODD, EVEN = "test_steps.py::test_odd", "test_steps.py::test_even"
+LOOP_LINES = frozenset({5, 6, 7, 8, 9})  # steps_to: the loop and what leads to it
+
+
+@pytest.fixture(scope="module")
+def steps(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("steps").resolve()
+    root.joinpath("steps.py").write_text(STEPS)
+    root.joinpath("test_steps.py").write_text(STEPS_TESTS)
+    return root
+
+
+def steps_runner(root: Path, *more: str, **options: Any) -> Runner:
+    args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(root), *more]
+    return Runner(root, root, args, **{"timeout": 20.0, **options})
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
+def test_a_test_that_hangs_fails_with_its_lines_and_the_next_test_runs(
+    steps: Path, warm: bool
+) -> None:
+    with steps_runner(steps, warm=warm, test_limit=0.5) as runner:
+        result = runner.run([ODD, EVEN], trace=True)
+
+    assert result.problem is None, result.output
+    assert result.outcomes[ODD].outcome == "failed"
+    detail = result.outcomes[ODD].detail
+    assert "the test did not finish within 0.5 s (does the code loop forever?)" in detail
+    # Where it was when the limit came: in the loop (not in caretaker's tracer).
+    assert re.search(r"^steps\.py:[789]: TimeLimitExceeded$", detail, re.MULTILINE), detail
+    assert result.executed[ODD].lines["steps.py"] == LOOP_LINES
+    assert result.outcomes[EVEN].outcome == "passed"
+    assert result.seconds < 10.0  # not the run's 20 s
+
+
+def test_a_test_cannot_catch_its_limit(steps: Path) -> None:
+    everything, exceptions = (
+        "test_steps.py::test_catches_everything",
+        "test_steps.py::test_catches_exceptions",
+    )
+    with steps_runner(steps, test_limit=0.3) as runner:
+        result = runner.run([everything, exceptions, EVEN])
+
+    assert result.problem is None, result.output
+    for nodeid in (everything, exceptions):
+        assert result.outcomes[nodeid].outcome == "failed", nodeid
+        assert "did not finish within 0.3 s" in result.outcomes[nodeid].detail
+    assert result.outcomes[EVEN].outcome == "passed"
+
+
+@pytest.mark.parametrize("setting", [["-o", "timeout=0.4"], ["--timeout=0.4"]], ids=["ini", "cli"])
+def test_the_projects_pytest_timeout_setting_is_each_tests_limit(
+    steps: Path, setting: list[str]
+) -> None:
+    # The project's limit wins over the derived one; pytest-timeout's own timer is not set.
+    with steps_runner(steps, *setting, test_limit=5.0) as runner:
+        result = runner.run([ODD, "test_steps.py::test_marked", EVEN])
+
+    assert result.problem is None, result.output
+    assert "did not finish within 0.4 s" in result.outcomes[ODD].detail
+    assert "did not finish within 0.3 s" in result.outcomes["test_steps.py::test_marked"].detail
+    assert "pytest-timeout" not in result.outcomes[ODD].detail
+    assert result.outcomes[EVEN].outcome == "passed"
+
+
+def test_a_limit_is_at_most_a_share_of_the_runs(steps: Path) -> None:
+    with steps_runner(steps, test_limit=60.0, timeout=2.0) as runner:
+        result = runner.run([ODD, EVEN])
+
+    assert "did not finish within 1.6 s" in result.outcomes[ODD].detail
+    assert result.outcomes[EVEN].outcome == "passed"
+
+
+def test_a_hang_no_alarm_reaches_ends_with_the_whole_run(steps: Path) -> None:
+    with steps_runner(steps, test_limit=0.3, timeout=2.0) as runner:
+        result = runner.run(["test_steps.py::test_deaf", EVEN])
+
+    assert result.problem == "the tests did not finish within 2 s (does the code loop forever?)"
+
+
+def test_a_candidate_that_still_hangs_is_rejected_within_the_tests_limit(steps: Path) -> None:
+    still = STEPS.replace("steps += 1", "steps += 2").encode()
+    with steps_runner(steps, test_limit=0.5) as runner:
+        result = runner.run([ODD, EVEN], {"steps.py": still})
+        fixed = runner.run([ODD, EVEN], {"steps.py": STEPS.replace("!=", "<").encode()})
+
+    verdict = judge(result, [ODD], [EVEN])
+    assert (verdict.ok, verdict.reason) == (False, f"{ODD} still fails")
+    assert "the test did not finish within 0.5 s" in verdict.detail
+    assert result.seconds < 10.0
+    assert judge(fixed, [ODD], [EVEN]).ok

@@ -1,0 +1,112 @@
+"""`pytest --heal` of a bug that makes a test loop forever: healable like any other.
+
+The project uses pytest-timeout (as a project whose tests can hang does: without it the user's own
+run would never end). Caretaker's reruns give each test that limit, so the test that hangs costs
+its limit, not the whole run's --heal-timeout of 60 s, and is localized by the lines it ran.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from helpers import heal_args
+
+from pytest_caretaker.testing import ScriptedServer, tool_call
+
+STEPS = """\
+def steps_to(n):
+    \"\"\"How many steps of two it takes from 0 to reach n or pass it.\"\"\"
+    i = 0
+    steps = 0
+    while i != n:
+        i += 2
+        steps += 1
+    return steps
+"""
+TESTS = """\
+from steps import steps_to
+
+
+def test_odd_target():
+    assert steps_to(3) == 2
+
+
+def test_even_target():
+    assert steps_to(4) == 2
+
+
+def test_zero():
+    assert steps_to(0) == 0
+"""
+FIXED = STEPS.replace("while i != n:", "while i < n:")
+STILL_HANGS = STEPS.replace("steps += 1", "steps += 2")
+#: Far below the 60 s a hang cost each failure before, far above what the run needs.
+WALL = 20.0
+
+
+@pytest.fixture
+def hangs(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeini("[pytest]\ntimeout = 2\n")  # pytest-timeout's setting, seconds
+    pytester.makepyfile(steps=STEPS, test_steps=TESTS)
+    return pytester
+
+
+def test_a_hanging_bug_is_healed_by_the_model(hangs: pytest.Pytester, llm: ScriptedServer) -> None:
+    llm.script(
+        # First a fix under which the test still hangs: rejected within the test's own limit.
+        tool_call(
+            "Count two per step.",
+            [{"path": "steps.py", "function": "steps_to", "code": STILL_HANGS}],
+        ),
+        tool_call(
+            "The loop skips past odd n.",
+            [{"path": "steps.py", "function": "steps_to", "code": FIXED}],
+        ),
+    )
+    started = time.monotonic()
+
+    result = hangs.runpytest(*heal_args(llm, "openai/gpt-4o-mini", "--heal-timeout", "60"))
+
+    elapsed = time.monotonic() - started
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "HEALED test_steps.py::test_odd_target",
+            "  patched steps.py::steps_to",
+            "  -    while i != n:",
+            "  +    while i < n:",
+            "  2 attempts · *",
+            "caretaker: 1 healed, 0 not healed*",
+        ]
+    )
+    assert elapsed < WALL, f"{elapsed:.1f} s"
+    retry = llm.requests[1]["messages"][-1]["content"]
+    assert "test_steps.py::test_odd_target still fails" in retry
+    assert "the test did not finish within 2 s (does the code loop forever?)" in retry
+
+
+def test_a_hanging_bug_is_healed_by_the_builtin_repairer(hangs: pytest.Pytester) -> None:
+    started = time.monotonic()
+
+    result = hangs.runpytest("--heal", "--heal-timeout", "60")
+
+    elapsed = time.monotonic() - started
+    result.stdout.fnmatch_lines(
+        [
+            "HEALED test_steps.py::test_odd_target",
+            "  patched steps.py::steps_to",
+            "  -    while i != n:",
+            "  +    while i < n:",
+            "caretaker: 1 healed, 0 not healed*",
+        ]
+    )
+    assert elapsed < WALL, f"{elapsed:.1f} s"
+
+
+def test_the_hanging_test_fails_in_the_users_run_by_pytest_timeout(hangs: pytest.Pytester) -> None:
+    """The premise: the user's run ends because of pytest-timeout, not caretaker."""
+    result = hangs.runpytest("-p", "no:caretaker")
+
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*Timeout (>2.0s) from pytest-timeout*"])
