@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pytest_caretaker.testing import ScriptedServer
+from pytest_caretaker.testing import ScriptedServer, text
 
 # Importing litellm must never reach the network for its price table.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -51,8 +51,15 @@ def _heal_modules_loaded() -> None:
 @pytest.fixture(scope="session")
 def _litellm_loaded() -> None:
     # The same for litellm, which also breaks importlib.metadata when half-removed; it takes
-    # seconds to import, so only the tests that talk to a model pay for it.
-    import litellm  # noqa: F401
+    # seconds to import, so only the tests that talk to a model pay for it. Its first request
+    # imports the HTTP stack (httpx, httpcore, h11) lazily: made inside an in-process run, that
+    # import is half undone afterwards and every later request fails ("cannot import name
+    # 'READERS' from 'h11._readers'"). So one request is made here, outside any run.
+    from pytest_caretaker.llm import client
+
+    with ScriptedServer().start() as server:
+        server.script(text("warm"))
+        client.ask("openai/gpt-4o-mini", [{"role": "user", "content": "x"}], server.base_url, False)
 
 
 @pytest.fixture
@@ -63,7 +70,7 @@ def llm(_litellm_loaded: None) -> Iterator[ScriptedServer]:
 
 
 @pytest.fixture
-def serve() -> Iterator[Any]:
+def serve(_litellm_loaded: None) -> Iterator[Any]:
     """Start ScriptedServers (Ollama's and the OpenAI-compatible API) and stop them afterwards."""
     started: list[ScriptedServer] = []
 
