@@ -2,7 +2,12 @@
 
 libcst keeps comments, blank lines, quotes, the encoding and the newline style of the file; the new
 definition takes the leading comments and blank lines of the one it replaces, and keeps its
-decorators unless the new source brings its own. Results are values: FileChange or NotApplied.
+decorators unless the new source brings its own. A definition is a function or method, or a
+module- or class-level assignment to one name (``VAT = 0.2``, ``RATE: float = 0.2``, ``area =
+lambda …``): a new assignment replaces that statement, keeping the line's comment unless it brings
+its own; a new ``X += …`` replaces the first augmented assignment to X at that level, never the
+assignment that defines X. A ``def`` may replace a lambda's assignment and the other way round.
+Results are values: FileChange or NotApplied.
 """
 
 from __future__ import annotations
@@ -13,20 +18,21 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from pytest_caretaker.apply.nodes import Key, New, bound_name, parse_new, slot
 from pytest_caretaker.results import Edit, FileChange, NotApplied
 
 Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
 
 
 class _Replace(cst.CSTTransformer):
-    def __init__(self, replacements: dict[str, cst.FunctionDef]) -> None:
+    def __init__(self, replacements: dict[Key, New]) -> None:
         super().__init__()
         self.replacements = replacements
-        self.stack: list[str] = []
-        self.done: set[str] = set()
+        self.stack: list[tuple[str, bool]] = []  # (name, whether it is a function)
+        self.done: set[Key] = set()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self.stack.append(node.name.value)
+        self.stack.append((node.name.value, False))
         return True
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
@@ -34,18 +40,25 @@ class _Replace(cst.CSTTransformer):
         return updated
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self.stack.append(node.name.value)
+        self.stack.append((node.name.value, True))
         return True
 
-    def leave_FunctionDef(
-        self, original: cst.FunctionDef, updated: cst.FunctionDef
-    ) -> cst.FunctionDef:
-        qualname = ".".join(self.stack)
+    def _take(self, key: Key) -> New | None:
+        """The replacement of key, the first time it is asked for."""
+        new = self.replacements.get(key)
+        if new is None or key in self.done:
+            return None
+        self.done.add(key)
+        return new
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> New:
+        qualname = ".".join(name for name, _ in self.stack)
         self.stack.pop()
-        new = self.replacements.get(qualname)
-        if new is None or qualname in self.done:
+        new = self._take((qualname, "binding"))
+        if new is None:
             return updated
-        self.done.add(qualname)
+        if isinstance(new, cst.SimpleStatementLine):  # `f = lambda …` in place of `def f`
+            return new.with_changes(leading_lines=original.leading_lines)
         body, was = new.body, original.body
         if isinstance(body, cst.IndentedBlock) and isinstance(was, cst.IndentedBlock):
             # Lines after the last statement that libcst gives to the block (a whitespace-only
@@ -60,16 +73,23 @@ class _Replace(cst.CSTTransformer):
             lines_after_decorators=original.lines_after_decorators,
         )
 
-
-def _parse_def(source: str) -> cst.FunctionDef | None:
-    try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError:
-        return None
-    for statement in module.body:
-        if isinstance(statement, cst.FunctionDef):
-            return statement
-    return None
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> New:
+        bound = bound_name(original)
+        if bound is None or any(function for _, function in self.stack):
+            return updated  # not an assignment to one name, or a function's own statement
+        name, slot = bound
+        new = self._take((".".join([*(n for n, _ in self.stack), name]), slot))
+        if new is None:
+            return updated
+        if isinstance(new, cst.FunctionDef):  # `def area` in place of `area = lambda …`
+            return new.with_changes(leading_lines=original.leading_lines)
+        kept = original.trailing_whitespace
+        if new.trailing_whitespace.comment is None and kept.comment is not None:
+            # The line's comment stays unless the fix brings its own.
+            return new.with_changes(leading_lines=original.leading_lines, trailing_whitespace=kept)
+        return new.with_changes(leading_lines=original.leading_lines)
 
 
 def apply_edits(path: str, before: bytes, edits: Sequence[Edit]) -> FileChange | NotApplied:
@@ -86,8 +106,9 @@ def apply_edits(path: str, before: bytes, edits: Sequence[Edit]) -> FileChange |
     updated = module.visit(transformer)
     missing = sorted(set(replacements) - transformer.done)
     if missing:
-        return NotApplied(f"{path} has no function {missing[0]} to replace")
-    updated = _add_statements(updated, helpers, imports, first_target=sorted(replacements))
+        return NotApplied(f"{path} has no {_missing(*missing[0], replacements[missing[0]])}")
+    qualnames = sorted({qualname for qualname, _ in replacements})
+    updated = _add_statements(updated, helpers, imports, first_target=qualnames)
     try:
         after = updated.bytes
     except UnicodeEncodeError:
@@ -101,12 +122,21 @@ def apply_edits(path: str, before: bytes, edits: Sequence[Edit]) -> FileChange |
     return FileChange(path, before, after)
 
 
-_Parsed = tuple[dict[str, cst.FunctionDef], list[cst.FunctionDef], list[cst.SimpleStatementLine]]
+def _missing(qualname: str, slot: str, new: New) -> str:
+    name = qualname.rsplit(".", 1)[-1]
+    if slot == "augmented":
+        return f"augmented assignment to {qualname} ({name} op= …) to replace"
+    if isinstance(new, cst.FunctionDef):
+        return f"function {qualname} to replace"
+    return f"assignment {qualname} (or function of that name) to replace"
+
+
+_Parsed = tuple[dict[Key, New], list[cst.FunctionDef], list[cst.SimpleStatementLine]]
 
 
 def _parse_edits(edits: Sequence[Edit]) -> _Parsed | NotApplied:
-    """The edits as nodes: functions replaced by name, helpers to add, imports to add."""
-    replacements: dict[str, cst.FunctionDef] = {}
+    """The edits as nodes: definitions replaced by name, helpers to add, imports to add."""
+    replacements: dict[Key, New] = {}
     helpers: list[cst.FunctionDef] = []
     imports: list[cst.SimpleStatementLine] = []
     for edit in edits:
@@ -118,13 +148,17 @@ def _parse_edits(edits: Sequence[Edit]) -> _Parsed | NotApplied:
             if isinstance(statement, cst.SimpleStatementLine):
                 imports.append(statement)
             continue
-        node = _parse_def(edit.source)
-        if node is None:
-            return NotApplied(f"the new source of {edit.ref} is not a function definition")
-        if edit.kind == "helper":
+        name = edit.qualname.rsplit(".", 1)[-1]
+        node = parse_new(edit.source, name)
+        if edit.kind == "helper" and isinstance(node, cst.FunctionDef):
             helpers.append(node)
+        elif node is None or edit.kind == "helper":
+            return NotApplied(
+                f"the new source of {edit.ref} is not a function definition "
+                f"(nor an assignment to {name})"
+            )
         else:
-            replacements[edit.qualname] = node
+            replacements[(edit.qualname, slot(node))] = node
     return replacements, helpers, imports
 
 

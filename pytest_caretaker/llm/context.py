@@ -2,6 +2,9 @@
 
 Function-level, not whole files: the failing test, the ranked candidate functions in full with the
 lines that failed, the error and pytest's report, captured output, and the imports of the files.
+The module- and class-level assignments the best suspects read (``VAT = 0.25``) follow them as
+targets of their own, within a count of their own: a constant is one line, and a long list of
+functions must not crowd out the one that is wrong.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pytest_caretaker.results import Failure
 DEFAULT_BUDGET = 32_000
 MAX_FUNCTION = 8_000
 MAX_FUNCTIONS = 6
+MAX_CONSTANTS = 6
 
 
 @dataclass(frozen=True)
@@ -64,17 +68,20 @@ def build(
     output = _tail(failure.output, budget // 6)
     used = len(report) + len(output)
     functions: list[FunctionContext] = []
+    counts = {True: 0, False: 0}  # functions (and lambdas), constants
     for candidate in candidates:
-        if len(functions) >= MAX_FUNCTIONS:
-            break
         source = sources.get(candidate.path)
         definition = source.find(candidate.qualname) if source is not None else None
         if source is None or definition is None:
             continue
+        limit = MAX_FUNCTIONS if definition.runs else MAX_CONSTANTS
         code = source.source_of(definition)
-        if len(code) > MAX_FUNCTION or (used + len(code) > budget and functions):
+        if counts[definition.runs] >= limit or len(code) > MAX_FUNCTION:
+            continue
+        if used + len(code) > budget and functions:
             continue
         used += len(code)
+        counts[definition.runs] += 1
         failed = tuple(
             (line, source.lines[line - 1].strip())
             for line in candidate.failed_lines

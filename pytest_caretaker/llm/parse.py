@@ -4,7 +4,9 @@ Accepted shapes: a tool call (explicit path and function), a fenced code block, 
 blocks, bare code, and a bare function body (it replaces the body of the best-ranked editable
 function). A ``def name`` is matched to the localized suspects (parse_targets.py: a method replaces
 the method of that name in the suspect's class); a new function is accepted only as a helper that
-the fix calls.
+the fix calls. An assignment (``VAT = 0.2``, ``RATE: float = 0.2``, ``LIMIT += 5``, ``area =
+lambda …``, at the top or in a ``class Shop:`` block) replaces the project's module- or
+class-level assignment of that name; one that names none is a function's body.
 """
 
 from __future__ import annotations
@@ -111,22 +113,61 @@ def _parse_code(
     defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
     imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
-    # Neither a definition nor only imports: a bare body. Imports alone join the other edits.
-    if not defs and not classes and len(imports) != len(tree.body):
+    named = function if function is not None and len(tree.body) - len(imports) == 1 else None
+    assigned = _assignment_edits(tree.body, source, "", named, path, targets)
+    loose = len(tree.body) - len(imports) - len(assigned)
+    # Neither a definition nor only imports and known assignments: a bare body. Imports alone
+    # join the other edits.
+    if not defs and not classes and (loose or not assigned) and len(imports) != len(tree.body):
         return _body_edit(source, path, function, targets)
-    edits: list[Edit] = []
+    edits: list[Edit] = list(assigned)
     for node in defs:
         name = function if function is not None and len(defs) == 1 else node.name
         edits.append(_def_edit(node, source, name, path, targets))
     for cls in classes:
         methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        if not methods:
-            return Unparsed(f"class {cls.name} has no methods; reply with the methods to replace.")
+        attributes = _assignment_edits(cls.body, source, f"{cls.name}.", None, path, targets)
+        if not methods and not attributes:
+            return Unparsed(
+                f"class {cls.name} has no methods nor known attributes; reply with the methods "
+                "or class attributes to replace."
+            )
+        edits += attributes
         for node in methods:
             edits.append(_def_edit(node, source, f"{cls.name}.{node.name}", path, targets))
     for statement in imports:
         text = ast.get_source_segment(source, statement) or ""
         edits.append(Edit("import", path or "", "", text))
+    return edits
+
+
+def _assignment_edits(
+    body: Sequence[ast.stmt],
+    source: str,
+    prefix: str,
+    function: str | None,
+    path: str | None,
+    targets: Targets,
+) -> list[Edit]:
+    """The assignments of body (``X = …``, ``X: T = …``, ``X += …``) that name an assignment
+    of the project: each replaces it. Any other assignment is a function's body or loose code."""
+    edits: list[Edit] = []
+    lines = source.splitlines()
+    for node in body:
+        target = (
+            node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        )
+        if isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            target = node.target
+        if not isinstance(target, ast.Name):
+            continue
+        name = prefix + target.id
+        if function is not None and function.rsplit(".", 1)[-1] == target.id:
+            name = function  # the tool call's qualified name
+        found = targets.assignment(name, path, augmented=isinstance(node, ast.AugAssign))
+        if found is not None:
+            text = textwrap.dedent("\n".join(lines[node.lineno - 1 : node.end_lineno])) + "\n"
+            edits.append(Edit("replace", found[0], found[1], text))
     return edits
 
 
@@ -171,8 +212,9 @@ def _body_edit(
     source: str, path: str | None, function: str | None, targets: Targets
 ) -> list[Edit] | Unparsed:
     target = targets.resolve(function, path) if function else None
-    if target is None and targets.editable:
-        target = (targets.editable[0].path, targets.editable[0].qualname)
+    first = targets.functions()[:1]
+    if target is None and first:
+        target = (first[0].path, first[0].qualname)
     if target is None:
         return Unparsed(
             "The reply holds no function definition. Reply with the complete corrected "

@@ -6,13 +6,17 @@ editable ones first; failing that, to a sibling method in a suspect's class, the
 of that name in the suspects' files. A name that matches nothing is a new function: the parser
 accepts it only as a helper the fix calls. A definition whose first parameter is ``self`` or
 ``cls`` is a method and replaces only a method, never a module-level function of that name.
+
+An assignment in a reply (``VAT = 0.2``, ``RATE: float = 0.2``, ``LIMIT += 5``) is matched only to
+a module- or class-level assignment of that name (``assignment``), never to a function: a reply's
+``total = 0`` is a function's body, not a replacement of ``def total``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pytest_caretaker.project.files import SourceFile
+from pytest_caretaker.project.files import Kind, SourceFile
 from pytest_caretaker.project.localize import Suspect
 
 #: A project file by its path relative to the root, or None when caretaker cannot read it.
@@ -40,12 +44,55 @@ class Targets:
         if path is not None:
             pool = [s for s in pool if s.path == path]
         paths = [path] if path is not None else list(dict.fromkeys(s.path for s in pool))
+        pool = [s for s in pool if self._runs(s.path, s.qualname)]
         if method:
             pool = [s for s in pool if self._is_method(s.path, s.qualname)]
         found = _suspect(pool, name) or self._defined(pool, paths, name)
         if found is not None and method and not self._is_method(*found):
             return self._nested(paths, name, methods_only=True)
         return found
+
+    def functions(self) -> list[Suspect]:
+        """The editable suspects that are functions (a bare body replaces one of their bodies)."""
+        found: list[Suspect] = []
+        for suspect in self.editable:
+            source = self.files(suspect.path)
+            definition = source.find(suspect.qualname) if source is not None else None
+            if definition is None or definition.kind == "function":
+                found.append(suspect)
+        return found
+
+    def assignment(
+        self, name: str, path: str | None, augmented: bool = False
+    ) -> tuple[str, str] | None:
+        """(path, qualname) of the assignment called name (plain or qualified) in the suspects'
+        files: a suspect, an attribute of a suspect's class, a module-level one, then any."""
+        kind: Kind = "augmented" if augmented else "assignment"
+        pool = self.editable + [s for s in self.suspects if s not in self.editable]
+        if path is not None:
+            pool = [s for s in pool if s.path == path]
+        paths = [path] if path is not None else list(dict.fromkeys(s.path for s in pool))
+        wanted = [(s.path, s.qualname) for s in pool if s.qualname == name]
+        if "." not in name:
+            owners = [(s.path, s.qualname.rpartition(".")[0]) for s in pool if "." in s.qualname]
+            wanted += [(rel, f"{owner}.{name}") for rel, owner in owners]
+        wanted += [(rel, name) for rel in paths]
+        for rel, qualname in wanted:
+            source = self.files(rel)
+            if source is not None and source.find(qualname, kind) is not None:
+                return rel, qualname
+        for rel in paths if "." not in name else ():
+            source = self.files(rel)
+            for definition in source.definitions if source is not None else ():
+                if definition.kind == kind and definition.qualname.rsplit(".", 1)[-1] == name:
+                    return rel, definition.qualname
+        return None
+
+    def _runs(self, rel: str, qualname: str) -> bool:
+        """Whether a def may replace it: a function, a lambda's assignment, or nothing known."""
+        source = self.files(rel)
+        definition = source.find(qualname) if source is not None else None
+        return definition is None or definition.runs
 
     def _is_method(self, rel: str, qualname: str) -> bool:
         source = self.files(rel)
@@ -64,7 +111,8 @@ class Targets:
         wanted += [(rel, name) for rel in paths]
         for rel, qualname in wanted:
             source = self.files(rel)
-            if source is not None and source.find(qualname) is not None:
+            definition = source.find(qualname) if source is not None else None
+            if definition is not None and definition.runs:
                 return rel, qualname
         if "." in name:
             return None
@@ -77,8 +125,10 @@ class Targets:
         for rel in paths:
             source = self.files(rel)
             for definition in source.definitions if source is not None else ():
-                if definition.qualname.rsplit(".", 1)[-1] == name and (
-                    definition.method or not methods_only
+                if (
+                    definition.runs
+                    and definition.qualname.rsplit(".", 1)[-1] == name
+                    and (definition.method or not methods_only)
                 ):
                     return rel, definition.qualname
         return None

@@ -1,5 +1,14 @@
 """The project as caretaker reads it: each file once, its definitions, which files are tests,
 and which paths are the project's own code at all. Standard library only.
+
+A definition is what a fix replaces by name: a function or method (``def``), and, at module or
+class level, a one-name assignment (``VAT = 0.2``, ``RATE: float = 0.2``, ``area = lambda w, h:
+w * h``), named like a function (``VAT``, ``Shop.RATE``). An augmented assignment (``LIMIT += 5``)
+defines nothing, it changes a name defined elsewhere: it is listed as kind ``augmented`` under that
+name, so that a fix in the same form can replace it and the built-in repairer can mutate it, but
+``find`` and ``enclosing`` never answer with it. Assignments inside functions are the function's
+body; assignments to several names (``a = b = 0``, ``a, b = …``) or sharing a line with another
+statement are not definitions (replacing one would rewrite the other).
 """
 
 from __future__ import annotations
@@ -8,11 +17,11 @@ import ast
 import os
 import re
 import sysconfig
-from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from functools import cached_property
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
 
 def _library_roots() -> tuple[str, ...]:
@@ -42,13 +51,23 @@ def project_relpath(filename: str, root: Path) -> str | None:
         return None
 
 
+Kind = Literal["function", "assignment", "augmented"]
+
+
 @dataclass(frozen=True)
 class Definition:
-    qualname: str  # Class.method, function, outer.inner
+    qualname: str  # Class.method, function, outer.inner; VAT, Shop.RATE for assignments
     start: int  # first line, decorators included
     end: int
-    body_start: int  # first line of the body
-    method: bool = False  # defined directly in a class body
+    body_start: int  # first line of the body (an assignment's own first line)
+    method: bool = False  # defined directly in a class body (an assignment: a lambda's only)
+    kind: Kind = "function"
+    lambdas: bool = False  # an assignment whose value holds a lambda: code that runs when called
+
+    @property
+    def runs(self) -> bool:
+        """Whether code of this definition can be called: a function, or a lambda's assignment."""
+        return self.kind == "function" or self.lambdas
 
 
 @dataclass(frozen=True)
@@ -89,41 +108,80 @@ class SourceFile:
             return ()
         found: list[Definition] = []
 
-        def walk(nodes: Iterable[ast.stmt], prefix: str, in_class: bool) -> None:
-            for node in nodes:
+        def walk(nodes: list[ast.stmt], prefix: str, scope: str) -> None:
+            for index, node in enumerate(nodes):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     qualname = f"{prefix}{node.name}"
                     start = min([node.lineno] + [d.lineno for d in node.decorator_list])
                     end = node.end_lineno or node.lineno
                     body = node.body[0].lineno
-                    found.append(Definition(qualname, start, end, body, in_class))
-                    walk(node.body, qualname + ".", False)
+                    found.append(Definition(qualname, start, end, body, scope == "class"))
+                    walk(node.body, qualname + ".", "function")
                 elif isinstance(node, ast.ClassDef):
-                    walk(node.body, f"{prefix}{node.name}.", True)
-                else:
+                    walk(node.body, f"{prefix}{node.name}.", "class")
+                elif scope != "function" and _alone(nodes, index):
+                    binding = _binding(node, prefix, scope == "class")
+                    if binding is not None:
+                        found.append(binding)
+                if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     # if/for/while/with/try/match: every statement list they hold, at this level
-                    walk(_nested_statements(node), prefix, in_class)
+                    walk(_nested_statements(node), prefix, scope)
 
-        walk(tree.body, "", False)
+        walk(tree.body, "", "module")
         return tuple(found)
 
-    def find(self, qualname: str) -> Definition | None:
+    def find(self, qualname: str, kind: Kind | None = None) -> Definition | None:
+        """The first definition of qualname: a function or an assignment, never an augmented
+        assignment unless kind asks for one."""
         for definition in self.definitions:
-            if definition.qualname == qualname:
+            if definition.qualname == qualname and (
+                definition.kind == kind if kind else definition.kind != "augmented"
+            ):
                 return definition
         return None
 
     def enclosing(self, lineno: int) -> Definition | None:
-        """The innermost function whose lines hold lineno."""
+        """The innermost function (or module- or class-level assignment) whose lines hold
+        lineno."""
         best: Definition | None = None
         for definition in self.definitions:
             inside = definition.start <= lineno <= definition.end
+            inside = inside and definition.kind != "augmented"
             if inside and (best is None or definition.start >= best.start):
                 best = definition
         return best
 
     def source_of(self, definition: Definition) -> str:
         return "\n".join(self.lines[definition.start - 1 : definition.end]) + "\n"
+
+
+def _binding(node: ast.stmt, prefix: str, in_class: bool) -> Definition | None:
+    """The definition an assignment to one plain name makes, or None."""
+    kind: Kind = "assignment"
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target, value = node.targets[0], node.value
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        target, value = node.target, node.value
+    elif isinstance(node, ast.AugAssign):
+        target, value, kind = node.target, node.value, "augmented"
+    else:
+        return None
+    if not isinstance(target, ast.Name):
+        return None
+    lambdas = any(isinstance(child, ast.Lambda) for child in ast.walk(value))
+    end = node.end_lineno or node.lineno
+    method = in_class and lambdas
+    return Definition(f"{prefix}{target.id}", node.lineno, end, node.lineno, method, kind, lambdas)
+
+
+def _alone(nodes: list[ast.stmt], index: int) -> bool:
+    """Whether no other statement shares a line with nodes[index] (``a = 1; b = 2``)."""
+    node = nodes[index]
+    before = nodes[index - 1] if index else None
+    after = nodes[index + 1] if index + 1 < len(nodes) else None
+    return (before is None or (before.end_lineno or before.lineno) < node.lineno) and (
+        after is None or after.lineno > (node.end_lineno or node.lineno)
+    )
 
 
 def _nested_statements(node: ast.AST) -> list[ast.stmt]:

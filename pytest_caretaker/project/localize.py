@@ -3,9 +3,12 @@
 An assertion failure's traceback ends in the test, while the bug is usually in code the test called.
 So the ranking uses two pieces of evidence: the traceback (innermost project frame first) and what
 the failing test executed in a traced rerun, ordered by the Ochiai spectrum score against the
-passing tests of the same module (code that passing tests also run is less suspicious). Which of
-those are rerun is chosen here too (``neighbours``): at most NEIGHBOURS of a module, those nearest
-the failing tests first, so that a 10,000-test module's rerun still fits --heal-timeout.
+passing tests of the same module (code that passing tests also run is less suspicious). A wrong
+constant (``VAT = 0.25``) ran at import, before the test, so no trace shows it: the module- and
+class-level assignments that the READERS best-ranked code suspects read (reads.py) follow the ranked
+functions, each with the score of the function that reads it. Which passing tests are rerun is
+chosen here too (``neighbours``): at most NEIGHBOURS of a module, those nearest the failing tests
+first, so that a 10,000-test module's rerun still fits --heal-timeout.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
+from pytest_caretaker.project.reads import reads
 from pytest_caretaker.results import Executed, Failure
 
 
@@ -35,6 +39,8 @@ class Suspect:
 #: needs some of them, and they are the regression set every fix is verified against, so each
 #: one costs time in the traced rerun and in every verification (which --heal-timeout bounds).
 NEIGHBOURS = 200
+#: The best-ranked functions outside tests whose constants become suspects.
+READERS = 3
 
 
 def module_of(nodeid: str) -> str:
@@ -120,18 +126,8 @@ def localize(
     failing are the node ids that fail together (one root cause); passing the tests that serve as
     the spectrum's passing side.
     """
-    failed_lines: dict[tuple[str, str], list[int]] = {}
-    order: list[tuple[str, str]] = []
-    for frame in reversed(failure.frames):
-        source = sources.get(frame.path)
-        definition = source.enclosing(frame.lineno) if source is not None else None
-        if definition is None:
-            continue
-        key = (frame.path, definition.qualname)
-        if key not in failed_lines:
-            order.append(key)
-        failed_lines.setdefault(key, []).append(frame.lineno)
-
+    failed_lines = _traceback(failure, sources)
+    order = list(failed_lines)
     hits_failed = _function_hits(failing, executed, sources)
     hits_passed = _function_hits(passing, executed, sources)
     first_seen: dict[tuple[str, str], int] = {}
@@ -147,16 +143,51 @@ def localize(
     for key in ranked:
         if key not in failed_lines:
             order.append(key)
+    scores = {key: score(key) for key in order}
+    for key, reader in _constants(order, sources, tests):
+        if key not in scores:
+            order.append(key)
+            scores[key] = scores[reader]
     return tuple(
         Suspect(
             path=path,
             qualname=qualname,
             is_test=path in tests,
-            score=score((path, qualname)),
+            score=scores[(path, qualname)],
             failed_lines=tuple(sorted(set(failed_lines.get((path, qualname), ())))),
         )
         for path, qualname in order
     )
+
+
+def _traceback(failure: Failure, sources: ProjectFiles) -> dict[tuple[str, str], list[int]]:
+    """The definitions of the traceback's frames, innermost first, with their failing lines."""
+    failed_lines: dict[tuple[str, str], list[int]] = {}
+    for frame in reversed(failure.frames):
+        source = sources.get(frame.path)
+        definition = source.enclosing(frame.lineno) if source is not None else None
+        if definition is not None:
+            failed_lines.setdefault((frame.path, definition.qualname), []).append(frame.lineno)
+    return failed_lines
+
+
+def _constants(
+    order: Sequence[tuple[str, str]], sources: ProjectFiles, tests: TestFiles
+) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+    """(constant, the function that reads it) for the assignments the first READERS functions
+    outside tests read."""
+    found: list[tuple[tuple[str, str], tuple[str, str]]] = []
+    readers = 0
+    for path, qualname in order:
+        source = sources.get(path)
+        definition = source.find(qualname) if source is not None else None
+        if source is None or definition is None or path in tests or not definition.runs:
+            continue
+        found += [(key, (path, qualname)) for key in reads(source, definition, sources.get)]
+        readers += 1
+        if readers == READERS:
+            break
+    return found
 
 
 def _functions_of(executed: Executed | None, sources: ProjectFiles) -> list[tuple[str, str]]:
@@ -166,7 +197,10 @@ def _functions_of(executed: Executed | None, sources: ProjectFiles) -> list[tupl
     for path, first_line in executed.functions:
         source = sources.get(path)
         definition = source.enclosing(first_line) if source is not None else None
-        if definition is not None and (path, definition.qualname) not in found:
+        # A module's own code starts on line 1 too: only what can be called counts.
+        if definition is None or not definition.runs:
+            continue
+        if (path, definition.qualname) not in found:
             found.append((path, definition.qualname))
     return found
 

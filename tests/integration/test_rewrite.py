@@ -733,3 +733,129 @@ def test_unified_diff_of_removed_lines_starting_with_dashes_applies_with_git(
     result = applied_result(DASHES, replace("mean", FIXED_MEAN))
 
     check_git_applies(tmp_path, result)
+
+
+# --- assignments: module- and class-level, annotated, augmented, lambdas ----------------------
+
+SHOP = dedent(
+    """\
+    \"\"\"Prices.\"\"\"
+
+    # The rate of value-added tax.
+    VAT = 0.25  # 25 %
+    LIMIT: int = 10
+    LIMIT += 5
+    area = lambda w, h: w * w
+    DEFAULTS = {
+        "currency": "EUR",
+    }
+
+
+    class Shop:
+        RATE = 0.1  # per item
+
+        def price(self, net):
+            RATE = 2  # a local: never a definition
+            return net * (1 + VAT + self.RATE)
+    """
+)
+
+
+def only_lines_changed(before: bytes, after: bytes, changed: dict[int, bytes]) -> None:
+    """after is before with the lines given (1-based) replaced; every other byte is the same."""
+    lines = before.splitlines(keepends=True)
+    for line, text in changed.items():
+        lines[line - 1] = text
+    assert after == b"".join(lines)
+
+
+@pytest.mark.parametrize(
+    ("qualname", "source", "line", "expected"),
+    [
+        pytest.param("VAT", "VAT = 0.2\n", 4, b"VAT = 0.2  # 25 %\n", id="keeps-the-comment"),
+        pytest.param("VAT", "VAT = 0.2  # 20 %\n", 4, b"VAT = 0.2  # 20 %\n", id="own-comment"),
+        pytest.param("VAT", "VAT: float = 0.2\n", 4, b"VAT: float = 0.2  # 25 %\n", id="annotated"),
+        pytest.param("LIMIT", "LIMIT: int = 11\n", 5, b"LIMIT: int = 11\n", id="annotated-form"),
+        pytest.param("LIMIT", "LIMIT = 11\n", 5, b"LIMIT = 11\n", id="plain-for-annotated"),
+        pytest.param("LIMIT", "LIMIT += 4\n", 6, b"LIMIT += 4\n", id="augmented-form"),
+        pytest.param("LIMIT", "LIMIT -= 5\n", 6, b"LIMIT -= 5\n", id="augmented-operator"),
+        pytest.param(
+            "area", "area = lambda w, h: w * h\n", 7, b"area = lambda w, h: w * h\n", id="lambda"
+        ),
+        pytest.param(
+            "Shop.RATE", "RATE = 0.2\n", 14, b"    RATE = 0.2  # per item\n", id="class-attribute"
+        ),
+    ],
+)
+def test_assignment_is_replaced_byte_for_byte(
+    qualname: str, source: str, line: int, expected: bytes
+) -> None:
+    before = SHOP.encode()
+
+    after = applied(before, replace(qualname, source))
+
+    only_lines_changed(before, after, {line: expected})
+
+
+def test_multi_line_assignment_is_replaced_whole() -> None:
+    before = SHOP.encode()
+
+    after = applied(before, replace("DEFAULTS", 'DEFAULTS = {"currency": "USD"}\n'))
+
+    assert after == before.replace(
+        b'DEFAULTS = {\n    "currency": "EUR",\n}\n', b'DEFAULTS = {"currency": "USD"}\n'
+    )
+
+
+def test_lambda_becomes_a_def_and_a_def_a_lambda() -> None:
+    before = SHOP.encode()
+
+    after = applied(before, replace("area", "def area(w, h):\n    return w * h\n"))
+    assert after == before.replace(
+        b"area = lambda w, h: w * w\n", b"def area(w, h):\n    return w * h\n"
+    )
+    back = apply_edits(PATH, after, [replace("area", "area = lambda w, h: w * h\n")])
+    assert isinstance(back, FileChange)
+    assert back.after == before.replace(b"w * w", b"w * h")
+
+
+def test_assignment_and_function_in_one_file_with_crlf() -> None:
+    before = SHOP.replace("\n", "\r\n").encode()
+
+    after = applied(before, replace("VAT", "VAT = 0.2\n"), replace("Shop.RATE", "RATE = 0\n"))
+
+    assert after == before.replace(b"VAT = 0.25", b"VAT = 0.2").replace(b"RATE = 0.1", b"RATE = 0")
+
+
+@pytest.mark.parametrize(
+    ("qualname", "source", "missing"),
+    [
+        pytest.param("TAX", "TAX = 0.2\n", "assignment TAX", id="no-such-name"),
+        pytest.param("VAT", "VAT += 1\n", "augmented assignment to VAT", id="no-augmented-form"),
+        pytest.param("Shop.price.RATE", "RATE = 1\n", "assignment Shop.price.RATE", id="a-local"),
+        pytest.param("RATE", "RATE = 1\n", "assignment RATE", id="class-attribute-unqualified"),
+    ],
+)
+def test_assignment_that_is_not_there_is_not_applied(
+    qualname: str, source: str, missing: str
+) -> None:
+    reason = not_applied(SHOP, replace(qualname, source))
+
+    assert f"{PATH} has no {missing}" in reason
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["VAT = TAX = 0.2\n", "TAX = 0.2\n", "VAT, TAX = 0.2, 0\n", "VAT = 0.2; TAX = 0\n"],
+    ids=["two-targets", "other-name", "tuple", "two-statements"],
+)
+def test_assignment_source_must_assign_that_one_name(source: str) -> None:
+    reason = not_applied(SHOP, replace("VAT", source))
+
+    assert "not a function definition (nor an assignment to VAT)" in reason
+
+
+def test_statement_sharing_its_line_is_not_replaced() -> None:
+    reason = not_applied("A = 1; B = 2\n", replace("A", "A = 3\n"))
+
+    assert "has no assignment A" in reason

@@ -118,6 +118,7 @@ def test_definitions_qualnames_and_lines() -> None:
         "in_finally": (14, 15, 15),
         "plain": (18, 19, 19),
         "decorated": (22, 27, 27),  # starts at the first decorator
+        "Shape.sides": (31, 31, 31),  # a class-level assignment
         "Shape.area": (33, 34, 34),
         "Shape.name": (36, 38, 38),
         "Shape.Inner.deep": (41, 42, 42),
@@ -208,7 +209,7 @@ def test_enclosing_returns_the_innermost_function(line: int, qualname: str) -> N
     assert definition.qualname == qualname
 
 
-@pytest.mark.parametrize("line", [1, 3, 16, 31, 39, 200])
+@pytest.mark.parametrize("line", [1, 3, 16, 30, 39, 200])
 def test_enclosing_outside_any_function(line: int) -> None:
     assert source_file(MODULE).enclosing(line) is None
 
@@ -229,7 +230,10 @@ def test_latin1_file_with_coding_cookie() -> None:
     assert b"caf\xe9" in source.data
     assert source.text == data
     assert source.lines[1] == "NAME = 'café'"
-    assert [(d.qualname, d.start, d.end) for d in source.definitions] == [("greet", 5, 6)]
+    assert [(d.qualname, d.start, d.end) for d in source.definitions] == [
+        ("NAME", 2, 2),
+        ("greet", 5, 6),
+    ]
 
 
 def test_utf8_bom_is_dropped_from_text() -> None:
@@ -558,3 +562,170 @@ def test_lines_match_ast_line_numbers_after_a_form_feed() -> None:
     assert source.find("g") == Definition("g", 4, 5, 5)
     assert source.lines[3] == "def g():"
     assert source.source_of(Definition("g", 4, 5, 5)) == "def g():\n    return 2\n"
+
+
+# -- assignments: definitions, the constants a function reads, lambdas ---------------------------
+
+SHOP = """\
+VAT = 0.25
+LIMIT: int = 10
+LIMIT += 5
+a = b = 1
+c = 1; d = 2
+x, y = 1, 2
+area = lambda w, h: w * w
+HANDLERS = {"double": lambda n: n * 2}
+
+
+class Shop:
+    RATE = 0.1
+    key = lambda self: self.RATE
+
+    def price(self, net):
+        return net * (1 + VAT + self.RATE + Shop.RATE)
+
+
+def price(net, VAT_LOCAL=0):
+    total = net * (1 + VAT)
+    return round(total, 2)
+
+
+def shadowed():
+    VAT = 1
+    return VAT
+
+
+def declared():
+    global VAT
+    VAT = 0.3
+    return VAT
+"""
+
+
+def test_assignments_are_definitions_with_their_kind() -> None:
+    found = {
+        (d.qualname, d.kind): (d.start, d.end, d.method, d.lambdas)
+        for d in source_file(SHOP).definitions
+        if d.kind != "function"
+    }
+    assert found == {
+        ("VAT", "assignment"): (1, 1, False, False),
+        ("LIMIT", "assignment"): (2, 2, False, False),
+        ("LIMIT", "augmented"): (3, 3, False, False),
+        ("area", "assignment"): (7, 7, False, True),
+        ("HANDLERS", "assignment"): (8, 8, False, True),
+        ("Shop.RATE", "assignment"): (12, 12, False, False),
+        ("Shop.key", "assignment"): (13, 13, True, True),  # a lambda in a class: a method
+    }  # a = b = 1, c = 1; d = 2, x, y = 1, 2 and assignments in functions are none
+
+
+def test_find_and_enclosing_never_answer_an_augmented_assignment() -> None:
+    source = source_file(SHOP)
+    assert source.find("LIMIT") == Definition("LIMIT", 2, 2, 2, kind="assignment")
+    assert source.find("LIMIT", "augmented") == Definition("LIMIT", 3, 3, 3, kind="augmented")
+    assert source.enclosing(3) is None
+    found = source.enclosing(7)
+    assert found is not None and found.qualname == "area"
+
+
+def reads_of(qualname: str, tmp_path: Path, **more: str) -> list[tuple[str, str]]:
+    from pytest_caretaker.project.reads import reads
+
+    (tmp_path / "shop.py").write_text(SHOP)
+    for rel, text in more.items():
+        (tmp_path / rel.replace("__", "/")).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel.replace("__", "/")).write_text(textwrap.dedent(text))
+    files = ProjectFiles(tmp_path)
+    main = "main.py" if "main.py" in more else "shop.py"
+    source = files.get(main)
+    assert source is not None
+    definition = source.find(qualname)
+    assert definition is not None
+    return reads(source, definition, files.get)
+
+
+@pytest.mark.parametrize(
+    ("qualname", "expected"),
+    [
+        ("price", [("shop.py", "VAT")]),
+        ("Shop.price", [("shop.py", "VAT"), ("shop.py", "Shop.RATE")]),
+        ("Shop.key", [("shop.py", "Shop.RATE")]),
+        ("shadowed", []),  # its own local VAT
+        ("declared", [("shop.py", "VAT")]),  # global VAT
+        ("VAT", []),  # itself
+    ],
+)
+def test_reads_of_a_function(
+    qualname: str, expected: list[tuple[str, str]], tmp_path: Path
+) -> None:
+    assert reads_of(qualname, tmp_path) == expected
+
+
+def test_reads_follow_project_imports(tmp_path: Path) -> None:
+    main = """\
+    import config
+    from shop import VAT as TAX
+    from pkg.rates import RATE
+    from .missing import NOTHING
+
+
+    def total(net):
+        return net * (1 + TAX + RATE + config.FEE + NOTHING + config.missing)
+    """
+    found = reads_of(
+        "total",
+        tmp_path,
+        **{
+            "main.py": main,
+            "config.py": "FEE = 1\n",
+            "src__pkg__rates.py": "RATE = 2\n",
+        },
+    )
+    assert found == [("shop.py", "VAT"), ("src/pkg/rates.py", "RATE"), ("config.py", "FEE")]
+
+
+def test_localize_adds_the_constants_suspects_read(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(SHOP)
+    (tmp_path / "test_shop.py").write_text(
+        "from shop import price\n\n\ndef test_price():\n    assert price(100) == 120\n"
+    )
+    nodeid = "test_shop.py::test_price"
+    executed = {nodeid: Executed(functions=(("test_shop.py", 4), ("shop.py", 19), ("shop.py", 1)))}
+    lead = Failure(
+        nodeid=nodeid,
+        when="call",
+        path="test_shop.py",
+        exc_type="AssertionError",
+        message="assert 125.0 == 120",
+        longrepr="",
+        frames=(Frame("test_shop.py", 5, "test_price"),),
+    )
+
+    found = localize(
+        lead,
+        [nodeid],
+        executed,
+        [],
+        ProjectFiles(tmp_path),
+        loc.TestFiles(frozenset({"test_shop.py"})),
+    )
+
+    # The module's own code object (first line 1, the line of VAT) is no call of VAT's.
+    assert [(s.ref, s.score) for s in found] == [
+        ("test_shop.py::test_price", 1.0),
+        ("shop.py::price", 1.0),
+        ("shop.py::VAT", 1.0),
+    ]
+
+
+def test_localize_maps_a_lambda_that_ran_to_its_assignment(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(SHOP)
+    nodeid = "test_shop.py::test_area"
+    executed = {nodeid: Executed(functions=(("shop.py", 7), ("shop.py", 8)))}
+    lead = Failure(nodeid, "call", "test_shop.py", "AssertionError", "", "", ())
+
+    found = localize(
+        lead, [nodeid], executed, [], ProjectFiles(tmp_path), loc.TestFiles(frozenset())
+    )
+
+    assert [s.ref for s in found] == ["shop.py::area", "shop.py::HANDLERS"]

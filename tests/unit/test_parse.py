@@ -584,3 +584,154 @@ FRAGMENTS = st.sampled_from(
 @given(st.lists(st.one_of(FRAGMENTS, st.text(max_size=20)), max_size=12).map("".join))
 def test_generated_text_never_raises(text: str) -> None:
     _check_result(parse(text))
+
+
+# -- assignments: module- and class-level constants, lambdas bound to names ---------------------
+
+SHOP = dedent(
+    """\
+    VAT = 0.25
+    LIMIT: int = 10
+    LIMIT += 5
+    area = lambda w, h: w * w
+
+
+    class Shop:
+        RATE = 0.1
+
+        def price(self, net):
+            return net * (1 + VAT + self.RATE)
+
+
+    def price(net):
+        total = net * (1 + VAT)
+        return total
+    """
+)
+SHOP_SOURCES = {"shop.py": SHOP, "test_shop.py": "def test_price():\n    pass\n"}
+SHOP_SUSPECTS = (
+    Suspect(path="test_shop.py", qualname="test_price", is_test=True, score=1.0),
+    Suspect(path="shop.py", qualname="price", is_test=False, score=1.0),
+    Suspect(path="shop.py", qualname="Shop.price", is_test=False, score=0.5),
+)
+
+
+def parse_shop(text: str, tool_arguments: Sequence[str] = ()) -> Proposal | Unparsed:
+    return parse(text, tool_arguments, SHOP_SUSPECTS, SHOP_SOURCES)
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        pytest.param(
+            {"path": "shop.py", "function": "VAT", "code": "VAT = 0.2\n"},
+            ("shop.py", "VAT", "VAT = 0.2\n"),
+            id="module-constant",
+        ),
+        pytest.param(
+            {"path": "shop.py", "function": "price", "code": "VAT = 0.2\n"},
+            ("shop.py", "VAT", "VAT = 0.2\n"),
+            id="named-by-the-function-that-reads-it",
+        ),
+        pytest.param(
+            {"path": "shop.py", "function": "LIMIT", "code": "LIMIT: int = 11\n"},
+            ("shop.py", "LIMIT", "LIMIT: int = 11\n"),
+            id="annotated",
+        ),
+        pytest.param(
+            {"path": "shop.py", "function": "LIMIT", "code": "LIMIT += 4\n"},
+            ("shop.py", "LIMIT", "LIMIT += 4\n"),
+            id="augmented",
+        ),
+        pytest.param(
+            {"path": "shop.py", "function": "Shop.RATE", "code": "RATE = 0.2\n"},
+            ("shop.py", "Shop.RATE", "RATE = 0.2\n"),
+            id="class-attribute-by-qualname",
+        ),
+        pytest.param(
+            {"path": "shop.py", "function": "Shop", "code": "class Shop:\n    RATE = 0.2\n"},
+            ("shop.py", "Shop.RATE", "RATE = 0.2\n"),
+            id="class-attribute-in-its-class",
+        ),
+        pytest.param(
+            {"path": "shop.py", "function": "RATE", "code": "RATE = 0.2\n"},
+            ("shop.py", "Shop.RATE", "RATE = 0.2\n"),
+            id="class-attribute-by-plain-name",
+        ),
+        pytest.param(
+            {"path": "shop.py", "function": "area", "code": "area = lambda w, h: w * h\n"},
+            ("shop.py", "area", "area = lambda w, h: w * h\n"),
+            id="lambda",
+        ),
+        pytest.param(
+            {"path": "shop.py", "function": "area", "code": "def area(w, h):\n    return w * h\n"},
+            ("shop.py", "area", "def area(w, h):\n    return w * h\n"),
+            id="lambda-as-a-def",
+        ),
+        pytest.param(
+            {"path": "shop.py", "function": "VAT", "code": "VAT = (\n    0.2\n)\n"},
+            ("shop.py", "VAT", "VAT = (\n    0.2\n)\n"),
+            id="multi-line",
+        ),
+    ],
+)
+def test_assignment_reply_replaces_that_assignment(
+    edit: dict[str, str], expected: tuple[str, str, str]
+) -> None:
+    result = proposal(parse_shop("", [tool_call([edit])]))
+
+    assert [(e.kind, e.path, e.qualname, e.source) for e in result.edits] == [
+        ("replace", *expected)
+    ]
+
+
+def test_assignment_in_a_fenced_block_replaces_that_assignment() -> None:
+    result = parse_shop("VAT is 25 %, not 20 %.\n\n```python\nVAT = 0.2  # 20 %\n```\n")
+
+    assert [(e.path, e.qualname, e.source) for e in proposal(result).edits] == [
+        ("shop.py", "VAT", "VAT = 0.2  # 20 %\n")
+    ]
+
+
+def test_assignment_with_a_function_gives_two_edits() -> None:
+    code = "VAT = 0.2\n\n\ndef price(net):\n    return net * (1 + VAT)\n"
+
+    result = parse_shop(f"```python\n{code}```")
+
+    assert refs(result) == [("replace", "shop.py", "VAT"), ("replace", "shop.py", "price")]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        pytest.param("total = net * 1.2\n", id="a-local-of-the-function"),
+        pytest.param("price = 3\n", id="never-replaces-a-function"),
+        pytest.param("VAT = 0.2\ntotal = net * (1 + VAT)\nreturn total\n", id="mixed-body"),
+    ],
+)
+def test_assignment_that_names_no_assignment_is_a_body(code: str) -> None:
+    result = parse_shop("", [tool_call([{"path": "shop.py", "function": "price", "code": code}])])
+
+    (edit,) = proposal(result).edits
+    assert (edit.qualname, edit.source.splitlines()[0]) == ("price", "def price(net):")
+    assert code.splitlines()[0] in edit.source
+
+
+def test_body_goes_to_a_function_not_to_a_constant_suspect() -> None:
+    suspects = (Suspect("shop.py", "VAT", False, 1.0), *SHOP_SUSPECTS)
+
+    result = parse("```python\nreturn net * 1.2\n```", (), suspects, SHOP_SOURCES)
+
+    assert refs(result) == [("replace", "shop.py", "price")]
+
+
+def test_def_reply_never_replaces_a_constant() -> None:
+    result = parse_shop("```python\ndef VAT():\n    return 0.2\n```")
+
+    assert "VAT" in unparsed(result)  # a new function the fix does not call
+
+
+def test_class_with_neither_methods_nor_known_attributes_is_unparsed() -> None:
+    reason = unparsed(parse_shop("```python\nclass Shop:\n    COLOUR = 'red'\n```"))
+
+    assert "class Shop" in reason

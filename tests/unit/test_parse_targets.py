@@ -168,3 +168,63 @@ def test_a_def_that_takes_self_replaces_a_method_never_a_function_of_that_name()
     # Not a suspect at all: still a method, found in the suspects' files.
     only_function = Targets(ranked[:1], lambda suspect: True, targets.files)
     assert only_function.resolve("findall", None, method=True) == ("words.py", "Finder.findall")
+
+
+# -- assignments ---------------------------------------------------------------------------------
+
+RATES = dedent(
+    """\
+    VAT = 0.25
+    VAT += 0.01
+
+
+    class Shop:
+        RATE = 0.1
+
+        def price(self):
+            return self.RATE
+
+
+    class Other:
+        RATE = 0.5
+
+
+    def total():
+        return 0
+    """
+)
+
+
+def rates_targets(*suspects: Suspect) -> Targets:
+    sources = {"rates.py": RATES}
+
+    def rates_files(path: str) -> SourceFile | None:
+        text = sources.get(path)
+        return SourceFile(path, text.encode()) if text is not None else None
+
+    return Targets(suspects, lambda s: not s.is_test, rates_files)
+
+
+@pytest.mark.parametrize(
+    ("name", "augmented", "expected"),
+    [
+        pytest.param("VAT", False, ("rates.py", "VAT"), id="module-level"),
+        pytest.param("VAT", True, ("rates.py", "VAT"), id="augmented"),
+        pytest.param("RATE", False, ("rates.py", "Shop.RATE"), id="the-suspect-class-first"),
+        pytest.param("Other.RATE", False, ("rates.py", "Other.RATE"), id="qualified"),
+        pytest.param("total", False, None, id="never-a-function"),
+        pytest.param("RATE", True, None, id="no-augmented-form"),
+        pytest.param("Shop.price.x", False, None, id="nothing-inside-functions"),
+    ],
+)
+def test_assignment_targets(name: str, augmented: bool, expected: tuple[str, str] | None) -> None:
+    found = rates_targets(suspect("rates.py", "Shop.price")).assignment(name, None, augmented)
+
+    assert found == expected
+
+
+def test_a_def_never_resolves_to_a_constant_and_a_body_goes_to_a_function() -> None:
+    found = rates_targets(suspect("rates.py", "VAT"), suspect("rates.py", "total"))
+
+    assert found.resolve("VAT", None) is None
+    assert [s.qualname for s in found.functions()] == ["total"]

@@ -1,0 +1,114 @@
+"""Reads: the module- and class-level assignments a function reads, where a wrong constant hides.
+
+A test that fails because ``VAT = 0.25`` should be ``0.2`` executes ``price`` and never the line of
+``VAT`` (it ran at import, before the test). So the constants a suspect function reads are suspects
+too, found by reading its code, not by tracing it: the names it loads that its file assigns at
+module level (unless the function binds them itself), ``self.X``, ``cls.X`` and ``Class.X`` of its
+own class, and names it takes from another project module (``from config import VAT`` or
+``import config`` … ``config.VAT``). A name read through any other object is not followed.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from collections.abc import Callable
+from pathlib import PurePosixPath
+
+from pytest_caretaker.project.files import Definition, SourceFile
+
+#: A project file by its path relative to the root, or None when it cannot be read.
+Files = Callable[[str], SourceFile | None]
+
+
+def reads(source: SourceFile, definition: Definition, files: Files) -> list[tuple[str, str]]:
+    """(path, qualname) of each project assignment the definition reads, in order of reading."""
+    try:
+        tree = ast.parse(textwrap.dedent(source.source_of(definition)))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    imported = _imports(source, files)
+    owner = definition.qualname.rpartition(".")[0] if definition.method else ""
+    local = {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    } | {
+        arg.arg for node in ast.walk(tree) if isinstance(node, ast.arguments) for arg in _args(node)
+    }
+    declared = {
+        name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names
+    }
+    found: dict[tuple[str, str], None] = {}
+    nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.Name, ast.Attribute))]
+    for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):
+        wanted: list[tuple[str, str]] = []
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if node.id not in local or node.id in declared:
+                wanted.append((source.path, node.id))
+                wanted += [imported[node.id]] if node.id in imported else []
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            wanted += _attribute(node.value.id, node.attr, source.path, owner, imported)
+        for rel, qualname in wanted:
+            target = files(rel)
+            if target is not None and target.find(qualname, "assignment") is not None:
+                found.setdefault((rel, qualname))
+    found.pop((source.path, definition.qualname), None)
+    return list(found)
+
+
+def _args(arguments: ast.arguments) -> list[ast.arg]:
+    extra = [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    return [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, *extra]
+
+
+def _attribute(
+    base: str, attr: str, path: str, owner: str, imported: dict[str, tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """Where base.attr may be assigned: in the function's own class, or in an imported module."""
+    if owner and (base in ("self", "cls") or base == owner.rsplit(".", 1)[-1]):
+        return [(path, f"{owner}.{attr}")]
+    if base in imported and imported[base][1] == "":  # `import config`: a module
+        return [(imported[base][0], attr)]
+    return []
+
+
+def _imports(source: SourceFile, files: Files) -> dict[str, tuple[str, str]]:
+    """Names the file imports from project modules: name -> (module's path, name there), with
+    "" for a module imported whole."""
+    try:
+        tree = ast.parse(source.data)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return {}
+    found: dict[str, tuple[str, str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            module = _module_file(source.path, node.module or "", node.level, files)
+            for alias in node.names if module is not None else ():
+                found[alias.asname or alias.name] = (module or "", alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                module = _module_file("", alias.name, 0, files)
+                if module is not None and (alias.asname is not None or "." not in alias.name):
+                    found[alias.asname or alias.name] = (module, "")
+    return found
+
+
+def _module_file(path: str, module: str, level: int, files: Files) -> str | None:
+    """The project file of a module: next to the importing file for a relative import, else
+    under the root or src/; a package's __init__.py. None when it is none of the project's."""
+    parts = module.split(".") if module else []
+    here = PurePosixPath(path).parent
+    if level - 1 > len(here.parts):
+        return None
+    bases = (
+        [here.parents[level - 2] if level > 1 else here]
+        if level
+        else [PurePosixPath(), PurePosixPath("src")]
+    )
+    for base in bases:
+        stem = base.joinpath(*parts)
+        for rel in (f"{stem.as_posix()}.py", f"{stem.as_posix()}/__init__.py"):
+            if parts and files(rel.removeprefix("./")) is not None:
+                return rel.removeprefix("./")
+    return None
