@@ -7,9 +7,17 @@ deletion or insertion of a whole statement, then becomes a ``Mutant`` (edits.py)
 (start, end, replacement) of the file's text. A candidate file is then one string splice away,
 never a regeneration of the module, and every byte outside the edited node stays as it was. A
 mutant that does not compile is dropped.
+
+A module- or class-level assignment is a unit too: a lambda bound to a name is mutated like a
+function, and a constant's value gets the literal edits (literals.py) as well. A constant runs at
+import, before any test, so the trace never shows it: the constants of its own file a function
+reads (``project/reads.py``) are mutated with the function, each mutant reported on the line that
+reads the constant, which the failing test ran, so that the repairer ranks it by that line.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -18,12 +26,14 @@ from pytest_caretaker.builtin.cut import NEWLINE, Cut, indentation
 from pytest_caretaker.builtin.edits import Builder, Mutant, node_edit, statement_edits
 from pytest_caretaker.builtin.sites import Sites
 from pytest_caretaker.project.files import Definition, SourceFile
+from pytest_caretaker.project.reads import reads
 
 __all__ = ["Mutant", "function_source", "mutants", "outermost"]
 
 
 def outermost(source: SourceFile) -> tuple[Definition, ...]:
-    """Top-level functions and methods: the units whose code the repairer replaces."""
+    """Top-level functions, methods and module- and class-level assignments: the units whose
+    code the repairer replaces."""
     found = source.definitions
     return tuple(
         d
@@ -33,7 +43,28 @@ def outermost(source: SourceFile) -> tuple[Definition, ...]:
 
 
 def mutants(source: SourceFile, definition: Definition) -> list[Mutant]:
-    """Every single-edit mutant of one function (duplicates removed), in the order found."""
+    """Every single-edit mutant of one function (duplicates removed), in the order found, then
+    those of the constants of its file that it reads."""
+    constant = definition.kind != "function" and not definition.lambdas
+    found = _mutants(source, definition, literals=constant)
+    return found + _constants(source, definition) if definition.runs else found
+
+
+def _constants(source: SourceFile, definition: Definition) -> list[Mutant]:
+    """The mutants of the file's constants the definition reads, on the line that reads each."""
+    found: list[Mutant] = []
+    own = {source.path: source}.get
+    for (_, qualname), line in reads(source, definition, own).items():
+        for target in source.definitions:
+            if target.qualname != qualname or target.kind == "function" or target.lambdas:
+                continue  # a lambda runs, and its own lines rank its mutants
+            for mutant in _mutants(source, target, literals=True):
+                said = f"{mutant.description} in {qualname} (line {mutant.line}), read"
+                found.append(replace(mutant, line=line, description=said))
+    return found
+
+
+def _mutants(source: SourceFile, definition: Definition, literals: bool) -> list[Mutant]:
     cut = Cut.of(source, definition)
     if cut is None:
         return []
@@ -41,7 +72,7 @@ def mutants(source: SourceFile, definition: Definition) -> list[Mutant]:
     if module is None:
         return []
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    sites = Sites(module, cut.text_lines)
+    sites = Sites(module, cut.text_lines, literals)
     wrapper.visit(sites)
     positions = wrapper.resolve(PositionProvider)
     built = Builder(source.path, definition.qualname, cut)
@@ -55,10 +86,17 @@ def mutants(source: SourceFile, definition: Definition) -> list[Mutant]:
 
 
 def function_source(source: SourceFile, mutant: Mutant) -> str:
-    """The dedented source of the mutant's whole function, as an Edit replaces it."""
-    definition = source.find(mutant.function)
-    if definition is None:
+    """The dedented source of the mutant's whole function (or assignment), as an Edit replaces
+    it."""
+    # X = … and X += … share a name: the one the edit is in (an insertion may start on the line
+    # after the last).
+    edited = len(NEWLINE.findall(source.text, 0, mutant.start)) + 1
+    named = [d for d in source.definitions if d.qualname == mutant.function]
+    inside = [d for d in named if d.start <= edited <= d.end]
+    inside += [d for d in named if edited == d.end + 1]
+    if not named:
         raise ValueError(f"{source.path} has no function {mutant.function}")
+    definition = (inside or named)[0]
     before = source.text[mutant.start : mutant.end]
     delta = len(NEWLINE.findall(mutant.replacement)) - len(NEWLINE.findall(before))
     text = mutant.apply(source.text)

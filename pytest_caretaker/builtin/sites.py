@@ -6,7 +6,9 @@ indentation its new code is written at. Default values, decorators and annotatio
 body and are left alone. A variable is swapped for another local or parameter, an attribute for
 another of the same object, so those proposals wait until the whole function has been seen
 (``Sites.replacements``). The statements of each indented block are recorded too, for the
-statement edits (edits.py): which may be deleted, and which, being one line, may be copied.
+statement edits (edits.py): which may be deleted, and which, being one line, may be copied. The
+same pass serves a module- or class-level assignment (a constant, a lambda bound to a name): its
+line is one statement, and with ``literals`` its decimals get the edits of literals.py too.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from libcst.metadata import (
 
 from pytest_caretaker.builtin.cut import indentation
 from pytest_caretaker.builtin.grouping import PRECEDENCE
+from pytest_caretaker.builtin.literals import decimal
 from pytest_caretaker.builtin.operators import (
     NodeEdit,
     arithmetic,
@@ -68,10 +71,11 @@ class Sites(cst.CSTVisitor):
 
     METADATA_DEPENDENCIES = (PositionProvider, ExpressionContextProvider)
 
-    def __init__(self, module: cst.Module, lines: Sequence[str]) -> None:
+    def __init__(self, module: cst.Module, lines: Sequence[str], literals: bool = False) -> None:
         super().__init__()
         self.module = module
         self.lines = lines
+        self.literals = literals  # a constant's value: decimals get literals.py's edits
         self._found: list[Replacement] = []
         self._names: dict[str, None] = {}  # locals and parameters, in order of appearance
         self._loads: list[tuple[cst.Name, int]] = []
@@ -219,6 +223,11 @@ class Sites(cst.CSTVisitor):
 
     def visit_Integer(self, node: cst.Integer) -> bool:
         self._add(node, "constant", constant(node))
+        return True
+
+    def visit_Float(self, node: cst.Float) -> bool:
+        if self.literals:
+            self._add(node, "constant", decimal(node))
         return True
 
     def visit_Call(self, node: cst.Call) -> bool:

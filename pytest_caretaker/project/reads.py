@@ -21,12 +21,13 @@ from pytest_caretaker.project.files import Definition, SourceFile
 Files = Callable[[str], SourceFile | None]
 
 
-def reads(source: SourceFile, definition: Definition, files: Files) -> list[tuple[str, str]]:
-    """(path, qualname) of each project assignment the definition reads, in order of reading."""
+def reads(source: SourceFile, definition: Definition, files: Files) -> dict[tuple[str, str], int]:
+    """(path, qualname) of each project assignment the definition reads, in order of reading,
+    with the line of the definition's file where it is first read."""
     try:
         tree = ast.parse(textwrap.dedent(source.source_of(definition)))
     except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return []
+        return {}
     imported = _imports(source, files)
     owner = definition.qualname.rpartition(".")[0] if definition.method else ""
     local = {
@@ -39,7 +40,7 @@ def reads(source: SourceFile, definition: Definition, files: Files) -> list[tupl
     declared = {
         name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names
     }
-    found: dict[tuple[str, str], None] = {}
+    found: dict[tuple[str, str], int] = {}
     nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.Name, ast.Attribute))]
     for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):
         wanted: list[tuple[str, str]] = []
@@ -52,9 +53,9 @@ def reads(source: SourceFile, definition: Definition, files: Files) -> list[tupl
         for rel, qualname in wanted:
             target = files(rel)
             if target is not None and target.find(qualname, "assignment") is not None:
-                found.setdefault((rel, qualname))
+                found.setdefault((rel, qualname), definition.start + node.lineno - 1)
     found.pop((source.path, definition.qualname), None)
-    return list(found)
+    return found
 
 
 def _args(arguments: ast.arguments) -> list[ast.arg]:

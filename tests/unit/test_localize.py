@@ -641,7 +641,7 @@ def reads_of(qualname: str, tmp_path: Path, **more: str) -> list[tuple[str, str]
     assert source is not None
     definition = source.find(qualname)
     assert definition is not None
-    return reads(source, definition, files.get)
+    return list(reads(source, definition, files.get))
 
 
 @pytest.mark.parametrize(
@@ -659,6 +659,18 @@ def test_reads_of_a_function(
     qualname: str, expected: list[tuple[str, str]], tmp_path: Path
 ) -> None:
     assert reads_of(qualname, tmp_path) == expected
+
+
+def test_reads_give_the_line_of_the_first_read(tmp_path: Path) -> None:
+    from pytest_caretaker.project.reads import reads
+
+    source = source_file(SHOP, "shop.py")
+    definition = source.find("Shop.price")
+    assert definition is not None
+
+    found = reads(source, definition, {"shop.py": source}.get)
+
+    assert found == {("shop.py", "VAT"): 16, ("shop.py", "Shop.RATE"): 16}
 
 
 def test_reads_follow_project_imports(tmp_path: Path) -> None:

@@ -1027,3 +1027,83 @@ def test_a_mutant_libcst_cannot_build_is_skipped_alone(monkeypatch: pytest.Monke
 
     assert found
     assert "off_by_one" not in {m.operator for m in found}
+
+
+# -- module- and class-level assignments ---------------------------------------------------------
+
+SHOP = """\
+VAT = 0.25  # rate
+LIMIT = 10
+LIMIT += 5
+area = lambda w, h: w * w
+
+
+class Shop:
+    RATE = 0.15
+
+    def price(self, net):
+        if net > LIMIT:
+            return net
+        return net * (1 + VAT + self.RATE)
+
+
+def price(net):
+    return net * (1 + VAT)
+"""
+
+
+@pytest.mark.parametrize(
+    ("decimal", "expected"),
+    [
+        ("0.25", ["0.2", "0.24", "0.26"]),
+        ("0.5", ["0.4", "0.6"]),
+        ("0.21", ["0.2", "0.22"]),  # 0.20 is never written
+        ("1.9", ["1.8"]),
+        ("1e-3", []),
+        ("0.1_5", []),
+    ],
+)
+def test_decimal_literal_edits(decimal: str, expected: list[str]) -> None:
+    from pytest_caretaker.builtin.literals import decimal as edits
+
+    found = [node.value for node, _ in edits(cst.Float(decimal))]  # type: ignore[attr-defined]
+
+    assert found == expected
+
+
+def test_constants_a_function_reads_are_mutated_on_the_line_that_reads_them() -> None:
+    source, found = mutants_of(SHOP, "price")
+    constants = [m for m in found if m.function != "price"]
+
+    assert {(m.function, m.line) for m in constants} == {("VAT", 17)}
+    vat = [m for m in constants if m.description.startswith("`0.25` → `0.2` ")]
+    assert [m.description for m in vat] == ["`0.25` → `0.2` in VAT (line 1), read"]
+    after = vat[0].apply(source.text)
+    assert after == source.text.replace("VAT = 0.25", "VAT = 0.2")
+    assert mutate.function_source(source, vat[0]) == "VAT = 0.2  # rate\n"
+
+
+def test_a_method_reads_its_class_attributes_and_the_augmented_form_too() -> None:
+    source, found = mutants_of(SHOP, "Shop.price")
+    lines = {(m.function, m.line) for m in found if m.function != "Shop.price"}
+
+    assert lines == {("LIMIT", 11), ("VAT", 13), ("Shop.RATE", 13)}
+    at = source.text.index("LIMIT += 5")
+    assert [m for m in found if m.function == "LIMIT" and m.start < at]  # LIMIT = 10's
+    later = [m for m in found if m.function == "LIMIT" and m.start >= at]
+    (minus,) = [m for m in later if "LIMIT -= 5" in m.apply(source.text)]
+    assert mutate.function_source(source, minus) == "LIMIT -= 5\n"
+    rate = [m for m in found if m.function == "Shop.RATE" and "→ `0.1`" in m.description]
+    assert mutate.function_source(source, rate[0]) == "RATE = 0.1\n"
+
+
+def test_a_lambda_bound_to_a_name_is_mutated_as_a_unit() -> None:
+    source = source_file(SHOP)
+    assert [d.qualname for d in mutate.outermost(source)] == [
+        *("VAT", "LIMIT", "LIMIT", "area", "Shop.RATE", "Shop.price", "price")
+    ]
+    found = mutate.mutants(source, definition_of(source, "area"))
+
+    fixed = [m for m in found if m.apply(source.text).count("lambda w, h: w * h")]
+    assert [(m.function, m.line, m.operator) for m in fixed] == [("area", 4, "variable")]
+    assert mutate.function_source(source, fixed[0]) == "area = lambda w, h: w * h\n"

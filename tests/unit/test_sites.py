@@ -111,3 +111,30 @@ def test_blocks_say_what_may_be_deleted_and_copied() -> None:
         [Statement(line=7, end=7, indent="        ")],
     ]
     assert sites.copies == ["return b\n"]
+
+
+def literal_sites(text: str, literals: bool) -> list[str]:
+    module = cst.parse_module(textwrap.dedent(text))
+    sites = Sites(module, module.code.split("\n"), literals)
+    MetadataWrapper(module, unsafe_skip_copy=True).visit(sites)
+    return [line for line in described(module, list(sites.replacements())) if " constant " in line]
+
+
+def test_a_constant_assignment_is_a_site_with_the_literal_edits() -> None:
+    text = "VAT = 0.25\nLIMIT = 10\n"
+    assert literal_sites(text, literals=True) == [
+        "1 constant 0.25 -> 0.2",
+        "1 constant 0.25 -> 0.24",
+        "1 constant 0.25 -> 0.26",
+        "2 constant 10 -> 11",
+        "2 constant 10 -> 9",
+    ]
+    # Inside functions decimals are left alone: there the integer ±1 is the usual bug.
+    assert literal_sites(text, literals=False) == ["2 constant 10 -> 11", "2 constant 10 -> 9"]
+
+
+def test_a_lambda_bound_to_a_name_is_a_site_like_a_function() -> None:
+    module, sites = sites_of("area = lambda w, h: w * w\n")
+    found = described(module, list(sites.replacements()))
+    assert "1 variable w -> h" in found
+    assert "1 arithmetic w * w -> w / w" in found

@@ -1,0 +1,194 @@
+"""Every code shape a bug lives in is editable: `pytest --heal` on small projects whose bug is a
+module-level constant, a class attribute or a lambda bound to a name, healed by the scripted model
+and (a constant one literal away) by the built-in repairer; the patch then makes pytest pass."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from helpers import heal_args
+
+from pytest_caretaker.testing import ScriptedServer, tool_call
+
+SHOP = """\
+# Prices, tax included.
+VAT = 0.25  # the standard rate
+
+
+def price(net):
+    return round(net * (1 + VAT), 2)
+"""
+TEST_SHOP = """\
+from shop import price
+
+
+def test_price():
+    assert price(100) == 120
+
+
+def test_free():
+    assert price(0) == 0
+"""
+CART = """\
+class Cart:
+    DISCOUNT: float = 0.5
+
+    def __init__(self, total):
+        self.total = total
+
+    def due(self):
+        return round(self.total * (1 - self.DISCOUNT), 2)
+"""
+TEST_CART = """\
+from cart import Cart
+
+
+def test_due():
+    assert Cart(100).due() == 90
+
+
+def test_empty():
+    assert Cart(0).due() == 0
+"""
+GEOM = """\
+area = lambda w, h: w * w
+"""
+TEST_GEOM = """\
+from geom import area
+
+
+def test_area():
+    assert area(2, 3) == 6
+
+
+def test_square():
+    assert area(2, 2) == 4
+"""
+
+
+def healed_patch_passes(pytester: pytest.Pytester) -> None:
+    """heal.patch applies with git, and a plain pytest run then passes every test."""
+    for args in (["apply", "--check"], ["apply"]):
+        subprocess.run(["git", *args, ".caretaker/heal.patch"], cwd=pytester.path, check=True)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    assert result.ret == 0, result.stdout.str()
+
+
+def user_prompt(llm: ScriptedServer) -> str:
+    return str(llm.requests[0]["messages"][1]["content"])
+
+
+def test_wrong_module_constant_is_healed_by_the_model(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    pytester.makepyfile(shop=SHOP, test_shop=TEST_SHOP)
+    edit = {"path": "shop.py", "function": "VAT", "code": "VAT = 0.2\n"}
+    llm.script(tool_call("The VAT rate is 20 %.", [edit]))
+
+    result = pytester.runpytest(*heal_args(llm))
+
+    result.stdout.fnmatch_lines(
+        [
+            "HEALED test_shop.py::test_price",
+            "  patched shop.py::VAT",
+            "  -VAT = 0.25  # the standard rate",
+            "  +VAT = 0.2  # the standard rate",
+            "caretaker: 1 healed, 0 not healed *",
+        ]
+    )
+    # The model was shown the constant the suspect reads, as a target of its own.
+    assert "## shop.py::VAT (editable)\n```python\nVAT = 0.25  # the standard rate\n```" in (
+        user_prompt(llm)
+    )
+    healed_patch_passes(pytester)
+
+
+def test_wrong_class_attribute_is_healed_by_the_model(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    pytester.makepyfile(cart=CART, test_cart=TEST_CART)
+    code = "class Cart:\n    DISCOUNT: float = 0.1\n"
+    llm.script(tool_call("10 % off.", [{"path": "cart.py", "function": "Cart", "code": code}]))
+
+    result = pytester.runpytest(*heal_args(llm))
+
+    result.stdout.fnmatch_lines(
+        [
+            "HEALED test_cart.py::test_due",
+            "  patched cart.py::Cart.DISCOUNT",
+            "  -    DISCOUNT: float = 0.5",
+            "  +    DISCOUNT: float = 0.1",
+        ]
+    )
+    assert "## cart.py::Cart.DISCOUNT (editable)" in user_prompt(llm)
+    healed_patch_passes(pytester)
+
+
+def test_wrong_lambda_is_healed_by_the_model_and_is_no_test_code(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    pytester.makepyfile(geom=GEOM, test_geom=TEST_GEOM)
+    code = "area = lambda w, h: w * h\n"
+    llm.script(
+        tool_call("Width times height.", [{"path": "geom.py", "function": "area", "code": code}])
+    )
+
+    result = pytester.runpytest(*heal_args(llm))
+
+    result.stdout.fnmatch_lines(
+        [
+            "HEALED test_geom.py::test_area",
+            "  patched geom.py::area",
+            "  -area = lambda w, h: w * w",
+            "  +area = lambda w, h: w * h",
+        ]
+    )
+    assert "## geom.py::area (editable)" in user_prompt(llm)
+    healed_patch_passes(pytester)
+
+
+def test_wrong_module_constant_is_healed_by_the_builtin_repairer(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(shop=SHOP, test_shop=TEST_SHOP)
+
+    result = pytester.runpytest("--heal")
+
+    result.stdout.fnmatch_lines(
+        [
+            "HEALED test_shop.py::test_price",
+            "  patched shop.py::VAT",
+            "  -VAT = 0.25  # the standard rate",
+            "  +VAT = 0.2  # the standard rate",
+            "  Plausible fix by the built-in repairer (no model): `0.25` → `0.2` in VAT (line 2), "
+            "read on line 6 (constant).*",
+        ]
+    )
+    healed_patch_passes(pytester)
+
+
+def test_wrong_lambda_is_healed_by_the_builtin_repairer(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(geom=GEOM, test_geom=TEST_GEOM)
+
+    result = pytester.runpytest("--heal")
+
+    result.stdout.fnmatch_lines(["HEALED test_geom.py::test_area", "  patched geom.py::area"])
+    healed_patch_passes(pytester)
+    # w * h or h * w: the first variable swap that passes
+    assert (pytester.path / "geom.py").read_text().strip() in (
+        "area = lambda w, h: w * h",
+        "area = lambda w, h: h * w",
+    )
+
+
+def test_the_healed_constant_is_what_the_transcript_records(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    pytester.makepyfile(shop=SHOP, test_shop=TEST_SHOP)
+    llm.script(tool_call("20 %.", [{"path": "shop.py", "function": "VAT", "code": "VAT = 0.2\n"}]))
+
+    pytester.runpytest(*heal_args(llm))
+
+    patch = (pytester.path / ".caretaker" / "heal.patch").read_text()
+    assert "-VAT = 0.25  # the standard rate\n+VAT = 0.2  # the standard rate\n" in patch
+    assert json.dumps("def price") not in patch  # price itself is untouched
