@@ -53,7 +53,7 @@ def derived(durations: Iterable[float], floor: float = FLOOR) -> float | None:
 
 
 def hung(seconds: float) -> str:
-    """The first line of a hung test's detail."""
+    """Why a hung test failed: the line its detail carries."""
     return f"{HUNG} {seconds:.3g} s (does the code loop forever?)"
 
 

@@ -6,8 +6,11 @@ stdin. For each one it forks: the child swaps the code of the candidate's functi
 reference to the function object sees the new code), runs the tests in order through pytest's own
 runtest protocol, stops at the first that does not pass, and reports. The server kills a child
 that outlives its time limit together with its process group; a child that exits without
-reporting (``os._exit``, a signal) reports nothing, and nothing is not a pass. The server's state
-never changes, so every trial starts from the same clean state.
+reporting (``os._exit``, a signal) reports nothing, and nothing is not a pass. Each test has its
+own limit too (timer.py), at most ten times what the tests that passed in earlier trials took, so
+a candidate under which a test still hangs fails in a fraction of a second; the code as it is
+(a trial with no path) runs every test, to learn that. Apart from those durations the server's
+state never changes, so every trial starts from the same clean state.
 
 Protocol (JSON lines, typed in protocol.py): the server says a Hello once, then answers each
 TrialRequest with a TrialReply. Like worker.py, its sibling, it imports nothing of the parent's
@@ -178,9 +181,8 @@ class TrialPlugin(WorkerPlugin):
             reported = self.outcomes.get(item.nodeid)
             if reported is not None and reported["outcome"] == "passed":
                 durations[item.nodeid] = sum(report.duration for report in reports)
-            elif live:
+            elif live:  # the code as it is runs every test, to learn what the passing take
                 break  # one test that does not pass decides a candidate's trial
-            # The code as it is runs every test: what the passing ones take is learnt.
         return {"outcomes": self.outcomes, "durations": durations}
 
     def _live(self, path: str, qualname: str, line: int) -> list[types.FunctionType]:

@@ -6,9 +6,10 @@ are never written: a meta-path finder placed in front of every other finder (pyt
 rewriter, setuptools' editable-install finders, the path finder) lets them locate a module as usual
 and, when the module's file is one the candidate changes, swaps in a loader that compiles the
 patched bytes instead — through pytest's own assertion rewriting for test modules. Bytecode writing
-is off, so no cached .pyc of a candidate can outlive the run. Results go to a JSON file named in
-the spec (protocol.py types both). Like trial_server.py, it imports nothing of the parent's side:
-the standard library, pytest, and the small modules both sides share.
+is off, so no cached .pyc of a candidate can outlive the run. Each test has its own time limit
+(timer.py): one that hangs fails, with the lines it ran, and the run goes on. Results go to a JSON
+file named in the spec (protocol.py types both). Like trial_server.py, it imports nothing of the
+parent's side: the standard library, pytest, and the small modules both sides share.
 """
 
 from __future__ import annotations

@@ -176,3 +176,27 @@ def test_collection_that_finds_nothing_is_not_ready(project: Path) -> None:
     assert started is not None
 
     assert not started.ready()
+
+
+def test_a_candidate_that_still_hangs_fails_within_what_the_passing_tests_took(
+    project: Path,
+) -> None:
+    args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(project)]
+    started = Trials.start(Runner(project, project, args, timeout=30.0), [MEAN, ONE, UNRELATED])
+    assert started is not None and started.ready()
+    hangs = "    while True:\n        pass\n"
+    try:
+        # Nothing has passed yet, no limit is set: the trial's own 1 s ends it, and the trial.
+        first = trial(started, project, [MEAN, UNRELATED], hangs)
+        # The code as it is runs every test, not only up to the first that fails: test_unrelated
+        # passes (in far less than 50 ms), so a test may now take 0.5 s, the least there is.
+        reference = started.run([MEAN, ONE, UNRELATED], 5.0)
+        again = trial(started, project, [MEAN, UNRELATED], hangs)
+    finally:
+        started.close()
+
+    said = "the test did not finish within {} s (does the code loop forever?)"
+    assert first.reason == "the tests did not finish within 1 s"
+    assert reference is not None and reference.reason == f"{MEAN} failed"
+    assert again.reason == f"{MEAN} failed: {said.format(0.5)}"
+    assert again.seconds < first.seconds

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +12,8 @@ import pytest
 from helpers import snapshot
 
 from pytest_caretaker.verify.judge import judge
-from pytest_caretaker.verify.runner import Outcome, Runner, RunResult
+from pytest_caretaker.verify.probe import unavailable
+from pytest_caretaker.verify.runner import Confinement, Outcome, Runner, RunResult
 
 CALC = "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n\n\ndef other():\n    return 1\n"
 TESTS = """\
@@ -209,11 +211,24 @@ def steps_runner(root: Path, *more: str, **options: Any) -> Runner:
     return Runner(root, root, args, **{"timeout": 20.0, **options})
 
 
-@pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
+@pytest.mark.parametrize(
+    ("warm", "confined"),
+    [
+        (True, False),
+        (False, False),
+        pytest.param(
+            True,
+            True,
+            marks=pytest.mark.skipif(unavailable(False) is not None, reason="no sandbox here"),
+        ),
+    ],
+    ids=["warm", "cold", "sandboxed"],
+)
 def test_a_test_that_hangs_fails_with_its_lines_and_the_next_test_runs(
-    steps: Path, warm: bool
+    steps: Path, warm: bool, confined: bool
 ) -> None:
-    with steps_runner(steps, warm=warm, test_limit=0.5) as runner:
+    confinement = Confinement() if confined else None
+    with steps_runner(steps, warm=warm, test_limit=0.5, confinement=confinement) as runner:
         result = runner.run([ODD, EVEN], trace=True)
 
     assert result.problem is None, result.output
@@ -242,6 +257,9 @@ def test_a_test_cannot_catch_its_limit(steps: Path) -> None:
     assert result.outcomes[EVEN].outcome == "passed"
 
 
+@pytest.mark.skipif(
+    importlib.util.find_spec("pytest_timeout") is None, reason="pytest-timeout is not installed"
+)
 @pytest.mark.parametrize("setting", [["-o", "timeout=0.4"], ["--timeout=0.4"]], ids=["ini", "cli"])
 def test_the_projects_pytest_timeout_setting_is_each_tests_limit(
     steps: Path, setting: list[str]
