@@ -21,7 +21,9 @@ TOOL: dict[str, Any] = {
     "type": "function",
     "function": {
         "name": TOOL_NAME,
-        "description": "Propose a fix: the complete new source of each function it changes.",
+        "description": (
+            "Propose a fix: the complete new source of each function or constant it changes."
+        ),
         "parameters": {
             "type": "object",
             "properties": {
@@ -37,7 +39,9 @@ TOOL: dict[str, Any] = {
                             "path": {"type": "string", "description": "File, as shown"},
                             "function": {
                                 "type": "string",
-                                "description": "Qualified name of the function replaced",
+                                "description": (
+                                    "Qualified name of the function or constant replaced"
+                                ),
                             },
                             "code": {
                                 "type": "string",
