@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from pytest_caretaker.results import Verdict
+from pytest_caretaker.verify.protocol import HUNG
 from pytest_caretaker.verify.runner import RunResult
 
 
@@ -34,11 +35,13 @@ def _judge(result: RunResult, failing: Sequence[str], regression: Sequence[str])
         if outcome is None:
             return Verdict(False, f"{nodeid} did not run", result.output[-2_000:])
         if outcome.outcome != "passed":
-            return Verdict(False, f"{nodeid} still fails", outcome.detail)
+            how = "still hangs" if HUNG in outcome.detail else "still fails"
+            return Verdict(False, f"{nodeid} {how}", outcome.detail)
     for nodeid in regression:
         outcome = result.outcomes.get(nodeid)
         if outcome is None:
             return Verdict(False, f"fix broke {nodeid} (it did not run)", "")
         if outcome.outcome != "passed":
-            return Verdict(False, f"fix broke {nodeid}", outcome.detail)
+            now = " (it hangs now)" if HUNG in outcome.detail else ""
+            return Verdict(False, f"fix broke {nodeid}{now}", outcome.detail)
     return Verdict(True)

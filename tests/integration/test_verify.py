@@ -297,7 +297,7 @@ def test_a_candidate_that_still_hangs_is_rejected_within_the_tests_limit(steps: 
         fixed = runner.run([ODD, EVEN], {"steps.py": STEPS.replace("!=", "<").encode()})
 
     verdict = judge(result, [ODD], [EVEN])
-    assert (verdict.ok, verdict.reason) == (False, f"{ODD} still fails")
+    assert (verdict.ok, verdict.reason) == (False, f"{ODD} still hangs")
     assert "the test did not finish within 0.5 s" in verdict.detail
     assert result.seconds < 10.0
     assert judge(fixed, [ODD], [EVEN]).ok
