@@ -13,7 +13,9 @@ damage; a cache that cannot be written costs this run's new fixes, in one line.
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import textwrap
 import threading
 import warnings
 from collections.abc import Sequence
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pytest_caretaker.problem import Failed, Healed, Task
-from pytest_caretaker.project.files import ProjectFiles
+from pytest_caretaker.project.files import Kind, ProjectFiles
 from pytest_caretaker.results import Accepted, Edit, Failure, Proposal, Spend
 from pytest_caretaker.text import plural
 
@@ -59,11 +61,21 @@ def _function_digests(edits: Sequence[Edit], sources: ProjectFiles) -> dict[str,
         if edit.kind != "replace":
             continue
         source = sources.get(edit.path)
-        definition = source.find(edit.qualname) if source is not None else None
+        kind: Kind | None = "augmented" if _augments(edit.source) else None
+        definition = source.find(edit.qualname, kind) if source is not None else None
         if source is None or definition is None:
             return None
         digests[edit.ref] = _digest(source.source_of(definition))
     return digests
+
+
+def _augments(code: str) -> bool:
+    """Whether a fix's code is an ``X += …``: it replaces that statement, not X's definition."""
+    try:
+        body = ast.parse(textwrap.dedent(code)).body
+    except (SyntaxError, ValueError):
+        return False
+    return len(body) == 1 and isinstance(body[0], ast.AugAssign)
 
 
 def _valid(entry: object) -> bool:

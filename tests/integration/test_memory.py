@@ -373,3 +373,23 @@ def test_a_remembered_fix_is_reused_from_cache_and_not_under_heal_no_cache(
     fresh.stdout.fnmatch_lines(["HEALED test_calc.py::test_add", "*candidate tried*builtin"])
     assert "from cache" not in fresh.stdout.str()
     assert "(from cache)" in pytester.runpytest("--heal").stdout.str()  # still remembered
+
+
+AUGMENTED = "RATE = 2\nRATE += 1\n\n\ndef f(x):\n    return x * RATE\n"
+AUGMENT = Edit("replace", "calc.py", "RATE", "RATE += 2\n")
+
+
+def test_a_fix_of_an_augmented_assignment_is_keyed_by_that_statement(root: Path) -> None:
+    root.joinpath("calc.py").write_text(AUGMENTED)
+    cache = JsonCache()
+    remembered(cache, root, (AUGMENT,))
+
+    # The definition RATE = 2 changes: the fix replaced the `RATE += 1` line, which did not.
+    root.joinpath("calc.py").write_text(AUGMENTED.replace("RATE = 2", "RATE = 3"))
+    kept = FixMemory(cache).recall(failure(), ProjectFiles(root))
+    # The statement it replaced changes: the remembered fix no longer applies.
+    root.joinpath("calc.py").write_text(AUGMENTED.replace("RATE += 1", "RATE += 5"))
+    gone = FixMemory(cache).recall(failure(), ProjectFiles(root))
+
+    assert kept == [Remembered((AUGMENT,), "f adds one too few", "some/model")]
+    assert gone == []
