@@ -20,14 +20,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pytest_caretaker import selection
+from pytest_caretaker import regression, selection
 from pytest_caretaker.builtin.repairer import BuiltinRepairer
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.llm import client
 from pytest_caretaker.llm.models import api_base_for
 from pytest_caretaker.llm.repairer import ModelRepairer
 from pytest_caretaker.problem import Limits, Problem, Repairer
-from pytest_caretaker.project import localize
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
 from pytest_caretaker.project.localize import module_of
 from pytest_caretaker.record.redact import Redactor
@@ -61,6 +60,10 @@ class HealRun:
     failures: Sequence[Failure]  # the failing cases as recorded
     passed: Sequence[str]  # the cases that passed in the run
     test_files: frozenset[str]  # files the run collected tests from
+    #: What the run did not run (deselected, not reached) and the test files it chose tests of by
+    #: node id: the baseline learns their status, those that pass are kept passing (regression.py).
+    unselected: Sequence[str] = ()
+    whole_files: frozenset[str] = frozenset()
     python_files: tuple[str, ...] = ("test_*.py", "*_test.py")  # pytest's python_files
     memory: FixMemory = field(default_factory=lambda: FixMemory(None))
     redactor: Redactor = field(default_factory=Redactor)
@@ -85,7 +88,8 @@ def heal_all(run: HealRun) -> HealOutcome:
     settings, runner = run.settings, run.runner
     failing = sorted(run.failures, key=lambda f: f.nodeid)
     # Not all of a 10,000-test module: the traced rerun and every verification must fit.
-    neighbours = localize.neighbours([f.nodeid for f in failing], run.passed)
+    ids = [f.nodeid for f in failing]
+    neighbours, whole = regression.rerun(ids, run.passed, run.unselected, run.whole_files)
     outcome = HealOutcome()
     passing: list[str] = []  # the neighbours that passed alone too: what no fix may break
     if any(model != BUILTIN for model in settings.models):
@@ -97,12 +101,12 @@ def heal_all(run: HealRun) -> HealOutcome:
     builtin = None
     if BUILTIN in settings.models and run.repairers is None:
         # The trial server collects these tests while the baseline rerun goes on.
-        trials = Trials.start(runner, [f.nodeid for f in failing] + neighbours)
+        trials = Trials.start(runner, ids + neighbours)
         builtin = BuiltinRepairer(runner, check, trials, files, editable, settings.builtin_budget)
     try:
         # One traced rerun: does each failure reproduce alone, which neighbours pass alone,
         # and what project code each test executed (the evidence for localization).
-        baseline = runner.run([f.nodeid for f in failing] + neighbours, trace=True)
+        baseline = runner.run(ids + neighbours + whole, trace=True)
         if baseline.problem is not None:
             reason = f"the failing tests could not be rerun: {baseline.problem}"
             outcome.results = [HealResult(f.nodeid, reason=reason) for f in failing]
@@ -118,11 +122,7 @@ def heal_all(run: HealRun) -> HealOutcome:
             baseline.seconds,
             Limits(settings.budget, settings.max_tokens, settings.healing_budget, started=begun),
         )
-        passing = [
-            nodeid
-            for nodeid in neighbours
-            if (ran := baseline.outcomes.get(nodeid)) is not None and ran.outcome == "passed"
-        ]
+        passing = regression.passing(baseline, ids)
         _repair_all(run, failing, passing, baseline, chain, outcome)
     except KeyboardInterrupt:
         _interrupted(outcome, failing)

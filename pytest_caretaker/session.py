@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_caretaker.addopts import runner_for
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.record import failure as failures
 from pytest_caretaker.record.redact import Redactor
@@ -22,6 +23,7 @@ from pytest_caretaker.report import summary
 from pytest_caretaker.results import Failure
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.text import where
+from pytest_caretaker.unselected import Unselected, whole_files
 from pytest_caretaker.verify.runner import Confinement, Runner
 
 if TYPE_CHECKING:  # the engine brings libcst; it is imported only once there is work
@@ -29,25 +31,6 @@ if TYPE_CHECKING:  # the engine brings libcst; it is imported only once there is
 
     from pytest_caretaker.engine import HealOutcome
     from pytest_caretaker.results import FileChange, Fix
-
-
-def runner_for(
-    config: pytest.Config, timeout: float, confinement: Confinement | None = None
-) -> Runner:
-    """A Runner that reruns tests the way this session ran them (sandboxed with confinement)."""
-    args = ["-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-o", "addopts="]
-    # Plugins are preloaded by the warm server, so pytest cannot rewrite their asserts; that
-    # warning must not become an error under a user's filterwarnings = error.
-    args += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
-    args += ["--rootdir", str(config.rootpath)]
-    if config.inipath is not None:
-        args += ["-c", str(config.inipath)]
-    args += ["--import-mode", str(config.getoption("importmode"))]
-    for plugin in config.getoption("plugins") or ():
-        if "caretaker" not in plugin:
-            args += ["-p", plugin]
-    root = config.rootpath.resolve()
-    return Runner(root, config.invocation_params.dir, args, timeout, confinement=confinement)
 
 
 def test_code_files(item: pytest.Item) -> set[str]:
@@ -82,6 +65,8 @@ class Recorder:
         self.passed: list[str] = []
         self.test_files: set[str] = set()
         self.notes: list[str] = []
+        self.unselected = Unselected()  # what the run did not run, which fixes must not break
+        config.pluginmanager.register(self.unselected, "caretaker-unselected")
         #: The session's secrets (environment, secret-named locals), kept out of every prompt.
         self.redactor = Redactor.for_project(self.root, os.environ)
 
@@ -132,6 +117,7 @@ class Recorder:
             "failures": [failures.to_data(f) for f in self.failures.values()],
             "passed": self.passed,
             "test_files": sorted(self.test_files),
+            "deselected": self.unselected.deselected,  # a worker runs part of what it collects
             "secrets": self.redactor.learnt(),
             "notes": self.notes,
         }
@@ -143,6 +129,7 @@ class Recorder:
             self.failures.setdefault(failure.nodeid, failure)
         self.passed += data.get("passed", ())
         self.test_files.update(data.get("test_files", ()))
+        self.unselected.deselected += data.get("deselected", ())
         for value, what in data.get("secrets", ()):
             self.redactor.remember(value, what)
         self.notes += [n for n in data.get("notes", ()) if n not in self.notes]
@@ -170,6 +157,7 @@ class HealSession(Recorder):
         super().__init__(config, settings)
         self.outcome: HealOutcome | None = None
         self.runner: Runner | None = None
+        self.parser: pytest.Parser | None = None
         self.unsandboxed = unsandboxed
         self.confinement: Confinement | None = None
         if settings.sandbox != "off" and unsandboxed is None:
@@ -182,6 +170,10 @@ class HealSession(Recorder):
         """Whether pytest-xdist runs the tests in workers, which then send their records."""
         return bool(getattr(self.config.option, "dist", "no") != "no")
 
+    def pytest_addoption(self, parser: pytest.Parser) -> None:
+        # Historic, so called at registration: which tokens are option values (addopts.py).
+        self.parser = parser
+
     def pytest_report_header(self) -> list[str]:
         lines = [summary.header(self.settings)]
         if self.settings.sandbox == "off":
@@ -193,7 +185,8 @@ class HealSession(Recorder):
     def failed(self) -> None:
         if self.runner is None:
             # The verifier's warm server preloads while the rest of the run goes on.
-            self.runner = runner_for(self.config, self.settings.timeout, self.confinement)
+            timeout, confinement = self.settings.timeout, self.confinement
+            self.runner = runner_for(self.config, timeout, confinement, self.parser)
             self.runner.prestart()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -249,6 +242,8 @@ class HealSession(Recorder):
             failures=list(self.failures.values()),
             passed=sorted(self.passed) if self.distributed else self.passed,
             test_files=frozenset(self.test_files),
+            unselected=self.unselected.all(),
+            whole_files=whole_files(self.config, self.root, self.failures),
             python_files=tuple(str(p) for p in self.config.getini("python_files")),
             memory=FixMemory(getattr(self.config, "cache", None)),
             redactor=self.redactor,

@@ -47,6 +47,7 @@ class FakeRunner:
     timeout: float = 30.0
     problem: str | None = None
     runs: list[tuple[tuple[str, ...], bool]] = field(default_factory=list)
+    files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # a file -> its tests
 
     def run(
         self,
@@ -56,6 +57,7 @@ class FakeRunner:
         timeout: float | None = None,
     ) -> RunResult:
         self.runs.append((tuple(nodeids), trace))
+        nodeids = list(dict.fromkeys(n for i in nodeids for n in self.files.get(i, (i,))))
         if self.problem is not None:
             return RunResult({}, {}, problem=self.problem)
         calc = (patches or {}).get("calc.py", CALC.encode()).decode()
@@ -433,3 +435,63 @@ def test_a_cache_nested_too_deeply_to_read_is_one_line_and_healing_goes_on(proje
         "remembered fixes that could not be read are ignored and the entry is rewritten"
     ]
     assert isinstance(json.loads(cache.data[KEY]), dict)  # rewritten, with the new fix
+
+
+BAD = GOOD.replace("return", "# breaks test_median\n    return")
+MEDIAN, MODE = "test_calc.py::test_median", "test_calc.py::test_mode"
+
+
+def heal_selected(runner: FakeRunner, model: Proposer, **run: object):  # type: ignore[no-untyped-def]
+    """heal MEAN, which the run ran with TOTAL, while it did not run what run names."""
+    return heal_all(
+        HealRun(
+            settings=Settings(heal=True),
+            runner=runner,  # type: ignore[arg-type]
+            failures=[failure(MEAN)],
+            passed=[TOTAL],
+            test_files=frozenset({"test_calc.py"}),
+            repairers=[model],
+            **run,  # type: ignore[arg-type]
+        )
+    )
+
+
+def test_a_fix_that_breaks_a_test_the_run_deselected_is_rejected(project: Path) -> None:
+    runner = FakeRunner(project, {MEAN: ("len(xs)\n",)}, breaks={MEDIAN: "breaks test_median"})
+    model = Proposer("some/model", [BAD])
+
+    outcome = heal_selected(runner, model, unselected=[MEDIAN, "test_other.py::test_x"])
+
+    (baseline,) = [ids for ids, trace in runner.runs if trace]
+    assert baseline == (MEAN, TOTAL, MEDIAN)  # its status learnt; another module's is not
+    (result,) = outcome.results
+    assert not result.healed and result.reason == f"fix broke {MEDIAN}"
+
+
+def test_a_test_the_run_deselected_that_fails_already_is_no_evidence(project: Path) -> None:
+    runner = FakeRunner(project, {MEAN: ("len(xs)\n",), MEDIAN: ("never there",)})
+    model = Proposer("some/model", [GOOD])
+
+    (result,) = heal_selected(runner, model, unselected=[MEDIAN]).results
+
+    assert result.healed
+    assert all(MEDIAN not in ids for ids, trace in runner.runs if not trace)
+
+
+def test_a_file_the_run_chose_by_node_id_is_run_whole_in_the_baseline(project: Path) -> None:
+    runner = FakeRunner(
+        project,
+        {MEAN: ("len(xs)\n",)},
+        breaks={MEDIAN: "breaks test_median"},
+        files={"test_calc.py": (MEAN, TOTAL, MEDIAN, MODE)},
+    )
+    model = Proposer("some/model", [BAD])
+
+    outcome = heal_selected(runner, model, whole_files=frozenset({"test_calc.py", "test_b.py"}))
+
+    (baseline,) = [ids for ids, trace in runner.runs if trace]
+    assert baseline == (MEAN, TOTAL, "test_calc.py")
+    (result,) = outcome.results
+    assert not result.healed and result.reason == f"fix broke {MEDIAN}"
+    (proving,) = [set(ids) for ids, trace in runner.runs if not trace]
+    assert {MEDIAN, MODE, TOTAL} <= proving
