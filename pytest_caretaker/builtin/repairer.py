@@ -136,7 +136,15 @@ class BuiltinRepairer:
                     if score > 0:
                         scored.append((score, len(scored), mutant))
         scored.sort(key=lambda item: (-item[0], item[1]))
-        return [mutant for _, _, mutant in scored]
+        # A constant read by two suspect functions is mutated with each: one try per edit.
+        seen: set[tuple[str, int, int, str]] = set()
+        ranked: list[Mutant] = []
+        for _, _, mutant in scored:
+            edit = (mutant.path, mutant.start, mutant.end, mutant.replacement)
+            if edit not in seen:
+                seen.add(edit)
+                ranked.append(mutant)
+        return ranked
 
     def _limit(self, tests: Sequence[str]) -> float:
         """Time one candidate may take: a multiple of the unchanged tests' time in a trial."""

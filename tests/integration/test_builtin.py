@@ -165,3 +165,50 @@ def test_tests_are_never_edited_whatever_the_scope(runner: Runner, baseline: Run
 
     assert ranked
     assert {m.path for m in ranked} == {"calc.py"}
+
+
+SHARED = """\
+RATE = 3
+
+
+def price(n):
+    return n * RATE
+
+
+def total(items):
+    return sum(price(n) for n in items) + RATE * 0
+"""
+TEST_SHARED = """\
+from shop import price, total
+
+
+def test_price():
+    assert price(2) == 4
+
+
+def test_total():
+    assert total([1, 1]) == 4
+"""
+
+
+def test_a_constant_read_by_two_suspects_is_tried_once_per_edit(tmp_path: Path) -> None:
+    tmp_path.joinpath("shop.py").write_text(SHARED)
+    tmp_path.joinpath("test_shop.py").write_text(TEST_SHARED)
+    args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(tmp_path)]
+    failing = ["test_shop.py::test_price", "test_shop.py::test_total"]
+    with Runner(tmp_path, tmp_path, args, timeout=30.0) as runner:
+        baseline = runner.run(failing, trace=True)
+        tests = TestFiles(frozenset({"test_shop.py"}))
+        builtin = BuiltinRepairer(
+            runner,
+            PytestCheck(runner),
+            None,
+            ProjectFiles(runner.root),
+            Editable("code", runner.root, tests),
+            20.0,
+        )
+        ranked = builtin.candidates(failing[1], baseline.executed, [])
+
+    edits = [(m.path, m.start, m.end, m.replacement) for m in ranked]
+    assert len(edits) == len(set(edits))
+    assert any(m.replacement == "2" and m.path == "shop.py" for m in ranked)  # RATE = 2 is there
