@@ -9,9 +9,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
+from pytest_caretaker.report.files import OUTPUT_DIR
 from pytest_caretaker.results import FileChange, HealResult, Written
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.text import plural
+
+#: Under .caretaker/: the history every heal session appends to (history/), and the page
+#: ``caretaker report`` makes of it.
+HISTORY_FILE = "history.jsonl"
+REPORT_FILE = "report.html"
 
 
 class Writer(Protocol):
@@ -120,4 +126,19 @@ def closing_line(
         line += f" · {plural(done, 'fix', 'fixes')} written, {committed} committed"
     if patch is not None:
         line += f" · fixes in {patch.relative_to(root).as_posix()}"
+    stale = stale_report(root)
+    if stale is not None:
+        line += f" · caretaker report updates {stale}"
     return line
+
+
+def stale_report(root: Path) -> str | None:
+    """The report's path (relative to root) when there is one and the history has grown since
+    it was made; None otherwise: the hint is for those who use the report, and only when news."""
+    folder = root / OUTPUT_DIR
+    try:
+        made = (folder / REPORT_FILE).stat().st_mtime
+        grown = (folder / HISTORY_FILE).stat().st_mtime
+    except OSError:
+        return None
+    return f"{OUTPUT_DIR}/{REPORT_FILE}" if made < grown else None

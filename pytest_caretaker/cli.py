@@ -1,0 +1,83 @@
+"""``caretaker``: the command line beside ``pytest --heal``. A small dispatcher: each subcommand
+is a function of its own module, and every error it expects becomes one line and exit status 1
+(argparse's usage errors are status 2)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+#: The files and folders that mark a project's root, as pytest looks for its rootdir.
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", ".git")
+
+
+def find_root(start: Path) -> Path:
+    """The nearest folder at or above start that holds a project marker; start when none."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if any((folder / marker).exists() for marker in ROOT_MARKERS):
+            return folder
+    return start
+
+
+def parse_since(value: str) -> str:
+    """A date (2025-01-31) or a time (2025-01-31T12:00, with or without a zone, local if none)
+    as the history's UTC stamp, for comparing with its records."""
+    try:
+        when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a date; use YYYY-MM-DD or YYYY-MM-DDTHH:MM"
+        ) from None
+    if when.tzinfo is None:
+        when = when.astimezone()  # the user's local time
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parser() -> argparse.ArgumentParser:
+    main = argparse.ArgumentParser(
+        prog="caretaker", description="What pytest-caretaker did, beside pytest --heal"
+    )
+    commands = main.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    report = commands.add_parser(
+        "report",
+        help="Write the heal history as one HTML page",
+        description="Write the heal history (.caretaker/history.jsonl) as one HTML page",
+    )
+    where = "Where to write it (default .caretaker/report.html)"
+    report.add_argument("-o", "--output", type=Path, metavar="PATH", help=where)
+    report.add_argument("--since", type=parse_since, metavar="DATE", help="Only heals from DATE on")
+    report.add_argument(
+        "--root", type=Path, help="The project's folder (the nearest one up with pyproject.toml…)"
+    )
+    report.set_defaults(run=report_command)
+    return main
+
+
+def report_command(args: argparse.Namespace) -> int:
+    from pytest_caretaker.history.page import NoHistory, write_report
+
+    root = args.root.resolve() if args.root else find_root(Path.cwd())
+    try:
+        target, stats = write_report(root, args.output, args.since or "")
+    except NoHistory as error:
+        print(f"caretaker: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"caretaker: could not write the report: {error}", file=sys.stderr)
+        return 1
+    totals = stats.totals
+    print(
+        f"caretaker: report of {totals.total:,} failing tests in {stats.sessions:,} sessions "
+        f"({totals.rate:.0%} healed) written to {target}"
+    )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    status: int = args.run(args)
+    return status
