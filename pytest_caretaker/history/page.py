@@ -11,8 +11,9 @@ import time
 from html import escape
 from pathlib import Path
 
-from pytest_caretaker.history import charts, store, tables
+from pytest_caretaker.history import charts, tables
 from pytest_caretaker.history.stats import Stats, compute
+from pytest_caretaker.history.store import History, history_path, read
 from pytest_caretaker.report.files import OUTPUT_DIR
 from pytest_caretaker.report.summary import REPORT_FILE
 from pytest_caretaker.text import plural
@@ -57,14 +58,12 @@ def default_output(root: Path) -> Path:
 
 def write_report(root: Path, out: Path | None = None, since: str = "") -> tuple[Path, Stats]:
     """Read root's history, write the page to out; raises NoHistory, or OSError."""
-    history = store.read(root)
+    history = read(root)
     if not history.records:
-        raise NoHistory(
-            f"no heal history in {store.history_path(root)} yet: run pytest --heal first"
-        )
+        raise NoHistory(f"no heal history in {history_path(root)} yet: run pytest --heal first")
     stats = compute(history.records, since)
     if not stats.records:
-        raise NoHistory(f"no heal in {store.history_path(root)} since {since}")
+        raise NoHistory(f"no heal in {history_path(root)} since {since}")
     target = out if out is not None else default_output(root)
     target.parent.mkdir(parents=True, exist_ok=True)
     page = render(stats, root, target.parent.resolve(), history, since)
@@ -74,7 +73,7 @@ def write_report(root: Path, out: Path | None = None, since: str = "") -> tuple[
     return target, stats
 
 
-def render(stats: Stats, root: Path, folder: Path, history: store.History, since: str) -> str:
+def render(stats: Stats, root: Path, folder: Path, history: History, since: str) -> str:
     sections = [
         _header(stats, root, history, since),
         _totals(stats),
@@ -101,7 +100,7 @@ def render(stats: Stats, root: Path, folder: Path, history: store.History, since
     )
 
 
-def _header(stats: Stats, root: Path, history: store.History, since: str) -> str:
+def _header(stats: Stats, root: Path, history: History, since: str) -> str:
     read = ", ".join(escape(p.relative_to(root).as_posix()) for p in history.files)
     line = (
         f'Read <span id="sessions">{plural(stats.sessions, "session")}</span> '

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from pytest_caretaker.history import reasons, store
+from pytest_caretaker.history.reasons import category
+from pytest_caretaker.history.store import append
 from pytest_caretaker.record.redact import Redact
 from pytest_caretaker.report.files import FOLDER, OUTPUT_DIR, file_name
 from pytest_caretaker.results import Failure, HealResult, Written
@@ -53,7 +54,7 @@ def record_session(
     None when it could not be written (the caller says so in one line; healing stands)."""
     session = Session(root, settings, redactor, failures or {}, source)
     try:
-        return store.append(root, session.records(outcome))
+        return append(root, session.records(outcome))
     except OSError:
         return None
 
@@ -100,7 +101,7 @@ class Session:
             "models": [self.text(model) for model in self.settings.models],
             "outcome": outcome_of(result),
             "reason": self.text(result.reason),
-            "category": "" if result.healed else reasons.category(result.reason),
+            "category": "" if result.healed else category(result.reason),
             "attempts": spend.rounds,
             "candidates": spend.candidates,
             "prompt_tokens": spend.prompt_tokens,
