@@ -63,6 +63,7 @@ class Recorder:
         self.root = Path(config.rootpath).resolve()
         self.failures: dict[str, Failure] = {}
         self.passed: list[str] = []
+        self.slowest: float | None = None  # the slowest test that ran here: sets the runs' limit
         self.test_files: set[str] = set()
         self.notes: list[str] = []
         self.unselected = Unselected()  # what the run did not run, which fixes must not break
@@ -81,6 +82,8 @@ class Recorder:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         result = yield
+        if result.when == "call":  # every test that ran here finished: none needs much longer
+            self.slowest = max(self.slowest or 0.0, result.duration)
         if result.when == "call" and result.passed:
             self.passed.append(item.nodeid)
         elif (
@@ -136,8 +139,7 @@ class Recorder:
 
 
 class WorkerRecorder(Recorder):
-    """In a pytest-xdist worker: record, then hand the record to the controller, which heals
-    once every worker is done (as workeroutput, the channel xdist gives plugins for this)."""
+    """In a pytest-xdist worker: record, then hand the record to the controller (workeroutput)."""
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         workeroutput = getattr(self.config, "workeroutput", None)
@@ -226,6 +228,10 @@ class HealSession(Recorder):
     def _heal(self, runner: Runner) -> None:
         from pytest_caretaker.engine import HealRun, heal_all
         from pytest_caretaker.repair.memory import FixMemory
+        from pytest_caretaker.verify.timer import derived
+
+        if runner.test_limit is None and self.slowest is not None:  # not known under xdist
+            runner.test_limit = derived([self.slowest])  # where pytest-timeout sets none
 
         terminal = self.config.pluginmanager.get_plugin("terminalreporter")
         quiet = self.config.get_verbosity() < 0

@@ -84,7 +84,9 @@ MODEL_FAULTS: dict[str, tuple[list[Reply] | Callable[[dict[str, Any]], Scripted]
 CANDIDATE_FAULTS: dict[str, tuple[list[Reply], str]] = {
     "candidate loops": (
         [lib_fix("def f0(x):\n    while True:\n        pass\n")],
-        "the tests did not finish within 4 s (does the code loop forever?)",
+        # Each test has its own limit (ten times the run's slowest, 1 s at least): the loop is
+        # stopped inside the test, which then still hangs; the whole run's 4 s is the last resort.
+        "test_faults.py::test_{n} still hangs",
     ),
     # The guard refuses os._exit and os.kill (guard/forgery.py); these crash past it, so the
     # verifier's own containment is what is tested.
