@@ -82,8 +82,8 @@ class Recorder:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         result = yield
-        if result.when == "call":  # every test that ran here finished: none needs much longer
-            self.slowest = max(self.slowest or 0.0, result.duration)
+        # Each phase that ran here finished (setup too: a slow fixture): none needs much longer.
+        self.slowest = max(self.slowest or 0.0, result.duration)
         if result.when == "call" and result.passed:
             self.passed.append(item.nodeid)
         elif (
