@@ -46,13 +46,20 @@ def append(root: Path, records: Iterable[Mapping[str, Any]], max_bytes: int = MA
     lines = [
         (json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n").encode() for r in records
     ]
-    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
+        if lines and not _ends_a_line(fd):  # a session killed mid-line: start a new one
+            lines[0] = b"\n" + lines[0]
         for line in lines:
             _write_all(fd, line)
     finally:
         os.close(fd)
     return target
+
+
+def _ends_a_line(fd: int) -> bool:
+    size = os.fstat(fd).st_size
+    return size == 0 or not hasattr(os, "pread") or os.pread(fd, 1, size - 1) == b"\n"
 
 
 def _write_all(fd: int, line: bytes) -> None:

@@ -34,7 +34,10 @@ def table(name: str, head: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str
         for h in head
     )
     body = "".join(
-        "<tr>" + "".join(f'<td class="{c}">{v}</td>' for c, v in cells) + "</tr>" for cells in rows
+        "<tr>"
+        + "".join(f'<td class="{c}">{v}</td>' if c else f"<td>{v}</td>" for c, v in cells)
+        + "</tr>"
+        for cells in rows
     )
     return (
         f'<div class="scroll"><table id="{escape(name, quote=True)}"><thead><tr>{heads}</tr>'
