@@ -12,7 +12,7 @@ from html import escape
 from pytest_caretaker.history.stats import Row
 from pytest_caretaker.text import short
 
-WIDTH = 640
+WIDTH = 560
 SOLID = "#222"
 INK = "#111"
 BAR = 22  # height of a horizontal bar
@@ -33,9 +33,10 @@ def _defs(prefix: str) -> str:
 
 def _svg(prefix: str, height: float, label: str, body: str) -> str:
     return (
-        f'<svg class="chart" id="{prefix}" viewBox="0 0 {WIDTH} {height:.0f}" role="img" '
+        f'<div class="scroll"><svg class="chart" id="{prefix}" '
+        f'viewBox="0 0 {WIDTH} {height:.0f}" role="img" '
         f'aria-label="{_attr(label)}" xmlns="http://www.w3.org/2000/svg" '
-        f'font-family="system-ui, sans-serif" font-size="13">{_defs(prefix)}{body}</svg>'
+        f'font-family="system-ui, sans-serif" font-size="14">{_defs(prefix)}{body}</svg></div>'
     )
 
 
@@ -50,7 +51,7 @@ def legend(prefix: str, y: float = 14) -> str:
 
 def split_bars(rows: Sequence[Row], prefix: str, label: str) -> str:
     """One horizontal bar per row, healed solid then not healed hatched, counts as text."""
-    name_width, count_width = 190, 150
+    name_width, count_width = 180, 130
     room = WIDTH - name_width - count_width
     most = max((r.total for r in rows), default=1) or 1
     parts = [legend(prefix)]
@@ -58,7 +59,7 @@ def split_bars(rows: Sequence[Row], prefix: str, label: str) -> str:
         y = 28 + index * (BAR + GAP)
         won = room * row.healed / most
         lost = room * row.not_healed / most
-        name = short(row.name, 26)
+        name = short(row.name, 23)
         parts.append(
             f"<g><title>{escape(row.name)}: {row.healed} healed, {row.not_healed} not healed"
             f'</title><text x="0" y="{y + 16}">{escape(name)}</text>'

@@ -31,15 +31,19 @@ h2{font-size:1.2em;margin:1.6em 0 .4em;border-bottom:2px solid #111}
 .totals{display:grid;grid-template-columns:repeat(auto-fit,minmax(140px,1fr));gap:8px;margin:12px 0}
 .totals div{border:2px solid #111;padding:8px 10px}
 .totals dt{font-size:.85em}.totals dd{margin:0;font-size:1.5em;font-weight:700}
-.chart{width:100%;height:auto;max-width:760px;display:block;margin:8px 0}
+.chart{width:100%;height:auto;max-width:760px;min-width:480px;display:block;
+margin:8px 0}
 .scroll{overflow-x:auto;max-width:100%}
-table{border-collapse:collapse;width:100%;font-size:.9em}
+table{border-collapse:collapse;width:100%;min-width:34em;font-size:.9em}
+#every-heal{min-width:58em}
 th,td{border-bottom:1px solid #999;padding:4px 6px;text-align:left;vertical-align:top;
 overflow-wrap:anywhere}
-th{border-bottom:2px solid #111}
+th{border-bottom:2px solid #111;overflow-wrap:normal}
 .num{text-align:right;white-space:nowrap}
 .outcome.good{font-weight:700}.outcome.bad{font-style:italic}
-td.fix{min-width:16em}
+td.fix{min-width:14em}
+#every-heal td:first-child{white-space:nowrap}
+#every-heal td:nth-child(2){min-width:14em}#every-heal td:nth-child(4){min-width:8em}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85em;background:#f4f4f4;padding:6px;
 margin:4px 0}
 .add{background:#dfd;font-weight:700}.del{background:#fdd;text-decoration:line-through}
