@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_caretaker import review
 from pytest_caretaker.addopts import runner_for
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.record import failure as failures
@@ -227,6 +228,7 @@ class HealSession(Recorder):
 
     def _heal(self, runner: Runner) -> None:
         from pytest_caretaker.engine import HealRun, heal_all
+        from pytest_caretaker.history import record_session
         from pytest_caretaker.repair.memory import FixMemory
         from pytest_caretaker.verify.timer import derived
 
@@ -257,32 +259,19 @@ class HealSession(Recorder):
             ask=self._ask if self.settings.review else None,
         )
         self.outcome = heal_all(run)
+        # Before the summary, which tells when `caretaker report` is older than the history.
+        history = record_session(
+            self.root, self.outcome, self.settings, self.redactor, self.failures
+        )
+        if history is None:
+            self.outcome.notes.append(
+                "caretaker: could not append to .caretaker/history.jsonl; "
+                "this session is missing from caretaker report"
+            )
 
     def _ask(self, fix: Fix, changes: Sequence[FileChange]) -> bool:
         """Review mode: show one verified fix and ask whether to write it (default No)."""
-        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
-        capture = self.config.pluginmanager.get_plugin("capturemanager")
-        if terminal is None:
-            return False
-        if capture is not None:
-            capture.suspend_global_capture(in_=True)
-        try:
-            terminal.ensure_newline()
-            terminal.write_line("")  # also ends -q's progress line, which ensure_newline leaves
-            terminal.write_sep("-", f"caretaker: fix for {fix.first.nodeid}")
-            for change in changes:
-                summary.show_diff(terminal, change)
-            if fix.first.explanation:
-                terminal.write_line(fix.first.explanation)
-            terminal.write("Write this fix? [y/N] ", bold=True, flush=True)
-            answer = sys.stdin.readline()
-        except (OSError, EOFError):
-            answer = ""
-        finally:
-            if capture is not None:  # back as it was after the last test: stdin captured
-                capture.resume_global_capture()
-                capture.suspend_global_capture()
-        return answer.strip().lower() in ("y", "yes")
+        return review.ask(self.config, fix, changes)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         notes = list(self.notes)
