@@ -59,6 +59,7 @@ def parser() -> argparse.ArgumentParser:
 
 def report_command(args: argparse.Namespace) -> int:
     from pytest_caretaker.history.page import NoHistory, write_report
+    from pytest_caretaker.text import plural
 
     root = args.root.resolve() if args.root else find_root(Path.cwd())
     try:
@@ -71,8 +72,8 @@ def report_command(args: argparse.Namespace) -> int:
         return 1
     totals = stats.totals
     print(
-        f"caretaker: report of {totals.total:,} failing tests in {stats.sessions:,} sessions "
-        f"({totals.rate:.0%} healed) written to {target}"
+        f"caretaker: report of {plural(totals.total, 'failing test')} in "
+        f"{plural(stats.sessions, 'session')} ({totals.rate:.0%} healed) written to {target}"
     )
     return 0
 
