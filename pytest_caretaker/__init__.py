@@ -3,7 +3,9 @@
 The packages, in the order one heal goes through them (README "How it works inside"):
 
 - ``plugin``, ``session``: the pytest front end (options from one table in ``options``);
-  failures recorded during the run, healing after it.
+  failures recorded during the run, healing after it; ``addopts`` (the options a child keeps),
+  ``unselected`` (what the run left out), ``review`` (--heal-review's question).
+- ``cli``: the ``caretaker`` command (``caretaker report``).
 - ``engine``: baseline rerun → problems → the chain per problem → select → patch, write.
 - ``problem``: a Problem (failing cases of one root cause + regression set), the Task a
   repairer gets, the Check and Repairer protocols. ``results``: the values between stages.
@@ -11,9 +13,10 @@ The packages, in the order one heal goes through them (README "How it works insi
 - ``repair``: the chain, the proof every proposal passes, clusters, remembered fixes.
 - ``llm``, ``builtin``: the two kinds of repairer (a model; small edits without one).
 - ``guard``: refusals before anything runs. ``apply``: edits applied in memory with libcst.
-- ``verify``: the Check of a pytest case, run in other processes.
-- ``selection``, ``report``, ``write``: the fixes that hold together, what the user sees,
-  and ``--heal-write``.
+- ``verify``: the Check of a pytest case, run in other processes, sandboxed on Linux.
+- ``selection``, ``regression``, ``report``, ``write``: the fixes that hold together, what
+  must keep passing, what the user sees, and ``--heal-write``. ``history``: one line per
+  result in ``.caretaker/history.jsonl``, and ``caretaker report``'s page.
 
 Nothing is imported here: this module is loaded by every pytest run that has the plugin.
 """
