@@ -63,6 +63,10 @@ def heal_collection(workdir: Path, budget: float) -> tuple[dict[str, dict[str, o
         if stats and current is not None:
             current["candidates"] = int(stats.group(1).replace(",", ""))
             current["seconds"] = float(stats.group(2))
+        elif current is not None and line.startswith("  +") and not line.startswith("  +++"):
+            added = current.setdefault("added", [])
+            assert isinstance(added, list)
+            added.append(line[3:].strip())
         elif current is not None and line.startswith("  Plausible fix"):
             current["fix"] = line.strip()
     if not results:
@@ -162,6 +166,7 @@ def main() -> None:
     candidates = 0
     seconds = 0.0
     as_expected = 0
+    exact = 0
     for bug, entry in sorted(catalog.items()):
         mine = {k: v for k, v in results.items() if k.startswith(f"test_{bug}.py::")}
         healed = bool(mine) and all(v["healed"] for v in mine.values())
@@ -173,6 +178,8 @@ def main() -> None:
         seconds += spent
         if healed:
             healed_times.append(spent)
+            added = {a for v in mine.values() for a in v.get("added", [])}  # type: ignore[attr-defined]
+            exact += entry["fixed_line"].strip() in added
         result = "HEALED" if healed else "NOT HEALED"
         family = entry["family"]
         print(f"{bug:<22} {family:<13} {expected[:9]:<9} {result:<11} {tried:>6} {spent:>6.2f}")
@@ -180,6 +187,7 @@ def main() -> None:
     print()
     print(f"healed: {len(healed_times)} of {len(catalog)} bugs ({reachable} within reach)")
     print(f"as the catalog expects: {as_expected} of {len(catalog)}")
+    print(f"exact (the catalog's fixed line): {exact} of {len(healed_times)} healed")
     if healed_times:
         print(
             f"time to a plausible fix: median {statistics.median(healed_times):.2f} s, "

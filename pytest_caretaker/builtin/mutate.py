@@ -17,13 +17,16 @@ reads the constant, which the failing test ran, so that the repairer ranks it by
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from itertools import chain
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from pytest_caretaker.builtin.cut import NEWLINE, Cut, indentation
 from pytest_caretaker.builtin.edits import Builder, Mutant, node_edit, statement_edits
+from pytest_caretaker.builtin.families import CLASS_ATTRIBUTES, Families
 from pytest_caretaker.builtin.sites import Sites
 from pytest_caretaker.project.files import Definition, SourceFile
 from pytest_caretaker.project.reads import reads
@@ -74,15 +77,37 @@ def _mutants(source: SourceFile, definition: Definition, literals: bool) -> list
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     sites = Sites(module, cut.text_lines, literals)
     wrapper.visit(sites)
+    families = Families(module, {} if literals else _class_attributes(source, definition))
+    wrapper.visit(families)
     positions = wrapper.resolve(PositionProvider)
     built = Builder(source.path, definition.qualname, cut)
-    for replacement in sites.replacements():
+    found = chain(sites.replacements(), () if literals else families.replacements())
+    for proposed in found:
+        replacement = families.tidy(proposed)
+        if replacement is None:
+            continue
         start, end, new = node_edit(cut, module, positions[replacement.node], replacement)
         built.add(replacement.line, replacement.operator, replacement.prior, start, end, new)
     copies = sites.copies
     for block in sites.blocks:
         statement_edits(block, copies, cut, built)
     return built.found
+
+
+def _class_attributes(source: SourceFile, definition: Definition) -> dict[str, list[str]]:
+    """For a method, the attributes of ``self`` its class names anywhere (not called ones)."""
+    if not definition.method:
+        return {}
+    owner = definition.qualname.rpartition(".")[0] + "."
+    found: dict[str, None] = {}
+    for other in source.definitions:
+        if other.qualname.startswith(owner):
+            text = "\n".join(source.lines[other.start - 1 : other.end])
+            found.update(dict.fromkeys(_SELF_ATTRIBUTE.findall(text)))
+    return {"self": list(found)[:CLASS_ATTRIBUTES]}
+
+
+_SELF_ATTRIBUTE = re.compile(r"\bself\.([A-Za-z_]\w*)\b(?!\s*\()")
 
 
 def function_source(source: SourceFile, mutant: Mutant) -> str:

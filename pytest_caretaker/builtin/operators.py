@@ -33,6 +33,11 @@ OPERATORS = (
     "builtin_pair",
     "delete",
     "insert",
+    # families.py and shapes.py
+    "to_variable",  # an expression for a variable bound earlier
+    "copy",  # an expression for another of the same kind from elsewhere in the function
+    "concat_swap",  # the operands of a string concatenation
+    "precedence",  # parentheses precedence left out
 )
 
 #: What an operator proposes: the node that would replace the one it was given, and its prior.
@@ -169,10 +174,12 @@ def off_by_one(node: cst.BaseExpression, prior: float, grouped: bool = False) ->
     grouped: the expression is an operand of an operator that binds tighter than ``+``, so the
     new sum needs parentheses (``n * k`` -> ``(n - 1) * k``).
     """
-    if isinstance(node, cst.Integer):
-        return  # constant() covers literals
+    if isinstance(node, (cst.Integer, *_TEXT)) or _negative_literal(node):
+        return  # constant() covers literals, `-2` too: never `-2 + 1`; never `"x" + 1`
     if isinstance(node, cst.Tuple) and not node.elements:
         return  # `()` cannot lose its parentheses, and `() + 1` fails whatever it means
+    if _plus_literal(node):
+        return  # `n + 2`: constant() makes `n + 3` and `n + 1`, folded, never `n + 2 + 1`
     left = node.with_changes(lpar=[], rpar=[])
     if not additive_safe(left):
         left = parenthesized(left)
@@ -181,6 +188,27 @@ def off_by_one(node: cst.BaseExpression, prior: float, grouped: bool = False) ->
             left=left, operator=operator, right=cst.Integer("1")
         )
         yield (parenthesized(new) if grouped and not node.lpar else new), prior
+
+
+_TEXT = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _negative_literal(node: cst.BaseExpression) -> bool:
+    return (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    )
+
+
+def _plus_literal(node: cst.BaseExpression) -> bool:
+    """``expr + 2`` or ``expr - 2``: its ±1 is the literal's own."""
+    return (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, (cst.Add, cst.Subtract))
+        and isinstance(node.right, cst.Integer)
+        and node.right.value.isdigit()
+    )
 
 
 def drop_one(node: cst.BinaryOperation) -> Iterator[NodeEdit]:
@@ -244,11 +272,13 @@ _BUILTIN_PAIRS = {
     "all": "any",
     "True": "False",
     "False": "True",
+    "floor": "ceil",  # from math import floor
+    "ceil": "floor",
 }
 
 
 def builtin_pair(node: cst.Name) -> Iterator[NodeEdit]:
-    """min/max, any/all, True/False."""
+    """min/max, any/all, True/False, floor/ceil (methods: shapes.method_pair)."""
     other = _BUILTIN_PAIRS.get(node.value)
     if other is not None:
         yield node.with_changes(value=other), 0.8
