@@ -54,6 +54,18 @@ def parser() -> argparse.ArgumentParser:
         "--root", type=Path, help="The project's folder (the nearest one up with pyproject.toml…)"
     )
     report.set_defaults(run=report_command)
+    run = commands.add_parser(
+        "run",
+        help="Run a command and heal the Python crash it ends in",
+        description="Run COMMAND in the project's root; if a Python script or module it runs "
+        "crashes, repair the crash, prove the fix by running COMMAND again with it in memory, "
+        "and report it (with --write: write and commit it)",
+        usage="caretaker run [OPTIONS] -- COMMAND [ARG...]",
+    )
+    from pytest_caretaker.run.main import add_arguments
+
+    add_arguments(run)
+    run.set_defaults(run=run_command)
     return main
 
 
@@ -76,6 +88,13 @@ def report_command(args: argparse.Namespace) -> int:
         f"{plural(stats.sessions, 'session')} ({totals.rate:.0%} healed) written to {target}"
     )
     return 0
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from pytest_caretaker.run.main import run_command as heal_command
+
+    root = args.root.resolve() if args.root else find_root(Path.cwd())
+    return heal_command(args, root)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,225 @@
+"""`caretaker run -- COMMAND` end to end: real processes, real git, the scripted server."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from helpers import snapshot
+
+from pytest_caretaker.testing import ScriptedServer, tool_call
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "script"
+PYTHON = sys.executable
+SHOP = """\
+def average(prices):
+    if len(prices) >= 0:
+        return sum(prices) / len(prices)
+    return 0.0
+
+
+print(average([]))
+"""
+PRICES = """\
+def unit_price(total, count):
+    return total / (count - 1)
+"""
+MAIN = """\
+from shop.prices import unit_price
+
+print(unit_price(10, 1))
+"""
+GOOD_PRICE = "def unit_price(total, count):\n    return total / count\n"
+BAD_PRICE = "def unit_price(total, count):\n    return 1.0\n"
+TEST_PRICES = """\
+from shop.prices import unit_price
+
+
+def test_unit_price():
+    assert unit_price(0, 5) == 0
+"""
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+def project(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "start")
+    return root
+
+
+def caretaker(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [PYTHON, "-m", "pytest_caretaker", "run", *args]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_a_passing_command_is_said_to_pass(tmp_path: Path) -> None:
+    project(tmp_path, {"ok.py": "print('fine')\n"})
+
+    done = caretaker(tmp_path, "--", PYTHON, "ok.py")
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "caretaker: python ok.py passed\n"
+    assert not (tmp_path / ".caretaker").exists()
+
+
+def test_a_crashing_script_is_healed_in_memory_by_the_builtin_repairer(tmp_path: Path) -> None:
+    project(tmp_path, {"shop.py": SHOP})
+    before = snapshot(tmp_path)
+
+    done = caretaker(tmp_path, "--", PYTHON, "shop.py")  # the sandbox where available
+
+    assert done.returncode == 1, done.stderr  # the script's status, as the files are
+    lines = done.stdout.splitlines()
+    assert "ZeroDivisionError: division by zero" in lines
+    assert "HEALED python shop.py" in lines
+    assert "  +    if len(prices) > 0:" in lines
+    assert lines[-1] == (
+        "caretaker: 1 healed, 0 not healed · no tokens spent · fixes in .caretaker/heal.patch"
+    )
+    assert snapshot(tmp_path) == before
+    assert git(tmp_path, "status", "--porcelain") == ""  # .caretaker/ ignores itself
+    (transcript,) = (tmp_path / ".caretaker" / "transcripts").glob("*.md")
+    assert "ZeroDivisionError" in transcript.read_text(encoding="utf-8")
+    git(tmp_path, "apply", ".caretaker/heal.patch")
+    assert subprocess.run([PYTHON, "shop.py"], cwd=tmp_path).returncode == 0
+
+
+def test_write_commits_the_fix_and_exits_with_the_fixed_scripts_status(tmp_path: Path) -> None:
+    project(tmp_path, {"shop.py": SHOP})
+
+    done = caretaker(tmp_path, "--write", "--sandbox", "off", "--", PYTHON, "shop.py")
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 fix written, 1 committed" in done.stdout
+    assert done.stdout.splitlines()[-2:] == [
+        "0.0",
+        "caretaker: python shop.py exits with status 0 after the fix",
+    ]
+    assert git(tmp_path, "log", "--format=%s").splitlines() == [
+        "fix: heal python shop.py",
+        "start",
+    ]
+    assert git(tmp_path, "status", "--porcelain") == ""
+    assert "if len(prices) > 0:" in (tmp_path / "shop.py").read_text(encoding="utf-8")
+
+
+def test_a_module_run_with_dash_m_is_healed_in_memory(tmp_path: Path) -> None:
+    files = {"shop/__init__.py": "", "shop/__main__.py": MAIN, "shop/prices.py": PRICES}
+    project(tmp_path, files)
+
+    done = caretaker(tmp_path, "--sandbox", "off", "--", PYTHON, "-m", "shop")
+
+    assert done.returncode == 1, done.stderr
+    assert "HEALED python -m shop" in done.stdout
+    assert "  patched shop/prices.py::unit_price" in done.stdout
+    git(tmp_path, "apply", ".caretaker/heal.patch")
+    assert subprocess.run([PYTHON, "-m", "shop"], cwd=tmp_path).returncode == 0
+
+
+def test_a_model_heals_a_crash_in_an_imported_module(tmp_path: Path) -> None:
+    files = {"main.py": MAIN, "shop/__init__.py": "", "shop/prices.py": PRICES}
+    project(tmp_path, files)
+    before = snapshot(tmp_path)
+    with ScriptedServer().start() as server:
+        edit = {"path": "shop/prices.py", "function": "unit_price", "code": GOOD_PRICE}
+        server.script(tool_call("count - 1 is zero for one item.", [edit]))
+        done = caretaker(
+            tmp_path,
+            *("--model", "openai/gpt-4o-mini", "--api-base", server.base_url),
+            *("--sandbox", "off", "--", PYTHON, "main.py"),
+        )
+    assert done.returncode == 1, done.stderr
+    assert "HEALED python main.py" in done.stdout.splitlines()
+    assert "  count - 1 is zero for one item." in done.stdout
+    assert "1 attempt · 150 tokens" in done.stdout
+    (request,) = server.requests
+    prompt = request["messages"][1]["content"]
+    assert "division by zero" in prompt and "return total / (count - 1)" in prompt
+    assert snapshot(tmp_path) == before
+    git(tmp_path, "apply", ".caretaker/heal.patch")
+    assert subprocess.run([PYTHON, "main.py"], cwd=tmp_path).returncode == 0
+
+
+def test_a_fix_that_breaks_a_project_test_is_rejected_with_that_reason(tmp_path: Path) -> None:
+    files = {
+        "main.py": MAIN,
+        "shop/__init__.py": "",
+        "shop/prices.py": PRICES,
+        "test_prices.py": TEST_PRICES.replace("10, 2) == 5", "9, 4) == 3"),
+    }
+    project(tmp_path, files)
+    with ScriptedServer().start() as server:
+        bad = {"path": "shop/prices.py", "function": "unit_price", "code": BAD_PRICE}
+        good = {"path": "shop/prices.py", "function": "unit_price", "code": GOOD_PRICE}
+        server.script(tool_call("Return a constant.", [bad]), tool_call("Divide.", [good]))
+        done = caretaker(
+            tmp_path,
+            *("--model", "openai/gpt-4o-mini", "--api-base", server.base_url),
+            *("--sandbox", "off", "--", PYTHON, "main.py"),
+        )
+    # unit_price(0, 5) == 0 passes with the bug and with the fix, not with the constant.
+    assert done.returncode == 1, done.stderr
+    assert "HEALED python main.py" in done.stdout.splitlines()
+    assert "2 attempts" in done.stdout
+    second = str(server.requests[1]["messages"])
+    assert "the command passes but the fix broke test_prices.py::test_unit_price" in second
+
+
+def test_a_missing_command_is_one_line(tmp_path: Path) -> None:
+    done = caretaker(tmp_path, "--", "caretaker-no-such-command", "x")
+
+    assert done.returncode == 127
+    assert done.stdout == ""
+    assert done.stderr == "caretaker: command not found: caretaker-no-such-command\n"
+
+
+def test_a_hanging_command_is_stopped_after_the_timeout(tmp_path: Path) -> None:
+    project(tmp_path, {"wait.py": "import time\n\ntime.sleep(60)\n"})
+    started = time.monotonic()
+
+    done = caretaker(tmp_path, "--timeout", "1", "--", PYTHON, "wait.py")
+
+    assert time.monotonic() - started < 30
+    assert done.returncode == 124
+    assert done.stderr.splitlines() == [
+        "caretaker: python wait.py did not finish in 1 s and was stopped (--timeout); "
+        "nothing was healed"
+    ]
+    assert snapshot(tmp_path) == {"wait.py": snapshot(tmp_path)["wait.py"]}
+
+
+def test_the_script_example_is_healed_as_its_readme_says(tmp_path: Path) -> None:
+    root = tmp_path / "script"
+    shutil.copytree(EXAMPLE, root)
+    project(root, {})
+    readme = (EXAMPLE / "README.md").read_text(encoding="utf-8")
+
+    done = caretaker(root, "--sandbox", "off", "--", PYTHON, "report.py")
+
+    assert done.returncode == 1, done.stderr
+    for line in (
+        "HEALED python report.py",
+        "  +    if len(ratings) > 0:",
+        done.stdout.splitlines()[-1],
+    ):
+        assert line in done.stdout.splitlines() and line in readme
+    git(root, "apply", ".caretaker/heal.patch")
+    fixed = subprocess.run([PYTHON, "report.py"], cwd=root, capture_output=True, text=True)
+    assert fixed.returncode == 0 and "blender    0.00" in fixed.stdout
