@@ -81,6 +81,7 @@ class HealOutcome:
     notes: list[str] = field(default_factory=list)
     written: list[Written] = field(default_factory=list)  # with --heal-write, one per fix
     transcripts: dict[str, Transcript] = field(default_factory=dict)
+    interrupted: bool = False  # Ctrl-C: report what was done, run nothing more
 
 
 def heal_all(run: HealRun) -> HealOutcome:
@@ -139,6 +140,7 @@ def heal_all(run: HealRun) -> HealOutcome:
 
 def _interrupted(outcome: HealOutcome, failing: Sequence[Failure]) -> None:
     """Ctrl-C stops healing, not the report: what was verified before it still stands."""
+    outcome.interrupted = True
     outcome.notes.append(
         f"caretaker: healing interrupted; {len(outcome.results)} of "
         f"{len(failing)} failures were done"
@@ -227,6 +229,8 @@ def _settle(
         _left_out(result, why) if (why := left_out.get(result.nodeid)) is not None else result
         for result in outcome.results
     ]
+    if not outcome.interrupted:  # every test the patch heals is healed, whatever its repair was
+        outcome.results = selection.also_healed(fixes, run.runner, outcome.results)
     recorded = {failure.nodeid: failure for failure in failing}
     # Redacted as a whole: besides the prompts it holds verification output, which shows
     # the values of the run's secret locals again.

@@ -10,6 +10,7 @@ the one that breaks the others is left out, with the reason.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from pytest_caretaker.apply.rewrite import merge, unified_diff
 from pytest_caretaker.results import Dropped, FileChange, Fix, HealResult
@@ -106,6 +107,48 @@ def _verdict(fixes: Sequence[Fix], runner: Runner, regression: Sequence[str]) ->
     run = runner.run([*healed, *neighbours], {path: a.after for path, a in files.items()})
     verdict = judge(run, healed, neighbours)
     return None if verdict.ok else verdict.reason
+
+
+def also_healed(
+    fixes: Sequence[Fix], runner: Runner, results: Sequence[HealResult]
+) -> list[HealResult]:
+    """results, with each test that was not healed but passes under the patch reported healed
+    by the fix that heals it (its own repair failed, or never began: the patch still heals it).
+
+    One run of the not-healed tests under the whole patch, and, when it heals some and the patch
+    has several fixes, one run per fix to tell which. Nothing runs when all were healed.
+    """
+    missing = [result.nodeid for result in results if not result.healed]
+    if not fixes or not missing:
+        return list(results)
+    healed = _passing(fixes, runner, missing)
+    owner: dict[str, Fix] = {}
+    for fix in fixes if len(fixes) > 1 and healed else ():
+        for nodeid in _passing([fix], runner, [n for n in healed if n not in owner]):
+            owner[nodeid] = fix
+    return [
+        _healed_by(result, owner.get(result.nodeid, fixes[0]))
+        if result.nodeid in healed
+        else result
+        for result in results
+    ]
+
+
+def _passing(fixes: Sequence[Fix], runner: Runner, nodeids: Sequence[str]) -> list[str]:
+    files = combined(fixes) or {}
+    run = runner.run(nodeids, {path: change.after for path, change in files.items()})
+    return [n for n in nodeids if (o := run.outcomes.get(n)) is not None and o.outcome == "passed"]
+
+
+def _healed_by(result: HealResult, fix: Fix) -> HealResult:
+    return replace(
+        fix.first,
+        nodeid=result.nodeid,
+        spend=result.spend,
+        via="shared",
+        shared_with=fix.first.nodeid,
+        fallbacks=(),
+    )
 
 
 def patch(fixes: Sequence[Fix]) -> bytes:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
-from helpers import CALC, GOOD_MEAN, heal_args, snapshot
+import subprocess
 
-from pytest_caretaker.testing import ScriptedServer, tool_call
+import pytest
+from helpers import CALC, GOOD_MEAN, by_test, heal_args, snapshot
+
+from pytest_caretaker.testing import ScriptedServer, text, tool_call
 
 TEN = (
     "from calc import mean, total\n\n\ndef test_total():\n    assert total([1, 2, 3]) == 6\n"
@@ -81,3 +83,60 @@ def test_a_test_the_shared_fix_does_not_heal_gets_its_own_repair(
         ["HEALED test_calc.py::test_mean", "HEALED test_calc.py::test_mean_of_four"]
     )
     result.stdout.no_fnmatch_line("*one root cause*")
+
+
+SCALE = (
+    CALC
+    + """
+
+def scale(xs):
+    m = mean(xs)
+    if m != int(m):
+        raise ValueError(f"not a whole mean: {m}")
+    return [x - m for x in xs]
+"""
+)
+TEST_SCALE = """\
+from calc import mean, scale
+
+
+def test_mean():
+    assert mean([1, 2, 3]) == 2
+
+
+def test_scale():
+    assert scale([1, 2, 3]) == [-1, 0, 1]
+"""
+
+
+def test_a_test_the_patch_heals_is_healed_whatever_its_own_repair_came_to(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    # Two exception types, two problems; the repair of test_scale finds nothing (the model's
+    # reply never parses), but the fix found for test_mean heals it too: the summary must say so,
+    # from a run of the final patch, not NOT HEALED.
+    pytester.makepyfile(calc=SCALE, test_calc=TEST_SCALE)
+    llm.responder = by_test(
+        {
+            "test_calc.py::test_mean": [
+                tool_call("mean", [{"path": "calc.py", "function": "mean", "code": GOOD_MEAN}])
+            ],
+            "test_calc.py::test_scale": [text("I cannot tell what is wrong here.")],
+        }
+    )
+
+    result = pytester.runpytest(*heal_args(llm), "--heal-attempts", "1")
+
+    result.stdout.fnmatch_lines(
+        [
+            "HEALED test_calc.py::test_mean",
+            "HEALED test_calc.py::test_scale",
+            "  one root cause: the fix found for test_calc.py::test_mean heals this test too*",
+            "caretaker: 2 healed, 0 not healed *",
+        ]
+    )
+    patched = pytester.path / "calc.py"
+    subprocess.run(["git", "apply", ".caretaker/heal.patch"], cwd=pytester.path, check=True)
+    assert "/ len(xs)\n" in patched.read_text()
+    after = pytester.runpytest_subprocess("-p", "no:caretaker", "-p", "no:cacheprovider")
+    after.assert_outcomes(passed=2)
