@@ -13,11 +13,15 @@ import re
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
+
+from pytest_caretaker.settings import Settings
 
 #: Bytes of a run's output kept (its end: where a traceback is).
 MAX_OUTPUT = 256 << 10
@@ -45,16 +49,53 @@ class Ran:
     timed_out: bool = False
 
 
+#: Exit statuses of caretaker itself, as shells use them.
+NOT_FOUND = 127
+NOT_EXECUTABLE = 126
+TIMED_OUT = 124
+
+
+@dataclass(frozen=True)
+class Command:
+    argv: tuple[str, ...]
+    root: Path
+    settings: Settings
+    env: Mapping[str, str]
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+
+
+def start(command: Command, env: Mapping[str, str]) -> Ran | int:
+    """The run, or (said in one line) the exit status when the command did not run to its end."""
+    name = shown(command.argv)
+    timeout = command.settings.timeout
+    try:
+        ran = launch(command.argv, command.root, env, timeout)
+    except FileNotFoundError:
+        print(f"caretaker: command not found: {command.argv[0]}", file=sys.stderr)
+        return NOT_FOUND
+    except PermissionError:
+        print(f"caretaker: command not executable: {command.argv[0]}", file=sys.stderr)
+        return NOT_EXECUTABLE
+    if ran.timed_out:
+        print(
+            f"caretaker: {name} did not finish in {timeout:g} s and was stopped (--timeout); "
+            "nothing was healed",
+            file=sys.stderr,
+        )
+        return TIMED_OUT
+    return ran
+
+
 def shown(argv: Sequence[str]) -> str:
     """The command as the user would type it: the interpreter by its name, not its path."""
-    first = Path(argv[0]).name if _PYTHON.search(Path(argv[0]).name) else argv[0]
+    first = Path(argv[0]).name if _PYTHON.fullmatch(Path(argv[0]).name) else argv[0]
     return shlex.join([first, *argv[1:]])
 
 
 def python_target(argv: Sequence[str]) -> Target | None:
     """The script or module a ``python [OPTIONS] script.py|-m module ARGS`` command runs; None
     for any other command (``-c``, a console script, another program)."""
-    if not argv or not _PYTHON.search(Path(argv[0]).name):
+    if not argv or not _PYTHON.fullmatch(Path(argv[0]).name):
         return None
     index = 1
     options: list[str] = []

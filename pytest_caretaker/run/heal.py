@@ -1,61 +1,16 @@
-"""One heal of a command: run it; if it crashes, record the crash, repair it with the chain of
-repairers (the built-in one, models), prove each candidate by running the command again in
-memory (check.py), report as ``pytest --heal`` does, and with --write write and commit the fix
-and run the command once more on the written tree.
-
-The engine (engine.py) is built around a pytest Runner and its Check, so this drives the parts
-it is made of directly: the chain (repair/chain.py), the prover, selection's patch, report/ and
-write/.
-"""
+"""One heal of a command: run it with the recording hook; if it passes, say so; if it
+crashes, heal the crash (healing.py, imported only then: a passing command costs little more
+than itself)."""
 
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
 
-from pytest_caretaker import selection
-from pytest_caretaker.record.redact import Redactor
-from pytest_caretaker.report import files as report_files
-from pytest_caretaker.report.summary import summary
-from pytest_caretaker.results import Failure, HealResult, Written
-from pytest_caretaker.run import crash
-from pytest_caretaker.run.command import Ran, launch, python_target, shown
+from pytest_caretaker.run.command import Command, shown, start
 from pytest_caretaker.run.hook import RECORD_ENV, ROOT_ENV, SITECUSTOMIZE
-from pytest_caretaker.run.repair import Repairing, repair
-from pytest_caretaker.settings import WORKER_ENV, Settings
-from pytest_caretaker.write.writer import write_fixes
-
-#: Exit statuses of caretaker itself, as shells use them.
-NOT_FOUND = 127
-NOT_EXECUTABLE = 126
-TIMED_OUT = 124
-
-
-@dataclass(frozen=True)
-class Command:
-    argv: tuple[str, ...]
-    root: Path
-    settings: Settings
-    env: Mapping[str, str]
-    out: TextIO = sys.stdout
-
-
-class Plain:
-    """The summary's writer on a plain stream."""
-
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-
-    def write_line(self, line: str, **markup: bool) -> None:
-        print(line, file=self.out)
-
-    def write_sep(self, sep: str, title: str | None = None, **markup: bool) -> None:
-        print(f" {title} ".center(79, sep) if title else sep * 79, file=self.out)
+from pytest_caretaker.settings import WORKER_ENV
 
 
 def heal(command: Command) -> int:
@@ -66,14 +21,16 @@ def heal(command: Command) -> int:
         (folder / "hook").mkdir()
         (folder / "hook" / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
         env = child_env(command, folder / "hook")
-        first = _launch(command, {**env, RECORD_ENV: str(folder / "record.json")})
+        first = start(command, {**env, RECORD_ENV: str(folder / "record.json")})
         if isinstance(first, int):
             return first
         if first.status == 0:
             print(f"caretaker: {shown(command.argv)} passed", file=command.out)
             return 0
         command.out.write(first.output)
-        return _heal_crash(command, first, folder, env)
+        from pytest_caretaker.run.healing import heal_crash
+
+        return heal_crash(command, first, folder, env)
 
 
 def child_env(command: Command, hook: Path) -> dict[str, str]:
@@ -83,84 +40,3 @@ def child_env(command: Command, hook: Path) -> dict[str, str]:
     env[ROOT_ENV] = str(command.root)
     env[WORKER_ENV] = "1"  # a pytest run inside the command must not heal itself
     return env
-
-
-def _launch(command: Command, env: Mapping[str, str]) -> Ran | int:
-    """The run, or (said in one line) the exit status when the command did not run to its end."""
-    name = shown(command.argv)
-    timeout = command.settings.timeout
-    try:
-        ran = launch(command.argv, command.root, env, timeout)
-    except FileNotFoundError:
-        print(f"caretaker: command not found: {command.argv[0]}", file=sys.stderr)
-        return NOT_FOUND
-    except PermissionError:
-        print(f"caretaker: command not executable: {command.argv[0]}", file=sys.stderr)
-        return NOT_EXECUTABLE
-    if ran.timed_out:
-        print(
-            f"caretaker: {name} did not finish in {timeout:g} s and was stopped (--timeout); "
-            "nothing was healed",
-            file=sys.stderr,
-        )
-        return TIMED_OUT
-    return ran
-
-
-def _heal_crash(command: Command, first: Ran, folder: Path, env: dict[str, str]) -> int:
-    name, root = shown(command.argv), command.root
-    redactor = Redactor(command.env)
-    target = python_target(command.argv)
-    failure = crash.recorded(folder / "record.json", name, first.output, redactor)
-    if failure is None and target is not None:
-        path = target.name if target.kind == "path" else ""
-        failure = crash.parsed(first.output, root, name, path, redactor)
-    why = _unhealable(failure, target is not None)
-    if why is not None or failure is None or target is None:
-        print(f"caretaker: {name} failed (exit status {first.status}); {why}", file=command.out)
-        return first.status
-    work = Repairing(command.settings, root, target, env, folder, redactor, command.env)
-    result, log = repair(work, failure)
-    written = _report(command, failure, result, log.render(failure, result), redactor)
-    if not command.settings.write or not any(w.state in ("written", "committed") for w in written):
-        return first.status
-    again = _launch(command, env)
-    if isinstance(again, int):
-        return again
-    command.out.write(again.output)
-    print(f"caretaker: {name} exits with status {again.status} after the fix", file=command.out)
-    return again.status
-
-
-def _unhealable(failure: Failure | None, python: bool) -> str | None:
-    if not python:
-        return "only a Python script or module (python script.py, python -m pkg) can be healed"
-    if failure is None:
-        return "it printed no Python traceback, so there is nothing to heal"
-    if not failure.frames:
-        return "its traceback shows no file of the project, so there is nothing to heal"
-    return None
-
-
-def _report(
-    command: Command, failure: Failure, result: HealResult, transcript: str, redactor: Redactor
-) -> list[Written]:
-    """Patch, transcript, with --write the written fix, and the summary."""
-    root, settings = command.root, command.settings
-    fixes = selection.group([result])
-    patch: Path | None = None
-    notes: list[str] = []
-    try:
-        patch = report_files.write_patch(root, selection.patch(fixes))
-        rendered = {failure.nodeid: redactor(transcript)}
-        report_files.write_all(report_files.output_dir(root), rendered, redactor)
-    except OSError as error:
-        notes.append(f"caretaker: could not write to {report_files.OUTPUT_DIR}/ ({error})")
-    written: list[Written] = []
-    if settings.write:
-        written, more = write_fixes(fixes, root, settings, redactor=redactor)
-        notes += more
-    for note in notes:
-        print(note, file=command.out)
-    summary(Plain(command.out), [result], patch, root, written)
-    return written

@@ -80,7 +80,8 @@ def run_command(args: argparse.Namespace, root: Path) -> int:
     except SettingError as error:
         print(f"caretaker: {error}", file=sys.stderr)
         return 2
-    from pytest_caretaker.run.heal import Command, heal
+    from pytest_caretaker.run.command import Command
+    from pytest_caretaker.run.heal import heal
 
     try:
         return heal(Command(argv, root, settings, env))

@@ -134,7 +134,8 @@ def test_a_module_run_with_dash_m_is_healed_in_memory(tmp_path: Path) -> None:
 
 
 def test_a_model_heals_a_crash_in_an_imported_module(tmp_path: Path) -> None:
-    files = {"main.py": MAIN, "shop/__init__.py": "", "shop/prices.py": PRICES}
+    prices = PRICES.replace("):\n", "):\n    token = 'tok-4f9a8b7c6d5e3a2b'\n", 1)
+    files = {"main.py": MAIN, "shop/__init__.py": "", "shop/prices.py": prices}
     project(tmp_path, files)
     before = snapshot(tmp_path)
     with ScriptedServer().start() as server:
@@ -152,6 +153,9 @@ def test_a_model_heals_a_crash_in_an_imported_module(tmp_path: Path) -> None:
     (request,) = server.requests
     prompt = request["messages"][1]["content"]
     assert "division by zero" in prompt and "return total / (count - 1)" in prompt
+    # The hook's record: the innermost frame's locals, the secret one redacted.
+    assert "- count = 1" in prompt and "- total = 10" in prompt
+    assert "tok-4f9a8b7c6d5e3a2b" not in str(request)
     assert snapshot(tmp_path) == before
     git(tmp_path, "apply", ".caretaker/heal.patch")
     assert subprocess.run([PYTHON, "main.py"], cwd=tmp_path).returncode == 0
@@ -180,6 +184,23 @@ def test_a_fix_that_breaks_a_project_test_is_rejected_with_that_reason(tmp_path:
     assert "2 attempts" in done.stdout
     second = str(server.requests[1]["messages"])
     assert "the command passes but the fix broke test_prices.py::test_unit_price" in second
+
+
+def test_a_passing_command_costs_little_more_than_itself(tmp_path: Path) -> None:
+    project(tmp_path, {"ok.py": "print('fine')\n"})
+
+    def best(command: list[str]) -> float:
+        times = []
+        for _ in range(5):
+            started = time.perf_counter()
+            subprocess.run(command, cwd=tmp_path, check=True, capture_output=True)
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    alone = best([PYTHON, "ok.py"])
+    wrapped = best([PYTHON, "-m", "pytest_caretaker", "run", "--", PYTHON, "ok.py"])
+
+    assert wrapped - alone < 0.3
 
 
 def test_a_missing_command_is_one_line(tmp_path: Path) -> None:
