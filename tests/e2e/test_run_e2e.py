@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
 from helpers import snapshot
 
 from pytest_caretaker.testing import ScriptedServer, tool_call
@@ -201,6 +204,42 @@ def test_a_passing_command_costs_little_more_than_itself(tmp_path: Path) -> None
     wrapped = best([PYTHON, "-m", "pytest_caretaker", "run", "--", PYTHON, "ok.py"])
 
     assert wrapped - alone < 0.3
+
+
+def test_an_exit_without_a_traceback_is_not_healed_and_keeps_its_status(tmp_path: Path) -> None:
+    project(tmp_path, {"lint.py": "import sys\n\nprint('2 problems')\nsys.exit(3)\n"})
+
+    done = caretaker(tmp_path, "--", PYTHON, "lint.py")
+
+    assert done.returncode == 3
+    assert done.stdout.splitlines() == [
+        "2 problems",
+        "caretaker: python lint.py failed (exit status 3); it printed no Python traceback, "
+        "so there is nothing to heal",
+    ]
+
+
+def test_ctrl_c_stops_the_command_in_one_line(tmp_path: Path) -> None:
+    script = "import os, pathlib, time\n\npathlib.Path('started').write_text(str(os.getpid()))\n"
+    script += "time.sleep(60)\n"
+    project(tmp_path, {"wait.py": script})
+    command = [PYTHON, "-m", "pytest_caretaker", "run", "--", PYTHON, "wait.py"]
+    process = subprocess.Popen(
+        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    marker = tmp_path / "started"
+    deadline = time.monotonic() + 30
+    while not (marker.exists() and marker.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=30)
+
+    assert process.returncode == 130
+    assert stdout == b""
+    assert stderr.decode().splitlines() == ["caretaker: interrupted (Ctrl-C); nothing was written"]
+    assert not (tmp_path / ".caretaker").exists()
+    with pytest.raises(ProcessLookupError):  # the command was stopped with it
+        os.kill(int(marker.read_text()), 0)
 
 
 def test_a_missing_command_is_one_line(tmp_path: Path) -> None:
