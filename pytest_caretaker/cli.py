@@ -1,6 +1,8 @@
 """``caretaker``: the command line beside ``pytest --heal``. A small dispatcher: each subcommand
 is a function of its own module, and every error it expects becomes one line and exit status 1
-(argparse's usage errors are status 2)."""
+(argparse's usage errors are status 2). ``caretaker run`` exits with its command's status, or as
+shells do when the command is not found (127), not executable (126), timed out (124) or
+interrupted (130)."""
 
 from __future__ import annotations
 
@@ -39,7 +41,8 @@ def parse_since(value: str) -> str:
 
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(
-        prog="caretaker", description="What pytest-caretaker did, beside pytest --heal"
+        prog="caretaker",
+        description="pytest-caretaker beside pytest --heal: heal a command, report the history",
     )
     commands = main.add_subparsers(dest="command", required=True, metavar="COMMAND")
     report = commands.add_parser(

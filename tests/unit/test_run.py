@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
 from pytest_caretaker.record.redact import Redactor
-from pytest_caretaker.run import crash
+from pytest_caretaker.run import crash, hook
 from pytest_caretaker.run.command import MAX_OUTPUT, Target, launch, python_target, shown
 from pytest_caretaker.run.main import add_arguments, command_of, settings_of
 from pytest_caretaker.settings import SettingError
@@ -133,3 +134,37 @@ def test_the_environment_gives_what_the_flags_do_not() -> None:
 def test_a_bad_value_names_its_flag() -> None:
     with pytest.raises(SettingError, match=r"^--timeout"):
         settings_of(parse("--timeout", "soon", "--", "python", "x.py"), {})
+
+
+def divide(total: int, count: int) -> float:
+    api_token = "tok-9c8b7a6f5e4d3c2b"  # a secret local: its value must not be recorded
+    return total / (count - len(api_token) + len(api_token) - 1)
+
+
+def test_the_hook_records_the_crash_with_frames_and_redacted_locals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = tmp_path / "record.json"
+    monkeypatch.setenv(hook.RECORD_ENV, str(record))
+    monkeypatch.setenv(hook.ROOT_ENV, str(Path(__file__).parent))
+    printed: list[BaseException] = []
+    monkeypatch.setattr(sys, "excepthook", lambda kind, error, tb: printed.append(error))
+    hook.install()
+    try:
+        divide(10, 1)
+    except ZeroDivisionError as error:
+        sys.excepthook(type(error), error, error.__traceback__)
+
+    assert hook.RECORD_ENV not in os.environ  # a process the command starts records nothing
+    assert len(printed) == 1  # Python's own hook still prints it
+    failure = crash.recorded(record, "python x.py", "out", Redactor({}))
+    assert failure is not None
+    assert (failure.nodeid, failure.exc_type, failure.output) == (
+        "python x.py",
+        "ZeroDivisionError",
+        "out",
+    )
+    inner = failure.frames[-1]
+    assert (inner.path, inner.name) == ("test_run.py", "divide")
+    assert ("count", "1") in inner.locals
+    assert "tok-9c8b7a6f5e4d3c2b" not in record.read_text(encoding="utf-8")
