@@ -8,10 +8,13 @@ it is made of directly: the chain (repair/chain.py), selection's patch, report/ 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from pytest_caretaker import selection
+from pytest_caretaker.history import record_session
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.report import files as report_files
 from pytest_caretaker.report.summary import summary
@@ -20,6 +23,16 @@ from pytest_caretaker.run import crash
 from pytest_caretaker.run.command import Command, Ran, python_target, shown, start
 from pytest_caretaker.run.repair import Repairing, repair
 from pytest_caretaker.write.writer import write_fixes
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What the heal history reads of one run's heal (history.Outcome)."""
+
+    results: Sequence[HealResult]
+    written: Sequence[Written]
+    patch: Path | None
+    transcripts: Mapping[str, str]
 
 
 class Plain:
@@ -78,9 +91,9 @@ def _report(
     fixes = selection.group([result])
     patch: Path | None = None
     notes: list[str] = []
+    rendered = {failure.nodeid: redactor(transcript)}
     try:
         patch = report_files.write_patch(root, selection.patch(fixes))
-        rendered = {failure.nodeid: redactor(transcript)}
         report_files.write_all(report_files.output_dir(root), rendered, redactor)
     except OSError as error:
         notes.append(f"caretaker: could not write to {report_files.OUTPUT_DIR}/ ({error})")
@@ -88,7 +101,26 @@ def _report(
     if settings.write:
         written, more = write_fixes(fixes, root, settings, redactor=redactor)
         notes += more
+    # Before the summary, which tells when `caretaker report` is older than the history.
+    notes += _remember(command, failure, RunOutcome([result], written, patch, rendered), redactor)
     for note in notes:
         print(note, file=command.out)
     summary(Plain(command.out), [result], patch, root, written)
     return written
+
+
+def _remember(
+    command: Command, failure: Failure, outcome: RunOutcome, redactor: Redactor
+) -> list[str]:
+    """Append the heal to the history; a note when it could not be (the heal stands)."""
+    failures = {failure.nodeid: failure}
+    try:
+        history = record_session(command.root, outcome, command.settings, redactor, failures, "run")
+    except Exception:  # a record that cannot be built must not cost the heal its report
+        history = None
+    if history is not None:
+        return []
+    return [
+        "caretaker: could not append to .caretaker/history.jsonl; "
+        "this heal is missing from caretaker report"
+    ]
