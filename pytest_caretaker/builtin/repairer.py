@@ -41,6 +41,25 @@ from pytest_caretaker.verify.trials import Trials
 LIMIT_FACTOR = 10.0
 MIN_LIMIT = 0.25
 MIN_RUN_LIMIT = 5.0
+#: How an explanation names each operator (operators.OPERATORS), after the edit and its line.
+#: The first ten read as their names always have: the README quotes "(off by one)".
+PHRASES = {
+    "comparison": "comparison",
+    "arithmetic": "arithmetic",
+    "boolean": "boolean",
+    "constant": "constant",
+    "off_by_one": "off by one",
+    "variable": "variable",
+    "swap": "swap",
+    "unwrap": "unwrap",
+    "delete": "delete",
+    "insert": "insert",
+    "builtin_pair": "a function or method swapped for its counterpart",
+    "to_variable": "an expression replaced by a variable bound earlier",
+    "copy": "an expression copied from elsewhere in the function",
+    "concat_swap": "operands of the concatenation swapped",
+    "precedence": "parentheses added for precedence",
+}
 NOTHING = (
     "the built-in repairer found nothing it may edit in the code the test ran "
     "(it never edits tests)"
@@ -217,6 +236,11 @@ def _explain(mutant: Mutant, neighbours: int) -> str:
     )
     return (
         f"Plausible fix by the built-in repairer (no model): {mutant.description} on line "
-        f"{mutant.line} ({mutant.operator.replace('_', ' ')}). The failing test passes {checked}; "
+        f"{mutant.line} ({phrase(mutant.operator)}). The failing test passes {checked}; "
         "passing the tests does not prove it is the intended fix, so read the diff."
     )
+
+
+def phrase(operator: str) -> str:
+    """The operator as its explanation names it; an operator without a phrase by its name."""
+    return PHRASES.get(operator, operator.replace("_", " "))
