@@ -5,10 +5,11 @@ records the line of the statement each node is in: the line a mutant is reported
 indentation its new code is written at. Default values, decorators and annotations are not the
 body and are left alone. A variable is swapped for another local or parameter, an attribute for
 another of the same object, so those proposals wait until the whole function has been seen
-(``Sites.replacements``). The statements of each indented block are recorded too, for the
-statement edits (edits.py): which may be deleted, and which, being one line, may be copied. The
-same pass serves a module- or class-level assignment (a constant, a lambda bound to a name): its
-line is one statement, and with ``literals`` its decimals get the edits of literals.py too.
+(``Sites.replacements``). Text (``"pre" + name``) gets neither ±1 nor another arithmetic
+operator: on a string both raise. The statements of each indented block are recorded too, for
+the statement edits (edits.py): which may be deleted, and which, being one line, may be copied.
+The same pass serves a module- or class-level assignment (a constant, a lambda bound to a name):
+its line is one statement, and with ``literals`` its decimals get the edits of literals.py too.
 """
 
 from __future__ import annotations
@@ -79,14 +80,12 @@ class Sites(cst.CSTVisitor):
         self._found: list[Replacement] = []
         self._names: dict[str, None] = {}  # locals and parameters, in order of appearance
         self._loads: list[tuple[cst.Name, int]] = []
-        # obj.attr reads, and the attributes of each such obj the function names anywhere
-        self._attribute_loads: list[tuple[cst.Attribute, str, int]] = []
-        self._attributes: dict[str, dict[str, None]] = {}
+        self._attribute_loads: list[tuple[cst.Attribute, str, int]] = []  # obj.attr reads
+        self._attributes: dict[str, dict[str, None]] = {}  # each obj's attributes named anywhere
         self.blocks: list[Block] = []
         self._statement_lines: list[int] = []
         self._not_variables: set[int] = set()  # ids of Names that are keywords or def names
-        # id of an expression -> (prior, whether its sum needs parentheses)
-        self._off_by_one: dict[int, tuple[float, bool]] = {}
+        self._off_by_one: dict[int, tuple[float, bool]] = {}  # id -> (prior, sum in parentheses)
 
     def replacements(self) -> Iterator[Replacement]:
         """Every proposal, once the visit is over: in the order found, then variables, then
@@ -199,9 +198,10 @@ class Sites(cst.CSTVisitor):
         return True
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> bool:
-        self._add(node, "arithmetic", arithmetic(node))
-        self._add(node, "swap", swap(node))
-        self._add(node, "off_by_one", drop_one(node))
+        if not (_text(node.left) or _text(node.right)):  # text: never `"pre" - name`
+            self._add(node, "arithmetic", arithmetic(node))
+            self._add(node, "swap", swap(node))
+            self._add(node, "off_by_one", drop_one(node))
         # Operands of + and - need no rule of their own: ±1 on the whole sum is the same edit.
         if not isinstance(node.operator, (cst.Add, cst.Subtract)):
             grouped = PRECEDENCE.get(type(node.operator), 0) > PRECEDENCE[cst.Add]
@@ -210,7 +210,8 @@ class Sites(cst.CSTVisitor):
         return True
 
     def visit_AugAssign(self, node: cst.AugAssign) -> bool:
-        self._add(node, "arithmetic", arithmetic(node))
+        if not _text(node.value):
+            self._add(node, "arithmetic", arithmetic(node))
         return True
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> bool:
@@ -259,7 +260,7 @@ class Sites(cst.CSTVisitor):
         if isinstance(node, _STATEMENTS):
             self._statement_lines.append(self._range(node).start.line)
         context = self._off_by_one.pop(id(node), None)
-        if context is not None and isinstance(node, cst.BaseExpression):
+        if context is not None and isinstance(node, cst.BaseExpression) and not _text(node):
             self._add(node, "off_by_one", off_by_one(node, *context))
         return super().on_visit(node)
 
@@ -281,12 +282,19 @@ _STATEMENTS = (
     cst.With,
     cst.ExceptHandler,
 )
+_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
 def _is_docstring_or_pass(statement: cst.SimpleStatementLine) -> bool:
     small = statement.body[0]
-    if isinstance(small, cst.Pass):
-        return True
-    return isinstance(small, cst.Expr) and isinstance(
-        small.value, (cst.SimpleString, cst.ConcatenatedString)
-    )
+    string = isinstance(small, cst.Expr) and isinstance(small.value, _LITERALS[:2])
+    return string or isinstance(small, cst.Pass)
+
+
+def _text(node: cst.CSTNode) -> bool:
+    """Clearly a string: a literal, or ``+``, ``*`` with one as a side, ``%`` with one left."""
+    if isinstance(node, cst.BinaryOperation):
+        if isinstance(node.operator, (cst.Add, cst.Multiply)):
+            return _text(node.left) or _text(node.right)
+        return isinstance(node.operator, cst.Modulo) and _text(node.left)
+    return isinstance(node, _LITERALS)

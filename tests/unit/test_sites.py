@@ -138,3 +138,48 @@ def test_a_lambda_bound_to_a_name_is_a_site_like_a_function() -> None:
     found = described(module, list(sites.replacements()))
     assert "1 variable w -> h" in found
     assert "1 arithmetic w * w -> w / w" in found
+
+
+def arithmetic_and_off_by_one(text: str) -> list[str]:
+    module, sites = sites_of(text)
+    kinds = {"arithmetic", "off_by_one", "swap"}
+    return [
+        line for line in described(module, list(sites.replacements())) if line.split()[1] in kinds
+    ]
+
+
+def test_text_gets_no_plus_or_minus_one_and_no_other_arithmetic_operator() -> None:
+    assert arithmetic_and_off_by_one("""\
+        def label(name, n, parts):
+            a = "pre" + name
+            b = name + "post"
+            c = f"{name}!"
+            d = "x"
+            e = "pre" + name + "post"
+            f = "=" * n
+            g = "%d items" % n
+            parts += "tail"
+            print(f"{n}", "pre" + name)
+        """) == [
+        # the number inside is still a number: only its own sites
+        "7 off_by_one n -> (n + 1)",
+        "7 off_by_one n -> (n - 1)",
+        "8 off_by_one n -> (n + 1)",
+        "8 off_by_one n -> (n - 1)",
+        '10 swap print(f"{n}", "pre" + name) -> print("pre" + name, f"{n}")',
+    ]
+
+
+def test_numbers_still_get_plus_or_minus_one_and_other_arithmetic_operators() -> None:
+    found = arithmetic_and_off_by_one("""\
+        def total(a, b, n):
+            c = a + b
+            n += 2
+            return c * n
+        """)
+    assert "2 off_by_one a + b -> a + b + 1" in found
+    assert "2 arithmetic a + b -> a - b" in found
+    assert "3 arithmetic n += 2 -> n -= 2" in found
+    assert "4 off_by_one c * n -> c * n + 1" in found
+    assert "4 off_by_one c -> (c + 1)" in found
+    assert "4 arithmetic c * n -> c / n" in found
