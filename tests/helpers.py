@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -82,3 +85,53 @@ def models_table(text: str) -> dict[str, list[str]]:
         cells = re.split(r"\s{2,}", line.strip())
         rows[cells[0]] = cells[1:]
     return rows
+
+
+_HEALED = re.compile(r"^HEALED (\S.*?)(?: \(from cache\))?$")
+_OUTCOME = re.compile(r"^(PASSED|FAILED|ERROR|XPASS|XFAIL|SKIPPED) (\S+)")
+
+
+def healed_ids(lines: list[str]) -> set[str]:
+    """The test ids a caretaker summary reported HEALED."""
+    return {m.group(1) for line in lines if (m := _HEALED.match(line))}
+
+
+def outcomes_of(root: Path) -> dict[str, str]:
+    """Each test's outcome in a plain pytest run of root (no caretaker), by id."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-rA",
+            "-q",
+            "-p",
+            "no:caretaker",
+            "-p",
+            "no:cacheprovider",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    return {
+        m.group(2): m.group(1) for line in done.stdout.splitlines() if (m := _OUTCOME.match(line))
+    }
+
+
+def assert_patch_delivers(root: Path, lines: list[str]) -> None:
+    """On a copy of the project: after ``git apply .caretaker/heal.patch`` every test the summary
+    reported HEALED passes, and every test that passed before still passes (#21)."""
+    healed = healed_ids(lines)
+    assert healed, "the summary reported nothing HEALED"
+    copy = root.parent / f"{root.name}-patched"
+    skipped = shutil.ignore_patterns(".caretaker", "__pycache__", ".pytest_cache", ".git")
+    shutil.copytree(root, copy, ignore=skipped)
+    before = outcomes_of(copy)
+    patch = root / ".caretaker" / "heal.patch"
+    subprocess.run(["git", "apply", str(patch)], cwd=copy, check=True, capture_output=True)
+    after = outcomes_of(copy)
+    assert {n: after.get(n) for n in healed if after.get(n) != "PASSED"} == {}
+    broke = {n for n, o in before.items() if o == "PASSED" and after.get(n) != "PASSED"}
+    assert broke == set()

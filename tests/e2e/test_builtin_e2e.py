@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import TOOLS_MODEL, heal_args, snapshot
+from helpers import TOOLS_MODEL, assert_patch_delivers, heal_args, snapshot
 
 from pytest_caretaker.testing import ScriptedServer, fault, tool_call
 
@@ -89,6 +89,7 @@ def test_every_family_heals_without_a_model(pytester: pytest.Pytester, family: s
     assert snapshot(pytester.path) == before  # --heal changes no file
 
     # The patch is the proof a user can check: applied, every test of these bugs passes.
+    assert_patch_delivers(pytester.path, result.stdout.lines)
     subprocess.run(["git", "apply", ".caretaker/heal.patch"], cwd=pytester.path, check=True)
     plain = pytester.runpytest("-p", "no:caretaker")
     plain.assert_outcomes(passed=failed + counts["passed"])
@@ -159,6 +160,7 @@ def test_one_root_cause_is_searched_for_once(pytester: pytest.Pytester) -> None:
     )
     assert len(shared) == 2 and len(set(shared)) == 1
     assert "conflicts with another fix" not in result.stdout.str()
+    assert_patch_delivers(pytester.path, result.stdout.lines)
 
 
 CALC = """\

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from helpers import CALC, GOOD_MEAN, by_test, heal_args, snapshot
+from helpers import CALC, GOOD_MEAN, assert_patch_delivers, by_test, heal_args, snapshot
 
 from pytest_caretaker.testing import ScriptedServer, text, tool_call
 
@@ -50,6 +50,7 @@ def test_ten_tests_failing_from_one_bug_take_one_request(
     patch = (pytester.path / ".caretaker" / "heal.patch").read_text()
     assert patch.count("+    return total(xs) / len(xs)") == 1
     assert snapshot(pytester.path) == before
+    assert_patch_delivers(pytester.path, result.stdout.lines)
 
 
 def test_a_test_the_shared_fix_does_not_heal_gets_its_own_repair(

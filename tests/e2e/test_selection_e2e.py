@@ -6,7 +6,7 @@ verification runs, but for the options that must not repeat there."""
 from __future__ import annotations
 
 import pytest
-from helpers import heal_args
+from helpers import assert_patch_delivers, heal_args
 
 from pytest_caretaker.testing import ScriptedServer, tool_call
 
@@ -82,6 +82,7 @@ def test_a_fix_that_breaks_a_deselected_test_is_rejected(
         ]
     )
     assert "fix broke test_shapes.py::test_perimeter" in llm.requests[1]["messages"][-1]["content"]
+    assert_patch_delivers(shapes.path, result.stdout.lines)
 
 
 def test_exitfirst_checks_the_tests_it_did_not_reach(
@@ -94,6 +95,7 @@ def test_exitfirst_checks_the_tests_it_did_not_reach(
     result.assert_outcomes(failed=1)  # test_perimeter was not reached
     result.stdout.fnmatch_lines(["HEALED test_shapes.py::test_area", "  2 attempts *"])
     assert "fix broke test_shapes.py::test_perimeter" in llm.requests[1]["messages"][-1]["content"]
+    assert_patch_delivers(shapes.path, result.stdout.lines)
 
 
 def test_last_failed_checks_the_tests_that_passed_before(
@@ -107,6 +109,7 @@ def test_last_failed_checks_the_tests_that_passed_before(
     result.assert_outcomes(failed=1)  # pytest collected test_area alone
     result.stdout.fnmatch_lines(["HEALED test_shapes.py::test_area", "  2 attempts *"])
     assert "fix broke test_shapes.py::test_perimeter" in llm.requests[1]["messages"][-1]["content"]
+    assert_patch_delivers(shapes.path, result.stdout.lines)
 
 
 def test_a_deselected_test_that_fails_is_not_kept_passing(

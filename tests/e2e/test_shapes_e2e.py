@@ -8,7 +8,7 @@ import json
 import subprocess
 
 import pytest
-from helpers import heal_args
+from helpers import assert_patch_delivers, heal_args
 
 from pytest_caretaker.testing import ScriptedServer, tool_call
 
@@ -102,6 +102,7 @@ def test_wrong_module_constant_is_healed_by_the_model(
     assert "## shop.py::VAT (editable)\n```python\nVAT = 0.25  # the standard rate\n```" in (
         user_prompt(llm)
     )
+    assert_patch_delivers(pytester.path, result.stdout.lines)
     healed_patch_passes(pytester)
 
 
@@ -123,6 +124,7 @@ def test_wrong_class_attribute_is_healed_by_the_model(
         ]
     )
     assert "## cart.py::Cart.DISCOUNT (editable)" in user_prompt(llm)
+    assert_patch_delivers(pytester.path, result.stdout.lines)
     healed_patch_passes(pytester)
 
 
@@ -146,6 +148,7 @@ def test_wrong_lambda_is_healed_by_the_model_and_is_no_test_code(
         ]
     )
     assert "## geom.py::area (editable)" in user_prompt(llm)
+    assert_patch_delivers(pytester.path, result.stdout.lines)
     healed_patch_passes(pytester)
 
 
@@ -164,6 +167,7 @@ def test_wrong_module_constant_is_healed_by_the_builtin_repairer(pytester: pytes
             "read on line 6 (constant).*",
         ]
     )
+    assert_patch_delivers(pytester.path, result.stdout.lines)
     healed_patch_passes(pytester)
 
 
@@ -173,6 +177,7 @@ def test_wrong_lambda_is_healed_by_the_builtin_repairer(pytester: pytest.Pyteste
     result = pytester.runpytest("--heal")
 
     result.stdout.fnmatch_lines(["HEALED test_geom.py::test_area", "  patched geom.py::area"])
+    assert_patch_delivers(pytester.path, result.stdout.lines)
     healed_patch_passes(pytester)
     # w * h or h * w: the first variable swap that passes
     assert (pytester.path / "geom.py").read_text().strip() in (
