@@ -12,6 +12,7 @@ import textwrap
 from dataclasses import dataclass
 from functools import cached_property
 
+from pytest_caretaker import syntax
 from pytest_caretaker.problem import Problem
 from pytest_caretaker.project.files import ProjectFiles
 
@@ -27,7 +28,7 @@ class Failing:
         found: set[str] = set()
         for source in self.sources:
             try:
-                tree = ast.parse(source)
+                tree = syntax.parse(source)
             except (SyntaxError, ValueError, MemoryError, RecursionError):
                 continue
             for node in ast.walk(tree):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Mapping, Sequence
 
+from pytest_caretaker import syntax
 from pytest_caretaker.guard.names import aliases
 from pytest_caretaker.guard.reach import Found, reaches
 from pytest_caretaker.results import Edit
@@ -48,7 +49,7 @@ def _parse(source: str | None) -> ast.Module | None:
     if source is None:
         return None
     try:
-        return ast.parse(source)
+        return syntax.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
+from pytest_caretaker import syntax
 from pytest_caretaker.guard.equality import always_equal
 from pytest_caretaker.guard.names import (
     ATTRIBUTES,
@@ -169,7 +170,7 @@ def _dynamic(node: ast.Call, names: Mapping[str, str], found: Found) -> None:
         found["dynamic code"] += "cannot check"
         return
     try:
-        tree = ast.parse(code)
+        tree = syntax.parse(code)
     except (SyntaxError, ValueError):
         return  # it fails when it runs; nothing ran
     found.update(reaches(tree, names))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from pytest_caretaker import syntax
 from pytest_caretaker.guard.names import aliases
 from pytest_caretaker.guard.nodes import NESTED, Function
 from pytest_caretaker.results import Edit
@@ -62,7 +63,7 @@ def rebinds_import(edit: Edit, module: Callable[[str], str | None] | None) -> st
     if text is None or edit.kind == "replace":
         return None
     try:
-        tree, added = ast.parse(text), ast.parse(edit.source)
+        tree, added = syntax.parse(text), syntax.parse(edit.source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     top = ast.Module([s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom))], [])

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from pytest_caretaker import syntax
 from pytest_caretaker.guard.cases import parametrize
 from pytest_caretaker.guard.checks import checks
 from pytest_caretaker.guard.evasions import evasions
@@ -160,7 +161,7 @@ def _function(source: str | None) -> Function | None:
     if source is None:
         return None
     try:
-        body = ast.parse(source).body
+        body = syntax.parse(source).body
     except (SyntaxError, ValueError):
         return None
     if len(body) == 1 and isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -170,7 +171,7 @@ def _function(source: str | None) -> Function | None:
 
 def _imported_names(source: str) -> list[str]:
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except (SyntaxError, ValueError):
         return []
     return [

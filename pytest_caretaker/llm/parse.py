@@ -17,6 +17,7 @@ import re
 import textwrap
 from collections.abc import Callable, Sequence
 
+from pytest_caretaker import syntax
 from pytest_caretaker.llm.parse_targets import Files, Targets
 from pytest_caretaker.project.localize import Suspect
 from pytest_caretaker.results import Edit, Proposal, Unparsed
@@ -173,7 +174,7 @@ def _assignment_edits(
 
 def _module(source: str) -> ast.Module | Unparsed:
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except SyntaxError as error:
         return Unparsed(
             f"The code does not parse: {error.msg} at line {error.lineno} of the block. "

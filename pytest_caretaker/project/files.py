@@ -23,6 +23,8 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from pytest_caretaker import syntax
+
 
 def _library_roots() -> tuple[str, ...]:
     keys = ("stdlib", "platstdlib", "purelib", "platlib")
@@ -103,7 +105,7 @@ class SourceFile:
     @cached_property
     def definitions(self) -> tuple[Definition, ...]:
         try:
-            tree = ast.parse(self.data)
+            tree = syntax.parse(self.data)
         except (SyntaxError, ValueError):
             return ()
         found: list[Definition] = []

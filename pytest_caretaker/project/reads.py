@@ -15,6 +15,7 @@ import textwrap
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
+from pytest_caretaker import syntax
 from pytest_caretaker.project.files import Definition, SourceFile
 
 #: A project file by its path relative to the root, or None when it cannot be read.
@@ -25,7 +26,7 @@ def reads(source: SourceFile, definition: Definition, files: Files) -> dict[tupl
     """(path, qualname) of each project assignment the definition reads, in order of reading,
     with the line of the definition's file where it is first read."""
     try:
-        tree = ast.parse(textwrap.dedent(source.source_of(definition)))
+        tree = syntax.parse(textwrap.dedent(source.source_of(definition)))
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return {}
     imported = _imports(source, files)
@@ -78,7 +79,7 @@ def _imports(source: SourceFile, files: Files) -> dict[str, tuple[str, str]]:
     """Names the file imports from project modules: name -> (module's path, name there), with
     "" for a module imported whole."""
     try:
-        tree = ast.parse(source.data)
+        tree = syntax.parse(source.data)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return {}
     found: dict[str, tuple[str, str]] = {}

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from pytest_caretaker import syntax
 from pytest_caretaker.problem import Failed, Healed, Task
 from pytest_caretaker.project.files import Kind, ProjectFiles
 from pytest_caretaker.results import Accepted, Edit, Failure, Proposal, Spend
@@ -72,7 +73,7 @@ def _function_digests(edits: Sequence[Edit], sources: ProjectFiles) -> dict[str,
 def _augments(code: str) -> bool:
     """Whether a fix's code is an ``X += …``: it replaces that statement, not X's definition."""
     try:
-        body = ast.parse(textwrap.dedent(code)).body
+        body = syntax.parse(textwrap.dedent(code)).body
     except (SyntaxError, ValueError):
         return False
     return len(body) == 1 and isinstance(body[0], ast.AugAssign)

@@ -81,3 +81,27 @@ def test_no_module_imports_itself_through_others() -> None:
     cycles = sorted(name for name in known - packages if name in reaches(name) - packages)
 
     assert cycles == []
+
+
+#: Single-threaded child processes, which may parse with ast directly.
+CHILDREN = {"verify/worker.py", "run/child.py"}
+
+
+def test_the_parent_parses_through_the_shared_lock() -> None:
+    # Repairs run in threads; CPython before 3.12 can raise "AST constructor recursion depth
+    # mismatch" when two threads build ASTs at once. syntax.parse holds one lock for them all.
+    direct = []
+    for path in MODULES:
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel in CHILDREN or rel == "syntax.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            called = node.func if isinstance(node, ast.Call) else None
+            if (
+                isinstance(called, ast.Attribute)
+                and called.attr == "parse"
+                and isinstance(called.value, ast.Name)
+                and called.value.id == "ast"
+            ):
+                direct.append(f"{rel}:{node.lineno}")
+    assert direct == []

@@ -92,6 +92,7 @@ def test_the_children_import_nothing_of_the_parent_side() -> None:
         "pytest_caretaker",
         "pytest_caretaker.project",
         "pytest_caretaker.project.files",
+        "pytest_caretaker.syntax",
         "pytest_caretaker.verify",
         "pytest_caretaker.verify.channel",
         "pytest_caretaker.verify.landlock",
