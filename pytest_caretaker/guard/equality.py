@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from pytest_caretaker.guard.nodes import own_nodes
+
 _COMPARISONS = ("__eq__", "__ne__")
 
 
@@ -71,16 +73,8 @@ def _fault(method: str, function: ast.AST) -> str | None:
 def _results(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[ast.expr]:
     if isinstance(function, ast.Lambda):
         return [function.body]
-    found: list[ast.expr] = []
-    stack: list[ast.AST] = list(function.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        if isinstance(node, ast.Return):
-            found.append(node.value if node.value is not None else ast.Constant(None))
-        stack.extend(ast.iter_child_nodes(node))
-    return found
+    returns = [node for node in own_nodes(function) if isinstance(node, ast.Return)]
+    return [node.value or ast.Constant(None) for node in returns]
 
 
 def _other(arguments: ast.arguments) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from pytest_caretaker.guard.nodes import NESTED, Function, called_name
+from pytest_caretaker.guard.nodes import Function, called_name, own_nodes
 
 SKIPS = frozenset(
     {"skip", "skipif", "xfail", "importorskip", "SkipTest", "skipIf", "skipUnless"}
@@ -183,15 +183,7 @@ def _own_returns(function: ast.AST | None) -> int:
     """return statements of the function itself, not of functions nested in it."""
     if function is None:
         return 0
-    count = 0
-    stack = list(ast.iter_child_nodes(function))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, NESTED):
-            continue
-        count += isinstance(node, ast.Return)
-        stack.extend(ast.iter_child_nodes(node))
-    return count
+    return sum(isinstance(node, ast.Return) for node in own_nodes(function))
 
 
 def _count(function: ast.AST | None, kinds: tuple[type[ast.AST], ...]) -> int:

@@ -16,7 +16,7 @@ import ast
 
 from pytest_caretaker.guard.checks import loosened
 from pytest_caretaker.guard.evasions import MOCKS
-from pytest_caretaker.guard.nodes import NESTED, Function, called_name, shorten
+from pytest_caretaker.guard.nodes import NESTED, Function, called_name, own_nodes, shorten
 from pytest_caretaker.text import plural
 
 _DISPLAYS = (ast.List, ast.Tuple, ast.Set)
@@ -53,16 +53,11 @@ def _callee(decorator: ast.expr) -> ast.expr:
 
 def _results(function: Function) -> list[ast.expr]:
     """What the function returns or yields, its own statements only, in source order."""
-    found: list[ast.expr] = []
-    stack: list[ast.AST] = list(reversed(function.body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, NESTED):
-            continue
-        if isinstance(node, (ast.Return, ast.Yield)) and node.value is not None:
-            found.append(node.value)
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
-    return found
+    return [
+        node.value
+        for node in own_nodes(function)
+        if isinstance(node, (ast.Return, ast.Yield)) and node.value is not None
+    ]
 
 
 def _stand_in(function: Function, results: list[ast.expr]) -> ast.expr | None:

@@ -8,6 +8,7 @@ what a test function is (def or async def).
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 CONDITIONAL: tuple[type[ast.AST], ...] = (ast.If, ast.While, ast.For, ast.AsyncFor, ast.Try)
 CONDITIONAL += (ast.Match, ast.IfExp, *([ast.TryStar] if hasattr(ast, "TryStar") else []))
@@ -27,3 +28,14 @@ def called_name(node: ast.AST) -> str | None:
 def shorten(node: ast.AST) -> str:
     text = ast.unparse(node)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """Every node of a function in source order, but not those of definitions nested in it."""
+    stack = list(reversed(list(ast.iter_child_nodes(function))))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, NESTED):
+            continue
+        yield node
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))

@@ -19,7 +19,7 @@ import ast
 from collections.abc import Iterator
 
 from pytest_caretaker.guard.failing import Failing, key
-from pytest_caretaker.guard.nodes import Function, shorten
+from pytest_caretaker.guard.nodes import Function, own_nodes, shorten
 
 _BROAD = frozenset({"Exception", "BaseException"})
 _EVERY = "make the code right for every input, not for the test's"
@@ -218,13 +218,4 @@ def _walk(function: Function | None) -> Iterator[ast.AST]:
 
 def _own_returns(function: Function) -> list[ast.expr | None]:
     """The values of the function's own return statements (None for a bare return)."""
-    found: list[ast.expr | None] = []
-    stack: list[ast.AST] = list(function.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        if isinstance(node, ast.Return):
-            found.append(node.value)
-        stack.extend(ast.iter_child_nodes(node))
-    return found
+    return [node.value for node in own_nodes(function) if isinstance(node, ast.Return)]
