@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_caretaker.record.secrets import env_secret_name
 from pytest_caretaker.results import Executed
 from pytest_caretaker.settings import WORKER_ENV
 from pytest_caretaker.verify import sandbox
@@ -250,7 +251,7 @@ class Runner:
     def spawn(self, command: list[str], **options: Any) -> subprocess.Popen[bytes]:
         env = {key: value for key, value in os.environ.items() if key not in _DROPPED_ENV}
         if self.policy is not None:  # candidate code never sees a secret of the environment
-            env = sandbox.hidden_env(env)
+            env = hidden_env(env)
         env[WORKER_ENV] = "1"
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         return subprocess.Popen(
@@ -260,6 +261,15 @@ class Runner:
     def absolute(self, nodeid: str) -> str:
         path, sep, rest = nodeid.partition("::")
         return str(self.root / path) + sep + rest
+
+
+#: What candidate code sees instead of the value of a secret environment variable.
+PLACEHOLDER = "caretaker-sandbox-hidden"
+
+
+def hidden_env(env: Mapping[str, str]) -> dict[str, str]:
+    """env with the value of each variable the redactor takes for a secret replaced."""
+    return {key: PLACEHOLDER if env_secret_name(key) else value for key, value in env.items()}
 
 
 def _unreadable(result_file: Path) -> str | None:

@@ -22,12 +22,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import re
 import signal
 import socket
 import struct
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pytest_caretaker.verify import landlock, pids
@@ -63,9 +62,6 @@ HOME_SECRETS = (
 )
 #: Devices a run may write besides its scratch folder.
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm")
-#: Environment variables whose values candidate code never sees (it sees PLACEHOLDER instead).
-SECRET_ENV = re.compile(r"PASS|PWD|SECRET|TOKEN|KEY|AUTH|CRED|COOKIE|SESSION", re.IGNORECASE)
-PLACEHOLDER = "caretaker-sandbox-hidden"
 #: Bytes one file written by a run may reach; core dumps are off.
 MAX_FILE_SIZE = 256 << 20
 
@@ -81,14 +77,6 @@ def policy(root: Path, scratch: Path, network: bool, home: str | None = None) ->
     if home and home != "~":
         hidden += [os.path.join(home, name) for name in HOME_SECRETS]
     return {"scratch": str(scratch), "hidden": hidden, "network": network}
-
-
-def hidden_env(env: Mapping[str, str]) -> dict[str, str]:
-    """env with the values of secret-looking variables replaced (PWD and OLDPWD are paths)."""
-    return {
-        key: PLACEHOLDER if SECRET_ENV.search(key) and key not in ("PWD", "OLDPWD") else value
-        for key, value in env.items()
-    }
 
 
 def enter(network: bool) -> None:
