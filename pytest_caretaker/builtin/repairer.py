@@ -23,6 +23,8 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
 
 from pytest_caretaker.builtin import mutate
 from pytest_caretaker.builtin.mutate import Mutant
@@ -33,7 +35,6 @@ from pytest_caretaker.project.localize import line_scores
 from pytest_caretaker.results import Candidate, Edit, Executed, FileChange, Spend, Verdict
 from pytest_caretaker.settings import BUILTIN
 from pytest_caretaker.text import plural
-from pytest_caretaker.verify.runner import Runner
 from pytest_caretaker.verify.trials import Trials
 
 #: The per-candidate time limit is a multiple of the unchanged tests' time, at least MIN_LIMIT
@@ -66,9 +67,19 @@ NOTHING = (
 )
 
 
+class Bounds(Protocol):
+    """Where the project is and how long one verification run may take (a Runner has both)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def timeout(self) -> float: ...
+
+
 @dataclass
 class BuiltinRepairer:
-    runner: Runner  # for the project's root and the verification time limit
+    runner: Bounds  # for the project's root and the verification time limit
     check: Check
     trials: Trials | None
     files: ProjectFiles

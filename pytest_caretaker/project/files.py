@@ -17,6 +17,7 @@ import ast
 import os
 import re
 import sysconfig
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from functools import cached_property
@@ -197,11 +198,16 @@ def _nested_statements(node: ast.AST) -> list[ast.stmt]:
 
 
 class ProjectFiles:
-    """Reads each project file once, on first use, and keeps its bytes for the whole repair."""
+    """Reads each project file once, on first use, and keeps its bytes for the whole repair.
 
-    def __init__(self, root: Path) -> None:
+    overlay holds files as changes already made in memory left them (``caretaker run`` fixes one
+    finding after another on top of the last fix): they are read from there, not from disk."""
+
+    def __init__(self, root: Path, overlay: Mapping[str, bytes] | None = None) -> None:
         self.root = root
-        self._files: dict[str, SourceFile | None] = {}
+        self._files: dict[str, SourceFile | None] = {
+            rel: SourceFile(rel, data) for rel, data in (overlay or {}).items()
+        }
 
     def get(self, rel: str) -> SourceFile | None:
         """The file at rel under the root; None when it cannot be read or lies outside the root

@@ -1,6 +1,6 @@
-"""The Check of a command: run it again with a candidate's files swapped in memory (child.py),
-in the sandbox when the session has a policy; it passes when it exits 0 and, when the project
-has pytest tests, the tests that passed before still pass.
+"""The Check of a command: run it again with a candidate's files, swapped in memory for a Python
+script or module (child.py), else written into a scratch copy of the project (copies.py), in the
+sandbox when the session has a policy. What passes is CommandCheck's to say.
 """
 
 from __future__ import annotations
@@ -8,13 +8,16 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from pytest_caretaker.problem import Problem
-from pytest_caretaker.results import Executed, Verdict
+from pytest_caretaker.results import Executed, Failure, Verdict
 from pytest_caretaker.run.command import Ran, Target, launch
+from pytest_caretaker.run.findings import Key, key, keys, new
 from pytest_caretaker.run.hook import CASE
 from pytest_caretaker.verify.judge import judge
 from pytest_caretaker.verify.protocol import SandboxPolicy
@@ -34,6 +37,9 @@ class Commands:
     timeout: float
     scratch: Path
     policy: SandboxPolicy | None = None
+
+    def __call__(self, patches: Mapping[str, bytes], timeout: float | None = None) -> Ran:
+        return self.run(patches, timeout)[0]
 
     def run(
         self, patches: Mapping[str, bytes], timeout: float | None = None, trace: bool = False
@@ -84,9 +90,24 @@ def failed(ran: Ran, timeout: float) -> str:
     return f"the command still fails (exit status {ran.status}){said}"
 
 
+class Rerun(Protocol):
+    """Runs the command again with files (root-relative path -> bytes) changed."""
+
+    def __call__(self, patches: Mapping[str, bytes], timeout: float | None = None) -> Ran: ...
+
+
 @dataclass
 class CommandCheck:
-    commands: Commands
+    """A candidate for one finding passes when the command, run again with the fixes made so far
+    (base) and the candidate, exits 0, or still fails but no longer reports that finding and
+    reports nothing it did not report before (findings.py); and the project's tests that passed
+    before still pass."""
+
+    rerun: Rerun
+    findings: Callable[[str], Sequence[Failure]]  # what a run's output reports
+    timeout: float
+    base: Mapping[str, bytes] = field(default_factory=dict)
+    before: Counter[Key] = field(default_factory=Counter)
     #: The project's pytest tests, and the ones that passed before any fix: they must still pass.
     tests: Runner | None = None
     passing: Sequence[str] = field(default_factory=tuple)
@@ -94,17 +115,41 @@ class CommandCheck:
     def __call__(
         self, problem: Problem, changes: Mapping[str, bytes], timeout: float | None = None
     ) -> Verdict:
-        ran, _ = self.commands.run(changes, timeout)
-        if ran.status != 0 or ran.timed_out:
-            limit = self.commands.timeout if timeout is None else timeout
-            detail = ran.output[-MAX_DETAIL:]
-            return Verdict(False, failed(ran, limit), detail, seconds=ran.seconds)
+        merged = {**self.base, **changes}
+        ran = self.rerun(merged, timeout)
+        if ran.timed_out:
+            limit = self.timeout if timeout is None else timeout
+            return Verdict(False, failed(ran, limit), ran.output[-MAX_DETAIL:], seconds=ran.seconds)
+        if ran.status != 0:
+            why = self._still(problem.lead, ran)
+            if why is not None:
+                return Verdict(False, why, ran.output[-MAX_DETAIL:], seconds=ran.seconds)
         passed = frozenset({problem.lead.nodeid})
         if self.tests is not None and self.passing:
-            run = self.tests.run(self.passing, changes, timeout=timeout)
+            run = self.tests.run(self.passing, merged, timeout=timeout)
             verdict = judge(run, [], self.passing)
             if not verdict.ok:
                 reason = f"the command passes but the {verdict.reason}"
+                if ran.status != 0:
+                    reason = f"the finding is gone but the {verdict.reason}"
                 return Verdict(False, reason, verdict.detail, seconds=ran.seconds)
             passed |= verdict.passed
         return Verdict(True, passed=passed, seconds=ran.seconds)
+
+    def _still(self, lead: Failure, ran: Ran) -> str | None:
+        """Why a run that still fails does not count as fixing lead; None when it does."""
+        after = self.findings(ran.output)
+        counted = keys(after)
+        target = key(lead)
+        if counted[target] >= self.before[target] or not self.before[target]:
+            if lead.exc_type.endswith(" reports"):
+                return f"the command still reports {lead.message}"[:300]
+            return failed(ran, self.timeout)
+        brought = new(self.before, counted)
+        if brought:
+            said = next(f for f in after if key(f) == brought[0])
+            return (
+                f"the command no longer reports {lead.nodeid} but now fails with "
+                f"{said.exc_type.removesuffix(' reports')}: {said.message}"[:300]
+            )
+        return None

@@ -19,9 +19,12 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from pytest_caretaker.settings import Settings
+
+if TYPE_CHECKING:
+    from pytest_caretaker.record.redact import Redactor
 
 #: Bytes of a run's output kept (its end: where a traceback is).
 MAX_OUTPUT = 256 << 10
@@ -62,6 +65,23 @@ class Command:
     settings: Settings
     env: Mapping[str, str]
     out: TextIO = field(default_factory=lambda: sys.stdout)
+    tests: bool | None = None  # rerun the project's tests with each fix; None: when it has some
+
+
+#: Findings tried in one run when --iterations is not given.
+DEFAULT_ITERATIONS = 5
+
+
+@dataclass(frozen=True)
+class Run:
+    """How the failing command's findings are healed (loop.py)."""
+
+    argv: tuple[str, ...]
+    root: Path
+    settings: Settings
+    redactor: Redactor
+    iterations: int = DEFAULT_ITERATIONS
+    log: str | None = None  # the Markdown file each written fix is logged in (--log)
 
 
 def start(command: Command, env: Mapping[str, str]) -> Ran | int:

@@ -1,5 +1,5 @@
 """One heal of a command: run it with the recording hook; if it passes, say so; if it
-crashes, heal the crash (healing.py, imported only then: a passing command costs little more
+fails, heal what it reports (healing.py, imported only then: a passing command costs little more
 than itself)."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ import os
 import tempfile
 from pathlib import Path
 
-from pytest_caretaker.run.command import Command, shown, start
+from pytest_caretaker.run.command import Command, Run, shown, start
 from pytest_caretaker.run.hook import RECORD_ENV, ROOT_ENV, SITECUSTOMIZE
 from pytest_caretaker.settings import WORKER_ENV
 
 
-def heal(command: Command) -> int:
+def heal(command: Command, run: Run) -> int:
     """Run the command, heal its crash; the exit status is the command's on the files as they
     are at the end."""
     with tempfile.TemporaryDirectory(prefix="caretaker-run-") as scratch:
@@ -28,9 +28,9 @@ def heal(command: Command) -> int:
             print(f"caretaker: {shown(command.argv)} passed", file=command.out)
             return 0
         command.out.write(first.output)
-        from pytest_caretaker.run.healing import heal_crash
+        from pytest_caretaker.run.healing import heal_failure
 
-        return heal_crash(command, first, folder, env)
+        return heal_failure(command, first, folder, env, run)
 
 
 def child_env(command: Command, hook: Path) -> dict[str, str]:

@@ -1,9 +1,10 @@
-"""What follows a crash: record it as a Failure, repair it (repair.py), report as
-``pytest --heal`` does (summary, .caretaker/heal.patch, the transcript), and with --write write
-and commit the fix and run the command once more on the written tree.
+"""What follows a failing run: its findings repaired one after another (loop.py, repair.py),
+reported as ``pytest --heal`` reports (summary, .caretaker/heal.patch, transcripts, the
+history), and with --write, once every fix is written and committed, the command run once more
+on the written tree.
 
 The engine (engine.py) is built around a pytest Runner and its Check, so this drives the parts
-it is made of directly: the chain (repair/chain.py), selection's patch, report/ and write/.
+it is made of directly: the chain (repair/chain.py), report/ and write/.
 """
 
 from __future__ import annotations
@@ -13,16 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from pytest_caretaker import selection
 from pytest_caretaker.history import record_session
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.report import files as report_files
 from pytest_caretaker.report.summary import summary
 from pytest_caretaker.results import Failure, HealResult, Written
 from pytest_caretaker.run import crash
-from pytest_caretaker.run.command import Command, Ran, python_target, shown, start
-from pytest_caretaker.run.repair import Repairing, repair
-from pytest_caretaker.write.writer import write_fixes
+from pytest_caretaker.run.command import Command, Ran, Run, python_target, shown, start
+from pytest_caretaker.run.copies import TooLarge
+from pytest_caretaker.run.loop import Healing, heal_findings
+from pytest_caretaker.run.repair import Repairing, Repairs, Unrepairable
 
 
 @dataclass(frozen=True)
@@ -48,72 +49,86 @@ class Plain:
         print(f" {title} ".center(79, sep) if title else sep * 79, file=self.out)
 
 
-def heal_crash(command: Command, first: Ran, folder: Path, env: dict[str, str]) -> int:
+def heal_failure(command: Command, first: Ran, folder: Path, env: dict[str, str], run: Run) -> int:
+    """Heal what the failing first run reports; the exit status, as heal.py promises."""
     name, root = shown(command.argv), command.root
-    redactor = Redactor(command.env)
     target = python_target(command.argv)
-    failure = crash.recorded(folder / "record.json", name, first.output, redactor)
-    if failure is None and target is not None:
-        path = target.name if target.kind == "path" else ""
-        failure = crash.parsed(first.output, root, name, path, redactor)
-    why = _unhealable(failure, target is not None)
-    if why is not None or failure is None or target is None:
-        print(f"caretaker: {name} failed (exit status {first.status}); {why}", file=command.out)
+    record = crash.recorded(folder / "record.json", name, first.output, run.redactor)
+    work = Repairing(
+        command.settings,
+        root,
+        command.argv,
+        target,
+        env,
+        folder,
+        run.redactor,
+        command.env,
+        command.tests,
+    )
+    try:
+        with Repairs(work) as repairs:
+            if record is not None and not record.frames:
+                record = None
+            if record is None and not repairs.findings(first.output, {}):
+                why = _nothing(first, target is not None)
+                said = f"caretaker: {name} failed (exit status {first.status}); {why}"
+                print(said, file=command.out)
+                return first.status
+            done = heal_findings(run, repairs, first, record)
+    except (Unrepairable, TooLarge) as error:
+        print(f"caretaker: {name} failed (exit status {first.status}); {error}", file=command.out)
         return first.status
-    work = Repairing(command.settings, root, target, env, folder, redactor, command.env)
-    result, log = repair(work, failure)
-    written = _report(command, failure, result, log.render(failure, result), redactor)
-    if not command.settings.write or not any(w.state in ("written", "committed") for w in written):
+    _report(command, done, run.redactor)
+    if not any(w.state in ("written", "committed") for w in done.written):
         return first.status
     again = start(command, env)
     if isinstance(again, int):
         return again
     command.out.write(again.output)
-    print(f"caretaker: {name} exits with status {again.status} after the fix", file=command.out)
+    count = sum(1 for w in done.written if w.state in ("written", "committed"))
+    fixes = "the fix" if count == 1 else f"the {count} fixes"
+    print(f"caretaker: {name} exits with status {again.status} after {fixes}", file=command.out)
     return again.status
 
 
-def _unhealable(failure: Failure | None, python: bool) -> str | None:
-    if not python:
-        return "only a Python script or module (python script.py, python -m pkg) can be healed"
-    if failure is None:
-        return "it printed no Python traceback, so there is nothing to heal"
-    if not failure.frames:
+def _nothing(first: Ran, python: bool) -> str:
+    """Why a failing run gives nothing to heal."""
+    if "Traceback (most recent call last):" in first.output:
         return "its traceback shows no file of the project, so there is nothing to heal"
-    return None
+    if python:
+        return "it printed no Python traceback, so there is nothing to heal"
+    return (
+        "it printed no Python traceback and no path:line of a Python file of the project, "
+        "so there is nothing to heal"
+    )
 
 
-def _report(
-    command: Command, failure: Failure, result: HealResult, transcript: str, redactor: Redactor
-) -> list[Written]:
-    """Patch, transcript, with --write the written fix, and the summary."""
-    root, settings = command.root, command.settings
-    fixes = selection.group([result])
+def _report(command: Command, done: Healing, redactor: Redactor) -> None:
+    """Patch, transcripts, the history, notes, and the summary."""
+    root = command.root
     patch: Path | None = None
-    notes: list[str] = []
-    rendered = {failure.nodeid: redactor(transcript)}
+    notes = list(done.notes)
+    rendered = {nodeid: redactor(text) for nodeid, text in done.logs.items()}
     try:
-        patch = report_files.write_patch(root, selection.patch(fixes))
+        from pytest_caretaker.apply.rewrite import unified_diff
+
+        diff = b"".join(unified_diff(change) for change in done.changes)
+        patch = report_files.write_patch(root, diff)
         report_files.write_all(report_files.output_dir(root), rendered, redactor)
     except OSError as error:
         notes.append(f"caretaker: could not write to {report_files.OUTPUT_DIR}/ ({error})")
-    written: list[Written] = []
-    if settings.write:
-        written, more = write_fixes(fixes, root, settings, redactor=redactor)
-        notes += more
+    outcome = RunOutcome(done.results, done.written, patch, rendered)
     # Before the summary, which tells when `caretaker report` is older than the history.
-    notes += _remember(command, failure, RunOutcome([result], written, patch, rendered), redactor)
+    notes += _remember(command, done.failures, outcome, redactor)
     for note in notes:
         print(note, file=command.out)
-    summary(Plain(command.out), [result], patch, root, written)
-    return written
+    summary(Plain(command.out), done.results, patch, root, done.written)
 
 
 def _remember(
-    command: Command, failure: Failure, outcome: RunOutcome, redactor: Redactor
+    command: Command, failures: Mapping[str, Failure], outcome: RunOutcome, redactor: Redactor
 ) -> list[str]:
     """Append the heal to the history; a note when it could not be (the heal stands)."""
-    failures = {failure.nodeid: failure}
     try:
         history = record_session(command.root, outcome, command.settings, redactor, failures, "run")
     except Exception:  # a record that cannot be built must not cost the heal its report

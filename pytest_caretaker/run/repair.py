@@ -1,10 +1,17 @@
-"""Repair one crash of a command with the chain of repairers: the built-in repairer (after a
-traced rerun tells it which lines ran) and the models, in the order the settings name them, every
-proposal proved by the command's Check (check.py)."""
+"""Repair a command's findings one at a time with the chain of repairers: the built-in repairer
+(after a traced rerun of a Python command tells it which lines ran, or, for a ``path:line``
+finding, the function holding that line) and the models, in the order the settings name them,
+every proposal proved by the command's Check (check.py) on top of the fixes made so far.
+
+``Repairs`` is opened once for all of a run's findings: the sandbox's probe, the project's test
+runner and its baseline (which tests pass before any fix) are shared by every finding, and so
+are the session's limits (--budget, the healing time)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +20,7 @@ from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.llm.models import api_base_for
 from pytest_caretaker.llm.repairer import ModelRepairer
 from pytest_caretaker.problem import Limits, Problem, Repairer
-from pytest_caretaker.project.files import ProjectFiles, TestFiles
+from pytest_caretaker.project.files import ProjectFiles, TestFiles, project_relpath
 from pytest_caretaker.project.localize import localize
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.repair.chain import Chain
@@ -21,8 +28,11 @@ from pytest_caretaker.repair.check import Prover
 from pytest_caretaker.repair.memory import FixMemory
 from pytest_caretaker.report.transcript import Transcript
 from pytest_caretaker.results import Executed, Failure, HealResult
-from pytest_caretaker.run.check import CommandCheck, Commands
-from pytest_caretaker.run.command import Target
+from pytest_caretaker.run import crash
+from pytest_caretaker.run.check import CommandCheck, Commands, Rerun
+from pytest_caretaker.run.command import Target, shown
+from pytest_caretaker.run.copies import Copies
+from pytest_caretaker.run.findings import Key, references
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.runner import Confinement, Runner
@@ -35,47 +45,139 @@ PYTEST_ARGS = ("-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-o"
 class Repairing:
     settings: Settings
     root: Path
-    target: Target
+    argv: tuple[str, ...]
+    target: Target | None  # the Python script or module the command runs; None: another command
     env: Mapping[str, str]  # the command's, with the hook
     scratch: Path
     redactor: Redactor
     model_env: Mapping[str, str]  # where models are (api keys, OLLAMA_HOST)
+    tests: bool | None = None  # rerun the project's tests: None: when it has some
 
 
-def repair(work: Repairing, failure: Failure) -> tuple[HealResult, Transcript]:
-    settings, root = work.settings, work.root
-    confinement = _confinement(settings)
-    if isinstance(confinement, str):
-        return HealResult(failure.nodeid, reason=confinement), Transcript(failure.nodeid)
-    policy = sandbox.policy(root, work.scratch, settings.sandbox_network) if confinement else None
-    commands = Commands(work.target, root, work.env, settings.timeout, work.scratch, policy)
-    with Runner(root, root, PYTEST_ARGS, settings.timeout, False, confinement) as tests:
-        baseline = tests.run([])
-        passing = tuple(k for k, v in baseline.outcomes.items() if v.outcome == "passed")
-        check = CommandCheck(commands, tests if passing else None, passing)
+class Unrepairable(Exception):
+    """Nothing can be repaired in this run (the sandbox is required but missing…): str() why."""
+
+
+class Repairs:
+    def __init__(self, work: Repairing) -> None:
+        self.work = work
+        self._stack = ExitStack()
+        self.limits = Limits(
+            work.settings.budget, work.settings.max_tokens, work.settings.healing_budget
+        )
+        self.tests: Runner | None = None
+        self.passing: tuple[str, ...] = ()
+        self.rerun: Rerun
+        self.commands: Commands | None = None
+
+    def __enter__(self) -> Repairs:
+        work, settings = self.work, self.work.settings
+        confinement = _confinement(settings)
+        if isinstance(confinement, str):
+            raise Unrepairable(confinement)
+        policy = None
+        if confinement is not None:
+            policy = sandbox.policy(work.root, work.scratch, settings.sandbox_network)
+        if work.target is not None:
+            self.commands = Commands(
+                work.target, work.root, work.env, settings.timeout, work.scratch, policy
+            )
+            self.rerun = self.commands
+        else:
+            self.rerun = Copies(
+                work.argv, work.root, work.env, settings.timeout, work.scratch, policy
+            )
+        if work.tests is not False:
+            runner = Runner(work.root, work.root, PYTEST_ARGS, settings.timeout, False, confinement)
+            self.tests = self._stack.enter_context(runner)
+            baseline = self.tests.run([])
+            self.passing = tuple(k for k, v in baseline.outcomes.items() if v.outcome == "passed")
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stack.close()
+
+    def findings(self, output: str, base: Mapping[str, bytes]) -> list[Failure]:
+        """What a run's output reports: its last Python traceback, then its path:line lines."""
+        work = self.work
+        name = shown(work.argv)
+        files = ProjectFiles(work.root, base)
+        found: list[Failure] = []
+        failure = crash.parsed(output, work.root, name, "", work.redactor)
+        if failure is not None and failure.frames:
+            found.append(failure)
+        return found + references(output, work.root, name, files, work.redactor)
+
+    def repair(
+        self, failure: Failure, base: Mapping[str, bytes], before: Counter[Key]
+    ) -> tuple[HealResult, Transcript]:
+        """Repair failure on top of base (the fixes made so far); before: what the command
+        reported with base, which a fix must not add to."""
+        work, settings = self.work, self.work.settings
+        check = CommandCheck(
+            self.rerun,
+            lambda output: self.findings(output, {**base}),
+            settings.timeout,
+            dict(base),
+            before,
+            self.tests if self.passing else None,
+            self.passing,
+        )
+        files = ProjectFiles(work.root, base)
+        reported = failure.exc_type.endswith(" reports")
+        # A script that reports findings is their judge: it is not the code to change.
+        editable = Editable(settings.scope, work.root, TestFiles(self._judges(reported)))
         executed: dict[str, Executed] = {}
         seconds = 0.0
         if BUILTIN in settings.models:
-            traced, trace = commands.run({}, trace=True)
-            if traced.status == 0:
-                reason = "the command passes when run again (flaky, or it depends on its state)"
-                return HealResult(failure.nodeid, reason=reason), Transcript(failure.nodeid)
-            executed, seconds = ({failure.nodeid: trace} if trace else {}), traced.seconds
-        files = ProjectFiles(root)
-        editable = Editable(settings.scope, root, TestFiles(frozenset()))
+            if reported:
+                executed = {failure.nodeid: _held(failure, files)}
+            elif self.commands is not None:
+                traced, trace = self.commands.run(base, trace=True)
+                if traced.status == 0:
+                    reason = "the command passes when run again (flaky, or it depends on its state)"
+                    return HealResult(failure.nodeid, reason=reason), Transcript(failure.nodeid)
+                executed, seconds = ({failure.nodeid: trace} if trace else {}), traced.seconds
         chain = Chain(
-            _repairers(work, check, tests, files, editable),
+            _repairers(work, check, self.tests, files, editable),
             editable,
             Prover(editable, files, check),
             FixMemory(None),
             files,
             executed,
             seconds,
-            Limits(settings.budget, settings.max_tokens, settings.healing_budget),
+            self.limits,
         )
         suspects = localize(failure, [failure.nodeid], executed, (), files, editable.tests)
         repaired = chain.repair(Problem((failure,)), suspects)
         return repaired.result, repaired.log
+
+    def _judges(self, reported: bool) -> frozenset[str]:
+        target = self.work.target
+        if not reported or target is None or target.kind != "path":
+            return frozenset()
+        rel = project_relpath(target.name, self.work.root.resolve())
+        return frozenset({rel} if rel is not None else ())
+
+
+def _held(failure: Failure, files: ProjectFiles) -> Executed:
+    """For a path:line finding, what the built-in repairer may mutate: the definition holding
+    that line (all of it: a checker names where it noticed, not always the faulty line)."""
+    frame = failure.innermost
+    source = files.get(frame.path) if frame is not None else None
+    if frame is None or source is None:
+        return Executed()
+    definition = source.enclosing(frame.lineno)
+    if definition is None:
+        return Executed((), {frame.path: frozenset({frame.lineno})})
+    lines = frozenset(range(definition.start, definition.end + 1))
+    return Executed(((frame.path, definition.start),), {frame.path: lines})
+
+
+@dataclass(frozen=True)
+class _Bounds:
+    root: Path
+    timeout: float
 
 
 def _confinement(settings: Settings) -> Confinement | str | None:
@@ -95,16 +197,17 @@ def _confinement(settings: Settings) -> Confinement | str | None:
 def _repairers(
     work: Repairing,
     check: CommandCheck,
-    runner: Runner,
+    runner: Runner | None,
     files: ProjectFiles,
     editable: Editable,
-) -> list[Repairer]:
+) -> Sequence[Repairer]:
     settings = work.settings
     chain: list[Repairer] = []
     for model in settings.models:
         if model == BUILTIN:
+            bounds = runner if runner is not None else _Bounds(work.root, settings.timeout)
             budget = settings.builtin_budget
-            chain.append(BuiltinRepairer(runner, check, None, files, editable, budget))
+            chain.append(BuiltinRepairer(bounds, check, None, files, editable, budget))
         else:
             api_base = api_base_for(model, settings.api_base, work.model_env)
             redactor = work.redactor

@@ -181,9 +181,12 @@ class Repository:
             return dict(IDENTITY)
         return {}
 
-    def commit(self, paths: Sequence[Path], message: str) -> str:
-        """Commit the work-tree content of paths, and nothing else; returns the commit's id."""
+    def commit(self, paths: Sequence[Path], message: str, new: Sequence[Path] = ()) -> str:
+        """Commit the work-tree content of paths, and nothing else; returns the commit's id.
+        new are those of paths that caretaker made, which git does not know yet."""
         names = [self.relative(path) for path in paths]
+        if new:
+            self._run("add", "--", *(self.relative(path) for path in new))
         self._run(
             "commit",
             "--only",

@@ -32,9 +32,15 @@ Ask = Callable[[Fix, Sequence[FileChange]], bool]
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Replace path's content with data; a symbolic link is followed, not replaced."""
+    """Replace path's content with data (or make the file); a symbolic link is followed, not
+    replaced."""
     target = path.resolve()
-    mode = stat.S_IMODE(target.stat().st_mode)
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:  # a new file (a log of fixes): as the umask makes files
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     handle, temporary = tempfile.mkstemp(
         dir=target.parent, prefix=temporary_prefix(target.name), suffix=".caretaker"
     )
@@ -153,6 +159,7 @@ class _Writer:
         self.current: dict[str, bytes] = {}
         self.afters: dict[str, list[bytes]] = {}
         self.committing: Fix | None = None  # the fix on disk whose commit is under way
+        self.created: set[str] = set()  # files a fix makes (added to git when committed)
 
     def check(self, paths: Sequence[Path]) -> None:
         """Find, before anything is written, what stops a commit: of a file, or of any."""
@@ -195,6 +202,11 @@ class _Writer:
                 return "it does not combine with the fixes written before it"
             try:
                 on_disk = (self.root / applied.path).read_bytes()
+            except FileNotFoundError as error:
+                if applied.before:  # a change that makes a file (a log of fixes) finds none
+                    return f"{applied.path} cannot be read ({error.strerror})"
+                on_disk = b""
+                self.created.add(applied.path)
             except OSError as error:
                 return f"{applied.path} cannot be read ({error.strerror})"
             if on_disk != expected:
@@ -235,7 +247,8 @@ class _Writer:
         if reasons:
             return Written(fix, "written", f"written, not committed: {'; '.join(reasons)}")
         try:
-            commit = self.repository.commit(paths, message(fix, self.redact))
+            new = [self.root / change.path for change in changes if change.path in self.created]
+            commit = self.repository.commit(paths, message(fix, self.redact), new)
         except GitError as error:
             return Written(fix, "written", f"written, not committed: git said: {error}")
         return Written(

@@ -573,7 +573,7 @@ def test_ctrl_c_while_committing_leaves_that_fix_written_and_the_rest_untouched(
 ) -> None:
     from pytest_caretaker.write.repository import Repository
 
-    def interrupted(self: Repository, paths: object, message: str) -> str:
+    def interrupted(self: Repository, paths: object, message: str, new: object = ()) -> str:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(Repository, "commit", interrupted)
