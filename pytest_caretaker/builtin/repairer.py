@@ -91,6 +91,8 @@ class BuiltinRepairer:
     fixes: list[Mutant] = field(default_factory=list)
     _mutants: dict[tuple[str, str], list[Mutant]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    #: What passing the check shows, when it is not tests (``caretaker run``'s command).
+    proof: str | None = None
 
     def repair(self, task: Task) -> Healed | Failed:
         with self._lock:  # one trial server: one problem at a time
@@ -234,11 +236,17 @@ class BuiltinRepairer:
             return None
         edit = Edit("replace", mutant.path, mutant.function, mutate.function_source(source, mutant))
         change = FileChange(mutant.path, source.data, after)
-        explanation = _explain(mutant, len(problem.regression))
+        explanation = _explain(mutant, len(problem.regression), self.proof)
         return Candidate((edit,), (change,), explanation, passed=verdict.passed), verdict
 
 
-def _explain(mutant: Mutant, neighbours: int) -> str:
+def _explain(mutant: Mutant, neighbours: int, proof: str | None = None) -> str:
+    if proof is not None:
+        return (
+            f"Plausible fix by the built-in repairer (no model): {mutant.description} on line "
+            f"{mutant.line} ({phrase(mutant.operator)}). {proof}; that does not prove it is the "
+            "intended fix, so read the diff."
+        )
     checked = (
         f"and its {plural(neighbours, 'passing neighbour')} "
         + ("still passes" if neighbours == 1 else "still pass")

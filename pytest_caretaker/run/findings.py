@@ -98,7 +98,9 @@ def _finding(
 ) -> Failure:
     source = files.get(rel)
     definition = source.enclosing(line) if source is not None else None
-    function = definition.qualname.rpartition(".")[2] if definition is not None else "<module>"
+    function = "<module>"  # as a traceback names code that is not in a function
+    if definition is not None and definition.kind == "function":
+        function = definition.qualname.rpartition(".")[2]
     said = f"{rel}:{line}: {text}"
     return Failure(
         nodeid=said if len(said) <= 100 else said[:99] + "…",

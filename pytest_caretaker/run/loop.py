@@ -81,7 +81,9 @@ def _write(run: Run, done: Healing, result: HealResult) -> bool:
         if entry is not None:
             candidate = replace(result.candidate, changes=(*result.changes, entry))
             fix = Fix((replace(result, candidate=candidate),))
-    written, notes = write_fixes([fix], run.root, run.settings, redactor=run.redactor)
+    written, notes = write_fixes(
+        [fix], run.root, run.settings, redactor=run.redactor, command=shown(run.argv)
+    )
     done.written += written
     done.notes += notes
     return any(w.state in ("written", "committed") for w in written)

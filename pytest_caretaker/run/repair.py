@@ -34,6 +34,7 @@ from pytest_caretaker.run.command import Target, shown
 from pytest_caretaker.run.copies import Copies
 from pytest_caretaker.run.findings import Key, references
 from pytest_caretaker.settings import BUILTIN, Settings
+from pytest_caretaker.text import plural
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.runner import Confinement, Runner
 
@@ -174,6 +175,17 @@ def _held(failure: Failure, files: ProjectFiles) -> Executed:
     return Executed(((frame.path, definition.start),), {frame.path: lines})
 
 
+def _proof(work: Repairing, tests: int) -> str:
+    """What a fix the command's check accepts has shown, for the built-in's explanation."""
+    checked = (
+        f"and the project's {plural(tests, 'passing test')} still "
+        + ("passes" if tests == 1 else "pass")
+        if tests
+        else "(the project has no passing tests to check it against)"
+    )
+    return f"`{shown(work.argv)}` no longer reports it {checked}"
+
+
 @dataclass(frozen=True)
 class _Bounds:
     root: Path
@@ -207,7 +219,9 @@ def _repairers(
         if model == BUILTIN:
             bounds = runner if runner is not None else _Bounds(work.root, settings.timeout)
             budget = settings.builtin_budget
-            chain.append(BuiltinRepairer(bounds, check, None, files, editable, budget))
+            repairer = BuiltinRepairer(bounds, check, None, files, editable, budget)
+            repairer.proof = _proof(work, len(check.passing) if check.tests else 0)
+            chain.append(repairer)
         else:
             api_base = api_base_for(model, settings.api_base, work.model_env)
             redactor = work.redactor

@@ -38,8 +38,9 @@ def subject(fix: Fix, redact: Redact = _unchanged) -> str:
     return line
 
 
-def message(fix: Fix, redact: Redact = _unchanged) -> str:
-    """The commit message: subject, explanation, the tests made to pass, the figures, a trailer."""
+def message(fix: Fix, redact: Redact = _unchanged, command: str | None = None) -> str:
+    """The commit message: subject, explanation, the tests made to pass (or what command
+    reported that it no longer reports), the figures, a trailer."""
     result = fix.first
     paragraphs = [subject(fix, redact)]
     if result.explanation:
@@ -52,6 +53,8 @@ def message(fix: Fix, redact: Redact = _unchanged) -> str:
         paragraphs.append("Changes what a test checks; review it:\n" + "\n".join(lines))
     tests = "\n".join(f"- {redact(nodeid)}" for nodeid in fix.nodeids)
     heading = "Makes this test pass:" if len(fix.results) == 1 else "Makes these tests pass:"
+    if command is not None:
+        heading = f"Fixes what `{redact(command)}` reported:"
     paragraphs.append(f"{heading}\n{tests}")
     patched = ", ".join(edit.ref for edit in result.edits if edit.kind != "import")
     figures = [f"Patched: {patched}", f"Model: {result.repairer}", _figures(result)]

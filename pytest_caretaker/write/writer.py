@@ -73,6 +73,7 @@ def write_fixes(
     ask: Ask | None = None,
     *,
     redactor: Redact | None = None,
+    command: str | None = None,
 ) -> tuple[list[Written], list[str]]:
     """Write (and commit) each fix in order; returns what happened to each, and session notes.
 
@@ -93,6 +94,7 @@ def write_fixes(
     try:
         writer = _Writer(root, repository, settings, ask, journal)
         writer.redact = redactor if redactor is not None else Redactor(os.environ)
+        writer.command = command
         writer.check(sorted({root / path for fix in fixes for path in fix.paths}))
         written, more = _write_all(writer, fixes)
     finally:
@@ -160,6 +162,7 @@ class _Writer:
         self.afters: dict[str, list[bytes]] = {}
         self.committing: Fix | None = None  # the fix on disk whose commit is under way
         self.created: set[str] = set()  # files a fix makes (added to git when committed)
+        self.command: str | None = None  # the command whose findings the fixes fix
 
     def check(self, paths: Sequence[Path]) -> None:
         """Find, before anything is written, what stops a commit: of a file, or of any."""
@@ -248,7 +251,7 @@ class _Writer:
             return Written(fix, "written", f"written, not committed: {'; '.join(reasons)}")
         try:
             new = [self.root / change.path for change in changes if change.path in self.created]
-            commit = self.repository.commit(paths, message(fix, self.redact), new)
+            commit = self.repository.commit(paths, message(fix, self.redact, self.command), new)
         except GitError as error:
             return Written(fix, "written", f"written, not committed: git said: {error}")
         return Written(
