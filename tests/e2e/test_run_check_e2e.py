@@ -59,7 +59,9 @@ def caretaker(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def check_passes(root: Path) -> bool:
     env = {**os.environ, "PYTHON": PYTHON}
-    return subprocess.run(["sh", "check.sh"], cwd=root, env=env, capture_output=True).returncode == 0
+    return (
+        subprocess.run(["sh", "check.sh"], cwd=root, env=env, capture_output=True).returncode == 0
+    )
 
 
 def one_finding(root: Path) -> None:
@@ -102,7 +104,10 @@ def test_two_findings_are_fixed_in_two_iterations_with_two_commits_and_a_log(
     assert done.returncode == 0, done.stdout + done.stderr
     assert "caretaker: 2 healed, 0 not healed" in done.stdout
     assert "2 fixes written, 2 committed" in done.stdout
-    assert done.stdout.splitlines()[-1] == "caretaker: sh check.sh exits with status 0 after the 2 fixes"
+    assert (
+        done.stdout.splitlines()[-1]
+        == "caretaker: sh check.sh exits with status 0 after the 2 fixes"
+    )
     commits = git(root, "rev-list", f"{start}..HEAD").split()
     assert len(commits) == 2
     for commit, function in zip(reversed(commits), ("discounted", "total"), strict=True):
@@ -150,7 +155,15 @@ def test_a_candidate_cannot_write_to_the_users_files_from_the_copy(tmp_path: Pat
         edit = {"path": "invoice.py", "function": "discounted", "code": hostile}
         server.script(tool_call("Subtract.", [edit]))
         done = caretaker(
-            root, *MODEL, "--api-base", server.base_url, "--sandbox", "require", "--", "sh", "check.sh"
+            root,
+            *MODEL,
+            "--api-base",
+            server.base_url,
+            "--sandbox",
+            "require",
+            "--",
+            "sh",
+            "check.sh",
         )
 
     assert "caretaker: 1 healed" in done.stdout, done.stdout + done.stderr

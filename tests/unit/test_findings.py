@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.record.redact import Redactor
+from pytest_caretaker.results import Failure
 from pytest_caretaker.run.findings import key, keys, new, references, unique
 
 SOURCE = """\
@@ -19,7 +20,7 @@ def net(price):
 """
 
 
-def found(tmp_path: Path, output: str) -> list:
+def found(tmp_path: Path, output: str) -> list[Failure]:
     (tmp_path / "pkg").mkdir(exist_ok=True)
     (tmp_path / "pkg" / "tax.py").write_text(SOURCE, encoding="utf-8")
     (tmp_path / "notes.txt").write_text("x\n", encoding="utf-8")
