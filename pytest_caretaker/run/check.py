@@ -17,7 +17,7 @@ from typing import Protocol
 from pytest_caretaker.problem import Problem
 from pytest_caretaker.results import Executed, Failure, Verdict
 from pytest_caretaker.run.command import Ran, Target, launch
-from pytest_caretaker.run.findings import Key, key, keys, new
+from pytest_caretaker.run.findings import Key, key, keys, moved_on, new, reported
 from pytest_caretaker.run.hook import CASE
 from pytest_caretaker.verify.judge import judge
 from pytest_caretaker.verify.protocol import SandboxPolicy
@@ -100,14 +100,15 @@ class Rerun(Protocol):
 class CommandCheck:
     """A candidate for one finding passes when the command, run again with the fixes made so far
     (base) and the candidate, exits 0, or still fails but no longer reports that finding and
-    reports nothing it did not report before (findings.py); and the project's tests that passed
-    before still pass."""
+    reports nothing it did not report before, but a crash further on (findings.py); and the
+    project's tests that passed before still pass."""
 
     rerun: Rerun
     findings: Callable[[str], Sequence[Failure]]  # what a run's output reports
     timeout: float
     base: Mapping[str, bytes] = field(default_factory=dict)
     before: Counter[Key] = field(default_factory=Counter)
+    seen: frozenset[Key] = frozenset()  # what earlier runs of this loop reported
     #: The project's pytest tests, and the ones that passed before any fix: they must still pass.
     tests: Runner | None = None
     passing: Sequence[str] = field(default_factory=tuple)
@@ -142,11 +143,11 @@ class CommandCheck:
         counted = keys(after)
         target = key(lead)
         if counted[target] >= self.before[target] or not self.before[target]:
-            if lead.exc_type.endswith(" reports"):
+            if reported(lead):
                 return f"the command still reports {lead.message}"[:300]
             return failed(ran, self.timeout)
         brought = new(self.before, counted)
-        if brought:
+        if brought and not moved_on(lead, [f for f in after if key(f) in brought], self.seen):
             said = next(f for f in after if key(f) == brought[0])
             return (
                 f"the command no longer reports {lead.nodeid} but now fails with "

@@ -8,14 +8,15 @@ localization starts at the function holding it.
 Keys compare findings across runs: the file and the text without the line number (a fix above
 a finding moves it), or for a crash the exception's type and the function that raised it (its
 message may hold values that differ from run to run). A fix of one finding must make its key
-disappear without bringing a new one (``new``).
+disappear without bringing a new one (``new``), unless it is a crash that moved on further
+(``moved_on``).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -33,13 +34,20 @@ _CONTEXT = 4
 #: A crash's key names this as its file when none of the project's frames shows where it was.
 CRASH = "crash"
 MAX_FINDINGS = 50
+#: The end of a path:line finding's exc_type (``mypy pkg reports``).
+REPORTS = " reports"
 
 Key = tuple[str, str]
 
 
+def reported(failure: Failure) -> bool:
+    """Whether failure is a ``path:line`` the command printed (not a crash)."""
+    return failure.exc_type.endswith(REPORTS)
+
+
 def key(failure: Failure) -> Key:
     """What identifies failure across runs of the command."""
-    if failure.exc_type.endswith(" reports"):
+    if reported(failure):
         frame = failure.innermost
         path = frame.path if frame is not None else ""
         return path, failure.message.partition(": ")[2]
@@ -55,6 +63,24 @@ def keys(failures: Sequence[Failure]) -> Counter[Key]:
 def new(before: Counter[Key], after: Counter[Key]) -> list[Key]:
     """The keys after reports more often than before did: what a change brought."""
     return [found for found, count in after.items() if count > before.get(found, 0)]
+
+
+def moved_on(crash: Failure, brought: Sequence[Failure], seen: Collection[Key] = ()) -> bool:
+    """Whether a fix of crash that brings these findings lets the program get further: each is
+    a crash raised in a function that was not on crash's stack, and not one seen before in this
+    run (which an earlier fix removed: undoing it is no progress). A fix that makes a function
+    return garbage its caller then trips over moves the crash into a caller, which was on the
+    stack: refused. (A script's next bug is then the next iteration's finding.)"""
+    if reported(crash) or not brought:
+        return False
+    stack = {(frame.path, frame.name) for frame in crash.frames}
+    for found in brought:
+        inner = found.innermost
+        if reported(found) or inner is None or (inner.path, inner.name) in stack:
+            return False
+        if key(found) in seen:
+            return False
+    return True
 
 
 def references(
@@ -106,7 +132,7 @@ def _finding(
         nodeid=said if len(said) <= 100 else said[:99] + "…",
         when="call",
         path="",
-        exc_type=f"{name} reports",
+        exc_type=f"{name}{REPORTS}",
         message=redactor(said),
         longrepr=redactor(report),
         frames=(Frame(rel, line, function),),

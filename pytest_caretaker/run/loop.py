@@ -43,6 +43,7 @@ def heal_findings(run: Run, repairs: Repairs, first: Ran, record: Failure | None
     done = Healing()
     taken: set[str] = set()
     tried: set[Key] = set()
+    seen: set[Key] = set()
     output = first.output
     for _ in range(run.iterations):
         found = repairs.findings(output, done.base)
@@ -54,7 +55,8 @@ def heal_findings(run: Run, repairs: Repairs, first: Ran, record: Failure | None
             break
         failure = unique(untried[:1], taken)[0]
         tried.add(key(failure))
-        result, log = repairs.repair(failure, done.base, keys(found))
+        result, log = repairs.repair(failure, done.base, keys(found), frozenset(seen))
+        seen.update(keys(found))
         done.results.append(result)
         done.failures[failure.nodeid] = failure
         done.logs[failure.nodeid] = log.render(failure, result)

@@ -32,7 +32,7 @@ from pytest_caretaker.run import crash
 from pytest_caretaker.run.check import CommandCheck, Commands, Rerun
 from pytest_caretaker.run.command import Target, shown
 from pytest_caretaker.run.copies import Copies
-from pytest_caretaker.run.findings import Key, references
+from pytest_caretaker.run.findings import Key, references, reported
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.text import plural
 from pytest_caretaker.verify import sandbox
@@ -110,10 +110,14 @@ class Repairs:
         return found + references(output, work.root, name, files, work.redactor)
 
     def repair(
-        self, failure: Failure, base: Mapping[str, bytes], before: Counter[Key]
+        self,
+        failure: Failure,
+        base: Mapping[str, bytes],
+        before: Counter[Key],
+        seen: frozenset[Key] = frozenset(),
     ) -> tuple[HealResult, Transcript]:
         """Repair failure on top of base (the fixes made so far); before: what the command
-        reported with base, which a fix must not add to."""
+        reported with base, which a fix must not add to; seen: what it reported before that."""
         work, settings = self.work, self.work.settings
         check = CommandCheck(
             self.rerun,
@@ -121,17 +125,18 @@ class Repairs:
             settings.timeout,
             dict(base),
             before,
+            seen,
             self.tests if self.passing else None,
             self.passing,
         )
         files = ProjectFiles(work.root, base)
-        reported = failure.exc_type.endswith(" reports")
+        is_reported = reported(failure)
         # A script that reports findings is their judge: it is not the code to change.
-        editable = Editable(settings.scope, work.root, TestFiles(self._judges(reported)))
+        editable = Editable(settings.scope, work.root, TestFiles(self._judges(is_reported)))
         executed: dict[str, Executed] = {}
         seconds = 0.0
         if BUILTIN in settings.models:
-            if reported:
+            if is_reported:
                 executed = {failure.nodeid: _held(failure, files)}
             elif self.commands is not None:
                 traced, trace = self.commands.run(base, trace=True)

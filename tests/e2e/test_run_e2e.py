@@ -123,6 +123,43 @@ def test_write_commits_the_fix_and_exits_with_the_fixed_scripts_status(tmp_path:
     assert "if len(prices) > 0:" in (tmp_path / "shop.py").read_text(encoding="utf-8")
 
 
+TWO_CRASHES = """\
+def mean(values):
+    if len(values) >= 0:
+        return sum(values) / len(values)
+    return 0.0
+
+
+def ratio(part, whole):
+    return part / whole if whole >= 0 else 0.0
+
+
+print(mean([]))
+print(ratio(1, 0))
+"""
+
+
+def test_a_script_crashing_twice_is_fixed_crash_after_crash_one_commit_each(
+    tmp_path: Path,
+) -> None:
+    project(tmp_path, {"stats.py": TWO_CRASHES})
+    start = git(tmp_path, "rev-parse", "HEAD").strip()
+
+    done = caretaker(tmp_path, "--write", "--", PYTHON, "stats.py")
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert "HEALED python stats.py" in lines and "HEALED python stats.py (2)" in lines
+    # The second fix is ratio's: undoing the first (the crash back in mean) is no progress.
+    assert "  patched stats.py::mean" in lines and "  patched stats.py::ratio" in lines
+    assert lines[-3:] == [
+        "0.0",
+        "0.0",
+        "caretaker: python stats.py exits with status 0 after the 2 fixes",
+    ]
+    assert len(git(tmp_path, "rev-list", f"{start}..HEAD").split()) == 2
+
+
 def test_a_module_run_with_dash_m_is_healed_in_memory(tmp_path: Path) -> None:
     files = {"shop/__init__.py": "", "shop/__main__.py": MAIN, "shop/prices.py": PRICES}
     project(tmp_path, files)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.record.redact import Redactor
-from pytest_caretaker.results import Failure
-from pytest_caretaker.run.findings import key, keys, new, references, unique
+from pytest_caretaker.results import Failure, Frame
+from pytest_caretaker.run.findings import key, keys, moved_on, new, references, unique
 
 SOURCE = """\
 RATE = 0.2
@@ -39,14 +39,10 @@ def test_each_path_line_of_a_project_python_file_is_a_finding_in_its_function(
     first, second = found(tmp_path, output)
     assert first.nodeid == "pkg/tax.py:5: error: Unsupported operand types  [operator]"
     assert first.exc_type == "mypy pkg reports"
-    assert (first.innermost.path, first.innermost.lineno, first.innermost.name) == (
-        "pkg/tax.py",
-        5,
-        "net",
-    )
+    assert first.frames == (Frame("pkg/tax.py", 5, "net"),)
     assert first.longrepr.endswith("    note: see the docs")
     assert second.nodeid == "pkg/tax.py:1: E999 rate"  # the column is not part of it
-    assert second.innermost.name == "<module>"
+    assert second.frames == (Frame("pkg/tax.py", 1, "<module>"),)
 
 
 def test_lines_naming_other_files_or_no_file_are_not_findings(tmp_path: Path) -> None:
@@ -82,3 +78,22 @@ def test_findings_of_one_run_get_unique_ids(tmp_path: Path) -> None:
     first = unique([finding], taken)[0]
     second = unique([finding], taken)[0]
     assert (first.nodeid, second.nodeid) == (finding.nodeid, f"{finding.nodeid} (2)")
+
+
+def crash(*frames: tuple[str, str], exc_type: str = "ZeroDivisionError") -> Failure:
+    stack = tuple(Frame("stats.py", number, name) for number, (_, name) in enumerate(frames, 1))
+    return Failure("python stats.py", "call", "", exc_type, "", "", stack)
+
+
+def test_a_crash_that_moves_on_into_new_code_is_progress_but_not_back_or_up_the_stack() -> None:
+    first = crash(("", "<module>"), ("", "mean"))
+    further = crash(("", "<module>"), ("", "ratio"))
+    up_the_stack = crash(("", "<module>"), exc_type="TypeError")
+    assert moved_on(first, [further])
+    assert not moved_on(first, [up_the_stack])  # mean returned garbage its caller tripped over
+    # Back where an earlier fix of this run had removed it: the fix undoes that one.
+    assert not moved_on(further, [first], seen={key(first)})
+    assert moved_on(further, [first])
+    finding = Failure("x", "call", "", "mypy reports", "stats.py:1: x", "", ())
+    assert not moved_on(finding, [further])  # a checker's finding must go without a new one
+    assert not moved_on(first, [finding])
