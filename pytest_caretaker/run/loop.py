@@ -17,6 +17,7 @@ from pytest_caretaker.results import Failure, FileChange, Fix, HealResult, Writt
 from pytest_caretaker.run.command import Ran, Run, shown
 from pytest_caretaker.run.findings import Key, key, keys, unique
 from pytest_caretaker.run.repair import Repairs
+from pytest_caretaker.text import plural
 from pytest_caretaker.write.writer import write_fixes
 
 
@@ -72,6 +73,13 @@ def heal_findings(run: Run, repairs: Repairs, first: Ran, record: Failure | None
             done.passes = True
             break
         output = again.output
+    else:
+        left = [f for f in repairs.findings(output, done.base) if key(f) not in tried]
+        if left:
+            done.notes.append(
+                f"caretaker: stopped after {plural(run.iterations, 'finding')} (--iterations); "
+                f"the command still reports {len(left)} more"
+            )
     return done
 
 

@@ -196,6 +196,8 @@ def test_the_projects_ini_keys_apply_and_the_command_line_wins(tmp_path: Path) -
 
     done = caretaker(root, "--attempts", "2", "--iterations", "1", "--", "sh", "check.sh")
     assert done.returncode == 1 and "caretaker: 1 healed, 0 not healed" in done.stdout
+    note = "caretaker: stopped after 1 finding (--iterations); the command still reports 1 more"
+    assert note in done.stdout.splitlines()
 
 
 def test_the_check_example_is_healed_as_its_readme_says(tmp_path: Path) -> None:
