@@ -1,0 +1,170 @@
+"""``@heal``: wrap a function so that an exception it raises is recorded (record mode) or
+repaired, proved, swapped in and retried (heal mode).
+
+The wrapper of record mode is a call and a ``try`` (free in CPython until something raises), so
+it costs well under a microsecond (benchmarks/runtime.py); ``off`` returns the function itself.
+Everything else is imported by live.py when an exception has happened.
+"""
+
+from __future__ import annotations
+
+import functools
+import pickle
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar, overload
+
+from pytest_caretaker.runtime.mode import Store, resolve_mode
+from pytest_caretaker.runtime.sites import Retried, Site
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@overload
+def heal(function: F, /) -> F: ...
+@overload
+def heal(
+    *,
+    id: str | None = None,
+    description: str = "",
+    mode: str | None = None,
+    store: Store | None = None,
+) -> Callable[[F], F]: ...
+def heal(
+    function: Any = None,
+    /,
+    *,
+    id: str | None = None,
+    description: str = "",
+    mode: str | None = None,
+    store: Store | None = None,
+) -> Any:
+    """Record, or in heal mode repair, the exceptions of function; ``@heal`` or
+    ``@heal(id="invoice-total", description="…", mode="heal", store=my_db)``."""
+    if function is None:
+        return functools.partial(_wrap, id=id, description=description, mode=mode, store=store)
+    return _wrap(function, id=id, description=description, mode=mode, store=store)
+
+
+def _wrap(
+    function: Any, *, id: str | None, description: str, mode: str | None, store: Store | None
+) -> Any:
+    chosen = resolve_mode(mode)
+    if chosen == "off":
+        return function
+    if isinstance(function, (staticmethod, classmethod)):
+        inner = _wrap(function.__func__, id=id, description=description, mode=mode, store=store)
+        return type(function)(inner)
+    if not callable(function) or not hasattr(function, "__code__"):
+        raise TypeError(f"caretaker: @heal needs a function, not {type(function).__name__}")
+    name = id or f"{function.__module__}:{function.__qualname__}"
+    site = Site(function, name, description, chosen, store)
+    wrapper = _coroutine(site) if site.coroutine else _plain(site)
+    functools.update_wrapper(wrapper, function)
+    wrapper.__caretaker__ = site  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _plain(site: Site) -> Callable[..., Any]:
+    call = site.function
+    if site.mode == "heal":
+
+        def healing(*args: Any, **kwargs: Any) -> Any:
+            before = _snapshot(args, kwargs)  # the call as it came, before it changes anything
+            try:
+                return call(*args, **kwargs)
+            except Exception as error:
+                retried = failed(site, error, args, kwargs, before)
+                if retried is None:
+                    raise
+                return retried.value
+
+        return healing
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return call(*args, **kwargs)
+        except Exception as error:
+            failed(site, error, args, kwargs, None)
+            raise
+
+    return recording
+
+
+def _coroutine(site: Site) -> Callable[..., Any]:
+    call = site.function
+
+    async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        before = _snapshot(args, kwargs) if site.mode == "heal" else None
+        try:
+            return await call(*args, **kwargs)
+        except Exception as error:
+            retried = None
+            if site.mode == "heal":
+                import asyncio
+
+                loop = asyncio.get_running_loop()
+                # The repair blocks for seconds: not on the loop, which goes on serving.
+                proven = await loop.run_in_executor(None, fixed, site, error, args, kwargs, before)
+                if proven:
+                    try:
+                        retried = Retried(await call(*args, **kwargs))
+                    except Exception as again:
+                        _raised_again(site, again)
+            else:
+                failed(site, error, args, kwargs, None)
+            if retried is None:
+                raise
+            return retried.value
+
+    return wrapper
+
+
+def _snapshot(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes | Exception:
+    try:
+        return pickle.dumps((args, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as error:  # anything a user's __reduce__ raises
+        return error
+
+
+def failed(
+    site: Site,
+    error: Exception,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    before: bytes | Exception | None,
+) -> Retried | None:
+    """Record the failure; in heal mode heal and retry. None: raise the exception as it was."""
+    if not fixed(site, error, args, kwargs, before) or site.mode != "heal":
+        return None
+    try:
+        return Retried(site.function(*args, **kwargs))
+    except Exception as again:  # the proof's replay and this process differ (state, time)
+        _raised_again(site, again)
+        return None
+
+
+def _raised_again(site: Site, again: Exception) -> None:
+    print(
+        f"caretaker: {site.id} was healed, but the call raised again when retried ({again!r}); "
+        "the first exception is raised as it was",
+        file=sys.stderr,
+    )
+
+
+def fixed(
+    site: Site,
+    error: Exception,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    before: bytes | Exception | None,
+) -> bool:
+    """Whether a proven fix is in place now (heal mode); the crash is recorded either way.
+    caretaker's own trouble never changes what the program sees: it is one line on stderr."""
+    try:
+        from pytest_caretaker.runtime import live
+
+        return live.failed(site, error, args, kwargs, before)
+    except Exception as trouble:
+        print(f"caretaker: could not record or heal {site.id}: {trouble!r}", file=sys.stderr)
+        return False

@@ -1,0 +1,61 @@
+"""The runtime's mode and project root, read from the environment: standard library only, since
+every decorated import reads them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal, Protocol
+
+Mode = Literal["off", "record", "heal"]
+MODES: tuple[Mode, ...] = ("off", "record", "heal")
+MODE_ENV = "CARETAKER_RUNTIME"
+ROOT_ENV = "CARETAKER_ROOT"
+#: Set in caretaker's own child processes (verify/runner.py, runtime/check.py): nothing there
+#: records or heals, whatever the environment says.
+WORKER_ENV = "CARETAKER_WORKER"
+#: The files and folders that mark a project's root, as pytest looks for its rootdir.
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", ".git")
+
+
+class Store(Protocol):
+    """Where proven fixes are kept, by key (the id and the function's source hash): the
+    default is a folder of files under .caretaker/; a database does as well."""
+
+    def get(self, key: str) -> str | None: ...
+
+    def save(self, key: str, code: str) -> None: ...
+
+
+def resolve_mode(given: str | None) -> Mode:
+    """given, else $CARETAKER_RUNTIME, else record; off in caretaker's own children. Raises
+    ValueError for a mode that does not exist, naming the way out."""
+    if os.environ.get(WORKER_ENV):
+        return "off"
+    where = "mode=" if given is not None else f"${MODE_ENV}"
+    value = (given if given is not None else os.environ.get(MODE_ENV, "")).strip().lower()
+    value = value or "record"
+    for mode in MODES:
+        if value == mode:
+            return mode
+    raise ValueError(f"caretaker: {where} is {value!r}; use one of off, record, heal")
+
+
+def find_root(start: Path) -> Path:
+    """The nearest folder at or above start that holds a project marker; start when none."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if any((folder / marker).exists() for marker in ROOT_MARKERS):
+            return folder
+    return start
+
+
+def project_root(near: str | None) -> Path:
+    """$CARETAKER_ROOT, else the project that holds the file near (the code that failed), else
+    the one around the working directory."""
+    given = os.environ.get(ROOT_ENV, "").strip()
+    if given:
+        return Path(given).resolve()
+    if near and os.path.isfile(near):
+        return find_root(Path(near).parent)
+    return find_root(Path.cwd())

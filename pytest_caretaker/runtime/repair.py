@@ -1,0 +1,151 @@
+"""Repair one recorded crash with the chain of repairers: the built-in repairer (after a traced
+replay tells it which lines ran) and the models, in the order the settings name them, every
+proposal proved by the replay Check (check.py). The pattern is run/repair.py's, for a call."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from pytest_caretaker.builtin.repairer import BuiltinRepairer
+from pytest_caretaker.guard.scope import Editable
+from pytest_caretaker.llm.models import api_base_for
+from pytest_caretaker.llm.repairer import ModelRepairer
+from pytest_caretaker.problem import Limits, Problem, Repairer
+from pytest_caretaker.project.files import ProjectFiles, TestFiles
+from pytest_caretaker.project.localize import localize
+from pytest_caretaker.record.redact import Redactor
+from pytest_caretaker.repair.chain import Chain
+from pytest_caretaker.repair.check import Prover
+from pytest_caretaker.repair.memory import FixMemory
+from pytest_caretaker.report.transcript import Transcript
+from pytest_caretaker.results import Executed, HealResult
+from pytest_caretaker.runtime.check import Replay, ReplayCheck
+from pytest_caretaker.runtime.records import Crash
+from pytest_caretaker.settings import BUILTIN, Settings
+from pytest_caretaker.text import plural
+from pytest_caretaker.verify import sandbox
+from pytest_caretaker.verify.runner import Confinement, Runner
+
+#: How the project's own tests are rerun: quietly, no cache, no caretaker inside.
+PYTEST_ARGS = ("-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-o", "addopts=")
+_SKIPPED = {".git", ".caretaker", ".venv", "venv", "node_modules", "__pycache__", ".tox"}
+
+
+@dataclass(frozen=True)
+class Repairing:
+    settings: Settings
+    root: Path
+    scratch: Path
+    redactor: Redactor
+    model_env: Mapping[str, str]  # where models are (api keys, OLLAMA_HOST)
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What the built-in repairer needs of a runner: the root and the time limit of a run."""
+
+    root: Path
+    timeout: float
+
+
+def repair(work: Repairing, crash: Crash) -> tuple[HealResult, Transcript]:
+    """The crash's HealResult (named by its id) and the transcript of its repair."""
+    settings, root, failure = work.settings, work.root, crash.failure
+    if not crash.replayable:
+        reason = f"the call cannot be replayed ({crash.why}), so no fix can be proved"
+        return HealResult(failure.nodeid, reason=reason), Transcript(failure.nodeid)
+    confinement = confinement_of(settings)
+    if isinstance(confinement, str):
+        return HealResult(failure.nodeid, reason=confinement), Transcript(failure.nodeid)
+    policy = sandbox.policy(root, work.scratch, settings.sandbox_network) if confinement else None
+    replay = Replay(crash, root, settings.timeout, work.scratch, policy)
+    with Runner(root, root, PYTEST_ARGS, settings.timeout, False, confinement) as tests:
+        passing = _exercising(tests, crash) if has_tests(root) else ()
+        check = ReplayCheck(replay, tests if passing else None, passing)
+        executed: dict[str, Executed] = {}
+        seconds = 0.0
+        if BUILTIN in settings.models:
+            traced, trace = replay.run({}, trace=True)
+            if traced.ok:
+                reason = "the call returns when replayed (its outcome depends on state or time)"
+                return HealResult(failure.nodeid, reason=reason), Transcript(failure.nodeid)
+            executed, seconds = ({failure.nodeid: trace} if trace else {}), traced.seconds
+        files = ProjectFiles(root)
+        editable = Editable(settings.scope, root, TestFiles(frozenset()))
+        chain = Chain(
+            _repairers(work, check, files, editable),
+            editable,
+            Prover(editable, files, check),
+            FixMemory(None),
+            files,
+            executed,
+            seconds,
+            Limits(settings.budget, settings.max_tokens, settings.healing_budget),
+        )
+        suspects = localize(failure, [failure.nodeid], executed, (), files, editable.tests)
+        repaired = chain.repair(Problem((failure,), passing), suspects)
+        return repaired.result, repaired.log
+
+
+def has_tests(root: Path) -> bool:
+    """Whether the project has a pytest test file (test_*.py or *_test.py)."""
+    for _, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in _SKIPPED and not d.startswith(".")]
+        if any(fnmatch.fnmatch(n, "test_*.py") or fnmatch.fnmatch(n, "*_test.py") for n in names):
+            return True
+    return False
+
+
+def _exercising(tests: Runner, crash: Crash) -> tuple[str, ...]:
+    """The project's tests that pass now and run the function: the regression set."""
+    where = crash.where
+    rel = crash.failure.innermost.path if crash.failure.innermost else ""
+    for frame in crash.failure.frames:
+        if frame.name == where.qualname.rpartition(".")[2]:
+            rel = frame.path
+    baseline = tests.run([], trace=True)
+    return tuple(
+        nodeid
+        for nodeid, outcome in baseline.outcomes.items()
+        if outcome.outcome == "passed"
+        and (rel, where.line) in baseline.executed.get(nodeid, Executed()).functions
+    )
+
+
+def confinement_of(settings: Settings) -> Confinement | str | None:
+    """The sandbox to run candidates in; None without one; a string: why none can be had."""
+    if settings.sandbox == "off":
+        return None
+    from pytest_caretaker.verify.probe import unavailable
+
+    why = unavailable(settings.sandbox_network)
+    if why is None:
+        return Confinement(settings.sandbox_network)
+    if settings.sandbox == "require":
+        return f"the sandbox is required (--sandbox require) but not available: {why}"
+    return None
+
+
+def _repairers(
+    work: Repairing, check: ReplayCheck, files: ProjectFiles, editable: Editable
+) -> list[Repairer]:
+    settings = work.settings
+    chain: list[Repairer] = []
+    for model in settings.models:
+        if model == BUILTIN:
+            budget = settings.builtin_budget
+            bounds = Bounds(work.root, settings.timeout)
+            tests = len(check.passing) if check.tests is not None else 0
+            proof = "The recorded call returns now" + (
+                f" and the {plural(tests, 'project test')} that run it still pass" if tests else ""
+            )
+            chain.append(BuiltinRepairer(bounds, check, None, files, editable, budget, proof=proof))
+        else:
+            api_base = api_base_for(model, settings.api_base, work.model_env)
+            redactor = work.redactor
+            chain.append(ModelRepairer(model, settings, files, editable, redactor, api_base))
+    return chain
