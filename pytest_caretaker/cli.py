@@ -42,7 +42,8 @@ def parse_since(value: str) -> str:
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(
         prog="caretaker",
-        description="pytest-caretaker beside pytest --heal: heal a command, report the history",
+        description="pytest-caretaker beside pytest --heal: heal a command or recorded crashes, "
+        "report the history",
     )
     commands = main.add_subparsers(dest="command", required=True, metavar="COMMAND")
     report = commands.add_parser(
@@ -69,6 +70,17 @@ def parser() -> argparse.ArgumentParser:
 
     add_arguments(run)
     run.set_defaults(run=run_command)
+    crashes = commands.add_parser(
+        "crashes",
+        help="List the crashes runtime healing recorded; heal them or write tests for them",
+        description="List the crashes @heal and install() recorded under .caretaker/crashes/ "
+        "(id, exception, count, last seen, replayable); `crashes heal` repairs them offline, "
+        "`crashes test` writes a pytest regression test per replayable crash",
+    )
+    from pytest_caretaker.runtime.commands import add_arguments as add_crash_arguments
+
+    add_crash_arguments(crashes)
+    crashes.set_defaults(run=crashes_command)
     return main
 
 
@@ -98,6 +110,13 @@ def run_command(args: argparse.Namespace) -> int:
 
     root = args.root.resolve() if args.root else find_root(Path.cwd())
     return heal_command(args, root)
+
+
+def crashes_command(args: argparse.Namespace) -> int:
+    from pytest_caretaker.runtime.commands import crashes_command as command
+
+    root = args.root.resolve() if args.root else find_root(Path.cwd())
+    return command(args, root)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
