@@ -37,6 +37,9 @@ class Failure:
     longrepr: str
     frames: tuple[Frame, ...]  # outermost first, project frames only
     output: str = ""
+    #: What failed, in a sentence, when it is not a pytest test (``caretaker run``'s command):
+    #: the prompt opens with it instead of "The test … fails."
+    subject: str = ""
 
     @property
     def innermost(self) -> Frame | None:

@@ -37,6 +37,8 @@ class FunctionContext:
 @dataclass(frozen=True)
 class Context:
     test_id: str
+    failing: str  # the opening sentence: "The test `x` fails.", or what the command did
+    case: str  # "the test", or "the command"
     error: str
     report: str
     output: str
@@ -47,6 +49,8 @@ class Context:
     def as_vars(self) -> dict[str, object]:
         return {
             "test_id": self.test_id,
+            "failing": self.failing,
+            "case": self.case,
             "error": self.error,
             "report": self.report,
             "output": self.output,
@@ -109,6 +113,8 @@ def build(
     innermost = failure.innermost
     return Context(
         test_id=failure.nodeid,
+        failing=failure.subject or f"The test `{failure.nodeid}` fails.",
+        case="the command" if failure.subject else "the test",
         error=f"{failure.exc_type}: {failure.message}".strip(),
         report=report,
         output=output,

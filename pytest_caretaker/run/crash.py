@@ -24,7 +24,13 @@ def recorded(record: Path, nodeid: str, output: str, redactor: Redactor) -> Fail
         failure = from_data(data)
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return replace(failure, nodeid=nodeid, output=redactor(output[-MAX_OUTPUT:]))
+    output = redactor(output[-MAX_OUTPUT:])
+    return replace(failure, nodeid=nodeid, output=output, subject=crashed(nodeid))
+
+
+def crashed(name: str) -> str:
+    """The prompt's opening for a command's crash."""
+    return f"The command `{name}` crashed."
 
 
 def parsed(output: str, root: Path, nodeid: str, path: str, redactor: Redactor) -> Failure | None:
@@ -49,6 +55,7 @@ def parsed(output: str, root: Path, nodeid: str, path: str, redactor: Redactor) 
         longrepr=redactor(text[-6_000:]),
         frames=frames,
         output=redactor(output[-MAX_OUTPUT:]),
+        subject=crashed(nodeid),
     )
 
 

@@ -137,6 +137,7 @@ def _finding(
         longrepr=redactor(report),
         frames=(Frame(rel, line, function),),
         output=redactor(output[-MAX_OUTPUT:]),
+        subject=f"The command `{name}` reports a problem in the project's code: `{said}`.",
     )
 
 

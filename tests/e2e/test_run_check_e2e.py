@@ -87,6 +87,10 @@ def test_a_check_command_is_healed_by_a_model_on_a_scratch_copy(tmp_path: Path) 
     (request,) = server.requests
     prompt = request["messages"][1]["content"]
     assert finding in prompt and "return price * (1 + percent / 100)" in prompt
+    assert prompt.startswith(
+        f"The command `sh check.sh` reports a problem in the project's code: `{finding}`."
+    )
+    assert "What the command printed:" in prompt and "Functions the command ran" in prompt
     assert "copy-" not in done.stdout  # what the command said names the user's files
     assert snapshot(root) == before
     git(root, "apply", ".caretaker/heal.patch")

@@ -193,6 +193,7 @@ def test_a_model_heals_a_crash_in_an_imported_module(tmp_path: Path) -> None:
     (request,) = server.requests
     prompt = request["messages"][1]["content"]
     assert "division by zero" in prompt and "return total / (count - 1)" in prompt
+    assert prompt.startswith("The command `python main.py` crashed.")
     # The hook's record: the innermost frame's locals, the secret one redacted.
     assert "- count = 1" in prompt and "- total = 10" in prompt
     assert "tok-4f9a8b7c6d5e3a2b" not in str(request)

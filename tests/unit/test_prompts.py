@@ -176,6 +176,8 @@ def test_the_user_prompt_renders_real_context() -> None:
     )
     context = Context(
         test_id="tests/test_calc.py::test_mean",
+        failing="The test `tests/test_calc.py::test_mean` fails.",
+        case="the test",
         error="ZeroDivisionError: division by zero",
         report="E   ZeroDivisionError",
         output="computing the mean\n",
@@ -185,6 +187,8 @@ def test_the_user_prompt_renders_real_context() -> None:
     )
     values: dict[str, Any] = context.as_vars()
     text = render("user", True, **values)
+    assert text.startswith("The test `tests/test_calc.py::test_mean` fails.\n")
+    assert "pytest's report:" in text and "Functions the test ran" in text
     assert "## tests/test_calc.py::test_mean (read only, test)" in text
     assert "Captured output:\n```\ncomputing the mean\n" in text
     assert "Failed at" not in text
@@ -210,7 +214,15 @@ def test_the_samples_are_the_variables_caretaker_renders_with() -> None:
     assert set(SAMPLE["user"]) == context_fields
     assert set(SAMPLE["user"]) == set(
         Context(
-            test_id="t", error="e", report="", output="", locals=(), functions=(), imports=()
+            test_id="t",
+            failing="f",
+            case="the test",
+            error="e",
+            report="",
+            output="",
+            locals=(),
+            functions=(),
+            imports=(),
         ).as_vars()
     )
     assert set(STRATEGIES) == {"tools", "text"}

@@ -73,7 +73,8 @@ VARIABLES: dict[str, frozenset[str]] = {
     "rules": frozenset({"scope", "tools", "tool_name"}),
     "user": frozenset(
         {
-            *("test_id", "error", "report", "output", "locals", "functions", "imports"),
+            *("test_id", "failing", "case", "error", "report", "output", "locals"),
+            *("functions", "imports"),
             *("tools", "tool_name"),
         }
     ),
@@ -256,6 +257,8 @@ SAMPLE: dict[str, dict[str, object]] = {
     "system": {"scope": "code"},
     "user": {
         "test_id": "tests/test_calc.py::test_mean",
+        "failing": "The test `tests/test_calc.py::test_mean` fails.",
+        "case": "the test",
         "error": "AssertionError: assert 3.0 == 2.0",
         "report": "E   assert 3.0 == 2.0",
         "output": "",
