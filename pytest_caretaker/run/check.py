@@ -5,12 +5,13 @@ sandbox when the session has a policy. What passes is CommandCheck's to say.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -59,6 +60,7 @@ class Commands:
                 "patches": files,
                 "trace": trace,
                 "trace_file": str(trace_file),
+                "record": str(workdir / "record.json"),
                 "sandbox": self.policy,
             }
             (workdir / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
@@ -66,6 +68,9 @@ class Commands:
             argv = [target.interpreter, *target.options, "-m", CHILD, str(workdir / "spec.json")]
             limit = self.timeout if timeout is None else min(timeout, self.timeout)
             ran = launch(argv, self.root, self.env, limit)
+            with contextlib.suppress(OSError):
+                record = (workdir / "record.json").read_text(encoding="utf-8")
+                ran = replace(ran, record=record)
             return ran, _executed(trace_file) if trace else None
         finally:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -6,11 +6,13 @@ the sandbox when the spec carries a policy, puts the pytest worker's import-time
 (verify/worker.py's PatchFinder) in front of every other finder, and runs the script or module
 as ``__main__`` itself, so that a patched script is swapped too (the interpreter would read the
 file on disk). With "trace" on, it records which project lines ran, for the built-in repairer's
-localization. Like the pytest worker it imports nothing of the parent's side.
+localization; when the target crashes, it records the crash as the hook does (with locals).
+Like the pytest worker it imports nothing of the parent's side.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import linecache
@@ -23,7 +25,7 @@ from typing import Any, cast
 
 import pytest
 
-from pytest_caretaker.run.hook import CASE
+from pytest_caretaker.run.hook import CASE, write
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import MEMORY_HEADROOM
 from pytest_caretaker.verify.worker import PatchFinder, Tracer, file_id
@@ -52,6 +54,11 @@ def main(argv: Sequence[str]) -> None:
         tracer.start(CASE)
     try:
         exec(code, module.__dict__)
+    except BaseException as error:
+        if spec.get("record") and not isinstance(error, (SystemExit, KeyboardInterrupt)):
+            with contextlib.suppress(Exception):  # the traceback matters more than the record
+                write(Path(spec["record"]), Path(spec["root"]), error)
+        raise
     finally:
         if tracer is not None:
             tracer.stop()

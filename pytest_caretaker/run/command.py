@@ -50,6 +50,8 @@ class Ran:
     output: str  # its last MAX_OUTPUT bytes, stdout and stderr together
     seconds: float
     timed_out: bool = False
+    #: The crash as the child recorded it (run/hook.py's JSON), when it crashed; "" otherwise.
+    record: str = ""
 
 
 #: Exit statuses of caretaker itself, as shells use them.

@@ -20,9 +20,17 @@ _HEADER = "Traceback (most recent call last):"
 def recorded(record: Path, nodeid: str, output: str, redactor: Redactor) -> Failure | None:
     """The failure the command's hook wrote, or None when it wrote none."""
     try:
-        data = json.loads(record.read_text(encoding="utf-8"))
-        failure = from_data(data)
-    except (OSError, ValueError, KeyError, TypeError):
+        text = record.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return from_record(text, nodeid, output, redactor)
+
+
+def from_record(text: str, nodeid: str, output: str, redactor: Redactor) -> Failure | None:
+    """The failure of a record's JSON text, or None when there is none to read."""
+    try:
+        failure = from_data(json.loads(text))
+    except (ValueError, KeyError, TypeError):
         return None
     output = redactor(output[-MAX_OUTPUT:])
     return replace(failure, nodeid=nodeid, output=output, subject=crashed(nodeid))

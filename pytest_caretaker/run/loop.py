@@ -5,7 +5,8 @@ findings were.
 Each verified fix joins the base (the files as the fixes so far leave them, in memory); with
 --write it is written and committed at once (one commit per fix, with its entry in the --log
 file when one is named), and the command is run again with the base to see what it reports
-next. The first finding of a Python crash comes from the hook's record, with its locals.
+next. A Python crash comes from the record of the hook (the first run) or of child.py (the
+runs with fixes), with its locals, else from its printed traceback.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
 from pytest_caretaker.results import Failure, FileChange, Fix, HealResult, Written
+from pytest_caretaker.run import crash
 from pytest_caretaker.run.command import Ran, Run, shown
 from pytest_caretaker.run.findings import Key, key, keys, unique
 from pytest_caretaker.run.repair import Repairs
@@ -48,7 +50,7 @@ def heal_findings(run: Run, repairs: Repairs, first: Ran, record: Failure | None
     output = first.output
     for _ in range(run.iterations):
         found = repairs.findings(output, done.base)
-        if record is not None:  # the first run's crash, as the hook saw it: with its locals
+        if record is not None and record.frames:  # the crash as the hook saw it: with locals
             found = [record, *(f for f in found if key(f) != key(record))]
             record = None
         untried = [failure for failure in found if key(failure) not in tried]
@@ -73,6 +75,10 @@ def heal_findings(run: Run, repairs: Repairs, first: Ran, record: Failure | None
             done.passes = True
             break
         output = again.output
+        name = shown(run.argv)
+        record = (
+            crash.from_record(again.record, name, output, run.redactor) if again.record else None
+        )
     else:
         left = [f for f in repairs.findings(output, done.base) if key(f) not in tried]
         if left:

@@ -160,6 +160,29 @@ def test_a_script_crashing_twice_is_fixed_crash_after_crash_one_commit_each(
     assert len(git(tmp_path, "rev-list", f"{start}..HEAD").split()) == 2
 
 
+def test_a_model_sees_the_locals_of_the_next_crash_too(tmp_path: Path) -> None:
+    project(tmp_path, {"stats.py": TWO_CRASHES})
+    mean = "def mean(values):\n    return sum(values) / len(values) if values else 0.0\n"
+    ratio = "def ratio(part, whole):\n    return part / whole if whole else 0.0\n"
+    with ScriptedServer().start() as server:
+        server.script(
+            tool_call("Empty input.", [{"path": "stats.py", "function": "mean", "code": mean}]),
+            tool_call("Zero whole.", [{"path": "stats.py", "function": "ratio", "code": ratio}]),
+        )
+        done = caretaker(
+            tmp_path,
+            *("--model", "openai/gpt-4o-mini", "--api-base", server.base_url),
+            *("--", PYTHON, "stats.py"),
+        )
+    assert "caretaker: 2 healed, 0 not healed" in done.stdout, done.stdout + done.stderr
+    first, second = (request["messages"][1]["content"] for request in server.requests)
+    assert "- values = []" in first
+    # The second crash happened in a run with the first fix, in child.py: recorded there.
+    assert "- part = 1" in second and "- whole = 0" in second
+    git(tmp_path, "apply", ".caretaker/heal.patch")
+    assert subprocess.run([PYTHON, "stats.py"], cwd=tmp_path).returncode == 0
+
+
 def test_a_module_run_with_dash_m_is_healed_in_memory(tmp_path: Path) -> None:
     files = {"shop/__init__.py": "", "shop/__main__.py": MAIN, "shop/prices.py": PRICES}
     project(tmp_path, files)
