@@ -7,9 +7,8 @@ import sys
 from pathlib import Path
 
 from pytest_caretaker.project.files import project_relpath
-from pytest_caretaker.runtime import records
 from pytest_caretaker.runtime.mode import project_root
-from pytest_caretaker.runtime.records import Where
+from pytest_caretaker.runtime.records import Where, write
 
 
 def record_unhandled(error: BaseException, source: str) -> Path | None:
@@ -30,4 +29,4 @@ def record_unhandled(error: BaseException, source: str) -> Path | None:
     where = Where(
         f"{module}:{qualname}", "", module, qualname, code.co_filename, code.co_firstlineno
     )
-    return records.write(root, where, error, None, None, source).path
+    return write(root, where, error, None, None, source).path

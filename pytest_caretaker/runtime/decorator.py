@@ -162,9 +162,9 @@ def fixed(
     """Whether a proven fix is in place now (heal mode); the crash is recorded either way.
     caretaker's own trouble never changes what the program sees: it is one line on stderr."""
     try:
-        from pytest_caretaker.runtime import live
+        from pytest_caretaker.runtime.live import failed as heal_failed
 
-        return live.failed(site, error, args, kwargs, before)
+        return heal_failed(site, error, args, kwargs, before)
     except Exception as trouble:
         print(f"caretaker: could not record or heal {site.id}: {trouble!r}", file=sys.stderr)
         return False

@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_caretaker.runtime import records
 from pytest_caretaker.runtime.mode import Store, project_root
-from pytest_caretaker.runtime.records import Crash, Where
+from pytest_caretaker.runtime.records import Crash, Where, write
 from pytest_caretaker.runtime.sites import Site
 
 _state = threading.local()  # a failure while healing (in this thread) is only recorded
@@ -46,7 +45,7 @@ def failed(
     """Record the crash; in heal mode, whether a proven fix is in place now."""
     where = where_of(site)
     root = project_root(where.file)
-    crash = records.write(root, where, error, (args, kwargs), before)
+    crash = write(root, where, error, (args, kwargs), before)
     if site.mode != "heal" or getattr(_state, "busy", False):
         return False
     with site.lock:  # one heal of a function at a time; the others wait for it
