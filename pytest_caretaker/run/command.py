@@ -58,6 +58,7 @@ class Ran:
 NOT_FOUND = 127
 NOT_EXECUTABLE = 126
 TIMED_OUT = 124
+INTERRUPTED = 130  # by Ctrl-C
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from pytest_caretaker.project.files import ProjectFiles, project_relpath
 from pytest_caretaker.record.failure import MAX_OUTPUT
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.results import Failure, Frame
+from pytest_caretaker.run import crash
 
 #: ``pkg/mod.py:12: error: …``, ``pkg/mod.py:12:5: F821 …``; not a traceback's ``File "…", line``.
 _REFERENCE = re.compile(
@@ -65,15 +66,15 @@ def new(before: Counter[Key], after: Counter[Key]) -> list[Key]:
     return [found for found, count in after.items() if count > before.get(found, 0)]
 
 
-def moved_on(crash: Failure, brought: Sequence[Failure], seen: Collection[Key] = ()) -> bool:
-    """Whether a fix of crash that brings these findings lets the program get further: each is
-    a crash raised in a function that was not on crash's stack, and not one seen before in this
+def moved_on(crashed: Failure, brought: Sequence[Failure], seen: Collection[Key] = ()) -> bool:
+    """Whether a fix of crashed that brings these findings lets the program get further: each
+    is a crash raised in a function that was not on crashed's stack, and not one seen before in this
     run (which an earlier fix removed: undoing it is no progress). A fix that makes a function
     return garbage its caller then trips over moves the crash into a caller, which was on the
     stack: refused. (A script's next bug is then the next iteration's finding.)"""
-    if reported(crash) or not brought:
+    if reported(crashed) or not brought:
         return False
-    stack = {(frame.path, frame.name) for frame in crash.frames}
+    stack = {(frame.path, frame.name) for frame in crashed.frames}
     for found in brought:
         inner = found.innermost
         if reported(found) or inner is None or (inner.path, inner.name) in stack:
@@ -81,6 +82,17 @@ def moved_on(crash: Failure, brought: Sequence[Failure], seen: Collection[Key] =
         if key(found) in seen:
             return False
     return True
+
+
+def reported_in(
+    output: str, root: Path, name: str, files: ProjectFiles, redactor: Redactor
+) -> list[Failure]:
+    """What a run's output reports: its last Python traceback, then its path:line lines."""
+    found: list[Failure] = []
+    failure = crash.parsed(output, root, name, "", redactor)
+    if failure is not None and failure.frames:
+        found.append(failure)
+    return found + references(output, root, name, files, redactor)
 
 
 def references(

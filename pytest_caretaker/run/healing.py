@@ -9,21 +9,33 @@ it is made of directly: the chain (repair/chain.py), report/ and write/.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from pytest_caretaker.history import record_session
+from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.report import files as report_files
 from pytest_caretaker.report.summary import summary
 from pytest_caretaker.results import Failure, HealResult, Written
 from pytest_caretaker.run import crash
-from pytest_caretaker.run.command import Command, Ran, Run, python_target, shown, start
+from pytest_caretaker.run.command import (
+    INTERRUPTED,
+    Command,
+    Ran,
+    Run,
+    python_target,
+    shown,
+    start,
+)
 from pytest_caretaker.run.copies import TooLarge
+from pytest_caretaker.run.findings import reported_in
 from pytest_caretaker.run.loop import Healing, heal_findings
 from pytest_caretaker.run.repair import Repairing, Repairs, Unrepairable
+from pytest_caretaker.text import plural
 
 
 @dataclass(frozen=True)
@@ -65,30 +77,45 @@ def heal_failure(command: Command, first: Ran, folder: Path, env: dict[str, str]
         command.env,
         command.tests,
     )
+    if record is not None and not record.frames:
+        record = None
+    if record is None and not reported_in(
+        first.output, root, name, ProjectFiles(root), run.redactor
+    ):
+        why = _nothing(first, target is not None)
+        print(f"caretaker: {name} failed (exit status {first.status}); {why}", file=command.out)
+        return first.status
+    done = Healing()
     try:
         with Repairs(work) as repairs:
-            if record is not None and not record.frames:
-                record = None
-            if record is None and not repairs.findings(first.output, {}):
-                why = _nothing(first, target is not None)
-                said = f"caretaker: {name} failed (exit status {first.status}); {why}"
-                print(said, file=command.out)
-                return first.status
-            done = heal_findings(run, repairs, first, record)
+            heal_findings(run, repairs, first, record, done)
     except (Unrepairable, TooLarge) as error:
         print(f"caretaker: {name} failed (exit status {first.status}); {error}", file=command.out)
         return first.status
+    except KeyboardInterrupt:
+        if done.results:
+            _report(command, done, run.redactor)
+        count = _written(done)
+        kept = (
+            f"{plural(count, 'fix', 'fixes')} written before it" if count else "nothing was written"
+        )
+        print(f"caretaker: interrupted (Ctrl-C); {kept}", file=sys.stderr)
+        return INTERRUPTED
     _report(command, done, run.redactor)
-    if not any(w.state in ("written", "committed") for w in done.written):
+    if not _written(done):
         return first.status
     again = start(command, env)
     if isinstance(again, int):
         return again
     command.out.write(again.output)
-    count = sum(1 for w in done.written if w.state in ("written", "committed"))
+    count = _written(done)
     fixes = "the fix" if count == 1 else f"the {count} fixes"
     print(f"caretaker: {name} exits with status {again.status} after {fixes}", file=command.out)
     return again.status
+
+
+def _written(done: Healing) -> int:
+    return sum(1 for w in done.written if w.state in ("written", "committed"))
 
 
 def _nothing(first: Ran, python: bool) -> str:

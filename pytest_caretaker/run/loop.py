@@ -42,8 +42,10 @@ class Healing:
         return [FileChange(rel, self.originals[rel], self.base[rel]) for rel in sorted(self.base)]
 
 
-def heal_findings(run: Run, repairs: Repairs, first: Ran, record: Failure | None) -> Healing:
-    done = Healing()
+def heal_findings(
+    run: Run, repairs: Repairs, first: Ran, record: Failure | None, done: Healing
+) -> None:
+    """Fill done in as each finding is tried (so that Ctrl-C keeps what was done)."""
     taken: set[str] = set()
     tried: set[Key] = set()
     seen: set[Key] = set()
@@ -86,7 +88,6 @@ def heal_findings(run: Run, repairs: Repairs, first: Ran, record: Failure | None
                 f"caretaker: stopped after {plural(run.iterations, 'finding')} (--iterations); "
                 f"the command still reports {len(left)} more"
             )
-    return done
 
 
 def _write(run: Run, done: Healing, result: HealResult) -> bool:

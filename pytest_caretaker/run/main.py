@@ -10,13 +10,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from pytest_caretaker.run.command import DEFAULT_ITERATIONS
+from pytest_caretaker.run.command import DEFAULT_ITERATIONS, INTERRUPTED
 from pytest_caretaker.run.ini import ini_values
 from pytest_caretaker.settings import RawValues, SettingError, Settings, resolve
-
-#: Interrupted by Ctrl-C, as shells say it.
-INTERRUPTED = 130
-
 
 #: The options that take a value and mean what their ``--heal-`` namesakes of pytest mean.
 VALUED = (

@@ -28,11 +28,10 @@ from pytest_caretaker.repair.check import Prover
 from pytest_caretaker.repair.memory import FixMemory
 from pytest_caretaker.report.transcript import Transcript
 from pytest_caretaker.results import Executed, Failure, HealResult
-from pytest_caretaker.run import crash
 from pytest_caretaker.run.check import CommandCheck, Commands, Rerun
 from pytest_caretaker.run.command import Target, shown
 from pytest_caretaker.run.copies import Copies
-from pytest_caretaker.run.findings import Key, references, reported
+from pytest_caretaker.run.findings import Key, reported, reported_in
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.text import plural
 from pytest_caretaker.verify import sandbox
@@ -101,13 +100,8 @@ class Repairs:
     def findings(self, output: str, base: Mapping[str, bytes]) -> list[Failure]:
         """What a run's output reports: its last Python traceback, then its path:line lines."""
         work = self.work
-        name = shown(work.argv)
         files = ProjectFiles(work.root, base)
-        found: list[Failure] = []
-        failure = crash.parsed(output, work.root, name, "", work.redactor)
-        if failure is not None and failure.frames:
-            found.append(failure)
-        return found + references(output, work.root, name, files, work.redactor)
+        return reported_in(output, work.root, shown(work.argv), files, work.redactor)
 
     def repair(
         self,

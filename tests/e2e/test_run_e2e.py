@@ -304,6 +304,42 @@ def test_ctrl_c_stops_the_command_in_one_line(tmp_path: Path) -> None:
         os.kill(int(marker.read_text()), 0)
 
 
+def test_ctrl_c_while_healing_keeps_the_fixes_written_before_it(tmp_path: Path) -> None:
+    # The project's test turns slow once the first fix is on disk: Ctrl-C comes while the
+    # second crash's candidates are checked.
+    slow_test = (
+        "import os, pathlib, time\n\n\ndef test_slow():\n"
+        "    if 'len(values) > 0' in pathlib.Path('stats.py').read_text():\n"
+        "        pathlib.Path(os.environ['MARKER']).write_text('x')\n"
+        "        time.sleep(60)\n"
+    )
+    project(tmp_path, {"stats.py": TWO_CRASHES, "test_slow.py": slow_test})
+    marker = tmp_path.parent / "second-crash"
+    command = [PYTHON, "-m", "pytest_caretaker", "run", "--write", "--sandbox", "off"]
+    process = subprocess.Popen(
+        [*command, "--", PYTHON, "stats.py"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "MARKER": str(marker)},
+    )
+    deadline = time.monotonic() + 120
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+
+    assert process.returncode == 130, stderr
+    last = stderr.decode().splitlines()[-1]
+    assert last == "caretaker: interrupted (Ctrl-C); 1 fix written before it"
+    assert "HEALED python stats.py" in stdout.decode().splitlines()  # the summary of it
+    assert git(tmp_path, "log", "--format=%s").splitlines() == [
+        "fix: heal python stats.py",
+        "start",
+    ]
+    assert git(tmp_path, "status", "--porcelain", "--untracked-files=no") == ""
+
+
 def test_a_missing_command_is_one_line(tmp_path: Path) -> None:
     done = caretaker(tmp_path, "--", "caretaker-no-such-command", "x")
 
