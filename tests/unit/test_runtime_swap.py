@@ -116,7 +116,7 @@ def test_a_fix_is_swapped_whole_or_not_at_all(shapes: ModuleType, tmp_path: Path
     ]
     broken = SHAPES.replace("return x * 2", "return x * (")
 
-    with pytest.raises(NotSwapped, match="the fixed shapes_mod.py does not compile"):
+    with pytest.raises(NotSwapped, match=r"the fixed shapes_mod\.py does not compile"):
         swap(edits, {"shapes_mod.py": broken.encode()}, tmp_path)
 
     assert shapes.LIMIT == 3
@@ -125,7 +125,7 @@ def test_a_fix_is_swapped_whole_or_not_at_all(shapes: ModuleType, tmp_path: Path
 
 def test_a_function_that_is_not_there_is_refused(shapes: ModuleType, tmp_path: Path) -> None:
     edit = Edit("replace", "shapes_mod.py", "Box.gone", "def gone(self): ...")
-    with pytest.raises(NotSwapped, match="Box.gone is not defined in the running shapes_mod.py"):
+    with pytest.raises(NotSwapped, match=r"Box\.gone is not defined in the running shapes_mod\.py"):
         swap([edit], {"shapes_mod.py": SHAPES.encode()}, tmp_path)
 
 
