@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_caretaker import review
-from pytest_caretaker.addopts import runner_for
+from pytest_caretaker import overlap, review
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.record import failure as failures
 from pytest_caretaker.record.redact import Redactor
@@ -28,8 +27,6 @@ from pytest_caretaker.unselected import Unselected, whole_files
 from pytest_caretaker.verify.runner import Confinement, Runner
 
 if TYPE_CHECKING:  # the engine brings libcst; it is imported only once there is work
-    from collections.abc import Sequence
-
     from pytest_caretaker.engine import HealOutcome
     from pytest_caretaker.results import FileChange, Fix
 
@@ -94,7 +91,7 @@ class Recorder:
             and item.nodeid not in self.failures
         ):
             try:
-                self.failed()
+                self.failed(item.nodeid, item.session.items)
                 self.failures[item.nodeid] = failures.record(
                     item.nodeid,
                     result.when,
@@ -112,7 +109,7 @@ class Recorder:
                 )
         return result
 
-    def failed(self) -> None:
+    def failed(self, nodeid: str, items: Sequence[pytest.Item] = ()) -> None:
         """Called at the first and every later failure, before it is recorded."""
 
     def export(self) -> dict[str, Any]:
@@ -185,16 +182,17 @@ class HealSession(Recorder):
             lines.append(f"caretaker: candidates run unsandboxed: {self.unsandboxed}")
         return lines
 
-    def failed(self) -> None:
+    def failed(self, nodeid: str, items: Sequence[pytest.Item] = ()) -> None:
         if self.runner is None:
-            # The verifier's warm server preloads while the rest of the run goes on.
-            timeout, confinement = self.settings.timeout, self.confinement
-            self.runner = runner_for(self.config, timeout, confinement, self.parser)
-            self.runner.prestart()
+            # The verifier's warm server collects, and litellm imports, while the run goes on.
+            settings, confinement = self.settings, self.confinement
+            self.runner = overlap.start(
+                self.config, settings, confinement, self.parser, nodeid, items
+            )
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.distributed and report.failed and report.when in ("setup", "call"):
-            self.failed()  # under xdist the controller learns of failures from reports only
+            self.failed(report.nodeid)  # under xdist the controller learns of failures here
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:

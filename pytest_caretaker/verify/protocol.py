@@ -76,6 +76,13 @@ class RunReport(TypedDict):
     trace: Trace | None  # None unless the spec asked for a trace
 
 
+class Session(TypedDict):
+    """What a warm server collects once (warm.py): pytest's arguments and the test files."""
+
+    args: list[str]
+    paths: list[str]  # absolute
+
+
 class Hello(TypedDict):
     """A trial server's first line, once it has collected: the test ids it can run."""
 

@@ -4,15 +4,19 @@
   pytest offers no public way to rewrite a source that is not a file on disk.
 - Running one item's protocol without the reporting hooks: a trial reruns a few items thousands of
   times and nobody reads a trial's terminal output.
+- Starting a run in a session that is already collected (collected.py): its temporary folder and
+  its terminal report are the run's own, not the server's.
 
-Both are imported when first called. ``tests/unit/test_pytest_private.py`` is the canary: after a
+Each is imported when first called. ``tests/unit/test_pytest_private.py`` is the canary: after a
 pytest upgrade it says which of them moved, before a heal does.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -29,3 +33,26 @@ def run_item(item: pytest.Item, nextitem: pytest.Item | None) -> Sequence[pytest
     from _pytest.runner import runtestprotocol
 
     return runtestprotocol(item, log=False, nextitem=nextitem)
+
+
+def fresh_run(config: pytest.Config, basetemp: Path) -> None:
+    """Make the next run of a collected session's items its own: tmp_path under basetemp (as
+    ``--basetemp`` would), a terminal report that counts and times only that run, and output
+    to this process's stdout and stderr now (pytest's capturing restores the descriptors it
+    saved when the session began after each test)."""
+    from _pytest import timing
+
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    streams = getattr(capture, "_global_capturing", None)
+    for fd, name in ((1, "out"), (2, "err")):
+        saved = getattr(getattr(streams, name, None), "targetfd_save", None)
+        if isinstance(saved, int):
+            os.dup2(fd, saved)
+
+    factory = config._tmp_path_factory  # type: ignore[attr-defined]
+    factory._given_basetemp = basetemp
+    factory._basetemp = None
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.stats = {}
+        reporter._session_start = timing.Instant()

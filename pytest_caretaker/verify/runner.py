@@ -26,15 +26,14 @@ from pytest_caretaker.results import Executed
 from pytest_caretaker.settings import WORKER_ENV
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import Server, run_process
-from pytest_caretaker.verify.protocol import RunReport, RunSpec, SandboxPolicy, Trace
+from pytest_caretaker.verify.protocol import RunReport, RunSpec, SandboxPolicy, Session
+from pytest_caretaker.verify.reading import executed, unreadable
 
 #: Fork-based warm runs where fork is safe and cheap; a fresh process per run elsewhere.
 WARM_DEFAULT = sys.platform.startswith("linux")
 #: The most warm servers one runner keeps (each is a preloaded interpreter).
 MAX_SERVERS = 4
 _DROPPED_ENV = ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_TESTRUNUID")
-#: Bytes of a run's result the parent reads; a larger one is a failed run.
-MAX_RESULT = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -95,6 +94,9 @@ class Runner:
         #: Warm servers: each runs one spec at a time, so concurrent repairs verify in parallel
         #: on up to `parallel` of them (the CPU count), started as they are first needed.
         self.parallel = max(1, min(os.cpu_count() or 1, MAX_SERVERS))
+        #: Test files (root-relative) a warm server collects once, so a run of their tests
+        #: costs only the tests (collected.py). Set before prestart().
+        self.collect: tuple[str, ...] = ()
         self._idle: list[Server] = []
         self._started = 0
         self._closed = False
@@ -168,13 +170,13 @@ class Runner:
         output, problem = self._execute(spec_file, timeout)
         seconds = time.monotonic() - started
         if problem is None:
-            problem = _unreadable(result_file)
+            problem = unreadable(result_file)
         if problem is not None:
             return RunResult({}, {}, problem=problem, output=output, seconds=seconds)
         report: RunReport = json.loads(result_file.read_text(encoding="utf-8"))
         return RunResult(
             outcomes={k: Outcome(v["outcome"], v["detail"]) for k, v in report["outcomes"].items()},
-            executed=_executed(report["trace"]),
+            executed=executed(report["trace"]),
             collect_errors=tuple(report["collect_errors"]),
             output=output,
             seconds=seconds,
@@ -190,8 +192,11 @@ class Runner:
 
     def _new_server(self) -> None:
         command = [sys.executable, "-m", "pytest_caretaker.verify.warm", str(self.root)]
-        if self.policy is not None:
-            command.append(json.dumps(self.policy))
+        command.append(json.dumps(self.policy))
+        if self.collect:
+            args = [*self.args, "--basetemp", str(self.scratch / "server-basetemp")]
+            paths = [str(self.root / rel) for rel in self.collect]
+            command.append(json.dumps(Session(args=args, paths=paths)))
         server = Server.start(command, self.spawn)
         if server is not None:
             server.contained = self.policy is not None
@@ -270,27 +275,3 @@ PLACEHOLDER = "caretaker-sandbox-hidden"
 def hidden_env(env: Mapping[str, str]) -> dict[str, str]:
     """env with the value of each variable the redactor takes for a secret replaced."""
     return {key: PLACEHOLDER if env_secret_name(key) else value for key, value in env.items()}
-
-
-def _unreadable(result_file: Path) -> str | None:
-    """Why a run's result cannot be read, or None."""
-    try:
-        size = result_file.stat().st_size
-    except OSError:
-        return "the test process exited before reporting (did the code exit the interpreter?)"
-    if size > MAX_RESULT:
-        return f"the test process wrote a result of {size} bytes, more than {MAX_RESULT}"
-    return None
-
-
-def _executed(trace: Trace | None) -> dict[str, Executed]:
-    if not trace:
-        return {}
-    lines = trace["lines"]
-    return {
-        nodeid: Executed(
-            functions=tuple((str(path), int(first)) for path, first in calls),
-            lines={rel: frozenset(hits) for rel, hits in lines.get(nodeid, {}).items()},
-        )
-        for nodeid, calls in trace["functions"].items()
-    }

@@ -1,9 +1,12 @@
 """The warm worker server: import pytest and its plugins once, then fork one run per request.
 
-Started by runner.py as ``python -m pytest_caretaker.verify.warm ROOT [POLICY]``. Each spec path
-read from stdin is run by worker.py's run_spec in a forked child, so a run costs about what its
-tests cost. With a sandbox POLICY (JSON) the server is pid 1 of its own namespaces and each run is
-confined further (sandbox.py). Like worker.py it imports nothing of the parent's side.
+Started by runner.py as ``python -m pytest_caretaker.verify.warm ROOT [POLICY [SESSION]]``. With a
+SESSION (JSON: pytest's arguments and the test files to collect) the server configures pytest and
+collects those files once, and each spec path read from stdin is run in a forked child from the
+collected session (collected.py), so a run costs what its tests cost; without one, each child runs
+worker.py's run_spec, a whole pytest session. With a sandbox POLICY (JSON, or null) the server is
+pid 1 of its own namespaces and each run is confined further (sandbox.py). Like worker.py it
+imports nothing of the parent's side.
 """
 
 from __future__ import annotations
@@ -12,14 +15,18 @@ import importlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+import traceback
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
+from typing import IO
+
+import pytest
 
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import MEMORY_HEADROOM, fork
-from pytest_caretaker.verify.protocol import SandboxPolicy
+from pytest_caretaker.verify.protocol import SandboxPolicy, Session
 from pytest_caretaker.verify.worker import run_spec
 
 
@@ -51,7 +58,7 @@ def preload(root: Path) -> None:
             del sys.modules[name]
 
 
-def serve(root: str, rules: SandboxPolicy | None = None) -> int:
+def serve(root: str, rules: SandboxPolicy | None = None, session: Session | None = None) -> int:
     """Fork one child per spec path read from stdin; report "<pid>" then "done <status>".
 
     The child starts its own session (so a timeout can kill its whole process group) and
@@ -62,38 +69,78 @@ def serve(root: str, rules: SandboxPolicy | None = None) -> int:
     if rules is not None:
         sandbox.confine_server(rules)
     preload(Path(root).resolve())
-    out = sys.stdout
-    for line in sys.stdin:
-        spec_path = line.strip()
-        if not spec_path:
-            continue
-        output = Path(spec_path).with_name("output.txt")
-        pid = fork(partial(_run_logged, spec_path, output, rules))
-        out.write(f"{pid}\n")
-        out.flush()
-        _, status = os.waitpid(pid, 0)
-        sandbox.reap()
-        out.write(f"done {status}\n")
-        out.flush()
+    # The protocol keeps the real stdin and stdout; the server's own pytest output goes nowhere.
+    commands = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    serving = partial(_serve_one, replies, rules, (commands, replies))
+    if session is not None and session["paths"]:
+        from pytest_caretaker.verify.collected import CollectedSession
+
+        plugin = CollectedSession(Path(root).resolve(), commands, serving)
+        try:
+            pytest.main([*session["args"], *session["paths"]], plugins=plugin.plugins())
+        finally:
+            plugin.graph.uninstall()
+        if plugin.served:
+            return 0
+    for line in commands:  # no collected session: each run is a whole one
+        if line.strip():
+            serving(run_spec, line.strip())
     return 0
 
 
-def _run_logged(spec_path: str, output: Path, rules: SandboxPolicy | None) -> None:
-    """run_spec with this process's stdout and stderr (and so the run's own) going to output."""
+def _serve_one(
+    replies: IO[str],
+    rules: SandboxPolicy | None,
+    protocol: tuple[IO[str], IO[str]],
+    run: Callable[[str], None],
+    spec_path: str,
+) -> int:
+    """Run one spec in a forked child; tell the parent its pid, then its wait status."""
+    output = Path(spec_path).with_name("output.txt")
+    pid = fork(partial(_run_logged, run, spec_path, output, rules, protocol))
+    replies.write(f"{pid}\n")
+    replies.flush()
+    _, status = os.waitpid(pid, 0)
+    sandbox.reap()
+    replies.write(f"done {status}\n")
+    replies.flush()
+    return status
+
+
+def _run_logged(
+    run: Callable[[str], None],
+    spec_path: str,
+    output: Path,
+    rules: SandboxPolicy | None,
+    protocol: tuple[IO[str], IO[str]],
+) -> None:
+    """run with this process's stdout and stderr (and so the run's own) going to output."""
+    for stream in protocol:  # a run must not read the next request nor answer for the server
+        os.close(stream.fileno())
     fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     try:
         if rules is not None:
             sandbox.confine_run(rules, str(output.parent), MEMORY_HEADROOM)
-        run_spec(spec_path)
+        run(spec_path)
+    except BaseException:
+        with output.open("a", encoding="utf-8") as file:  # why the run did not report
+            traceback.print_exc(file=file)
+        raise
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
 
 
 def main(argv: Sequence[str]) -> int:
-    return serve(argv[0], json.loads(argv[1]) if len(argv) > 1 else None)
+    rules = json.loads(argv[1]) if len(argv) > 1 else None
+    return serve(argv[0], rules, json.loads(argv[2]) if len(argv) > 2 else None)
 
 
 if __name__ == "__main__":

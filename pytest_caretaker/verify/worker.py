@@ -94,7 +94,7 @@ class PatchFinder(importlib.abc.MetaPathFinder):
         spec: importlib.machinery.ModuleSpec | None = None
         for finder in list(sys.meta_path):
             find = getattr(finder, "find_spec", None)
-            if finder is self or find is None:
+            if isinstance(finder, PatchFinder) or find is None:  # another: a nested session's
                 continue
             spec = find(fullname, path, target)
             if spec is not None:
@@ -223,17 +223,29 @@ def run_spec(spec_path: str) -> None:
     spec: RunSpec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     sys.dont_write_bytecode = True
     cap_memory()
+    limits = Limits(spec["test_limit"], spec["run_limit"])
+    plugin = WorkerPlugin(
+        Path(spec["root"]).resolve(), load_patches(spec), bool(spec["trace"]), limits
+    )
+    exit_code = int(pytest.main([*spec["args"], *spec["nodeids"]], plugins=plugin.plugins()))
+    write_result(spec, plugin.result(exit_code))
+
+
+def load_patches(spec: RunSpec) -> dict[tuple[int, int], bytes]:
+    """The spec's candidate bytes by the (device, inode) of the file each replaces."""
     patches: dict[tuple[int, int], bytes] = {}
     for original, patched in spec["patches"].items():
         key = file_id(original)
         if key is not None:
             patches[key] = Path(patched).read_bytes()
-    limits = Limits(spec["test_limit"], spec["run_limit"])
-    plugin = WorkerPlugin(Path(spec["root"]).resolve(), patches, bool(spec["trace"]), limits)
-    exit_code = int(pytest.main([*spec["args"], *spec["nodeids"]], plugins=plugin.plugins()))
+    return patches
+
+
+def write_result(spec: RunSpec, report: RunReport) -> None:
+    """Write a run's report where the parent reads it, whole or not at all."""
     result = Path(spec["result"])
     draft = result.with_suffix(".partial")
-    draft.write_text(json.dumps(plugin.result(exit_code)), encoding="utf-8")
+    draft.write_text(json.dumps(report), encoding="utf-8")
     draft.replace(result)
 
 

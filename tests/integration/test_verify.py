@@ -39,12 +39,14 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module", params=["warm", "cold"])
+@pytest.fixture(scope="module", params=["warm", "collected", "cold"])
 def runner(request: pytest.FixtureRequest, project: Path) -> Iterator[Runner]:
     args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(project)]
     # A fresh interpreter may need seconds to start on a loaded machine; a hang is given less.
-    warm = request.param == "warm"
+    warm = request.param != "cold"
     with Runner(project, project, args, timeout=2.0 if warm else 15.0, warm=warm) as runner:
+        if request.param == "collected":  # the warm server collects the tests once
+            runner.collect = ("test_calc.py",)
         yield runner
 
 
@@ -211,24 +213,26 @@ def steps_runner(root: Path, *more: str, **options: Any) -> Runner:
     return Runner(root, root, args, **{"timeout": 20.0, **options})
 
 
+NO_SANDBOX = pytest.mark.skipif(unavailable(False) is not None, reason="no sandbox here")
+
+
 @pytest.mark.parametrize(
-    ("warm", "confined"),
+    ("warm", "confined", "collect"),
     [
-        (True, False),
-        (False, False),
-        pytest.param(
-            True,
-            True,
-            marks=pytest.mark.skipif(unavailable(False) is not None, reason="no sandbox here"),
-        ),
+        (True, False, ()),
+        (True, False, ("test_steps.py",)),
+        (False, False, ()),
+        pytest.param(True, True, (), marks=NO_SANDBOX),
+        pytest.param(True, True, ("test_steps.py",), marks=NO_SANDBOX),
     ],
-    ids=["warm", "cold", "sandboxed"],
+    ids=["warm", "collected", "cold", "sandboxed", "sandboxed-collected"],
 )
 def test_a_test_that_hangs_fails_with_its_lines_and_the_next_test_runs(
-    steps: Path, warm: bool, confined: bool
+    steps: Path, warm: bool, confined: bool, collect: tuple[str, ...]
 ) -> None:
     confinement = Confinement() if confined else None
     with steps_runner(steps, warm=warm, test_limit=0.5, confinement=confinement) as runner:
+        runner.collect = collect
         result = runner.run([ODD, EVEN], trace=True)
 
     assert result.problem is None, result.output

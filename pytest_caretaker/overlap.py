@@ -1,0 +1,54 @@
+"""What a heal needs started at the first failure, while the rest of the run goes on.
+
+The warm verification server collects the session's test files (so that each verification
+run costs only its tests), and litellm, which takes seconds to import, is imported in a thread
+when a model is configured. With the built-in repairer alone litellm is never imported.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from pytest_caretaker.addopts import runner_for
+from pytest_caretaker.project.files import project_relpath
+from pytest_caretaker.settings import BUILTIN, Settings
+from pytest_caretaker.verify.runner import Confinement, Runner
+
+#: The most test items a warm server collects up front: all the session's files up to this
+#: many items, else only the failing test's file (the others still run, as a whole session).
+MAX_COLLECTED = 5_000
+
+
+def start(
+    config: pytest.Config,
+    settings: Settings,
+    confinement: Confinement | None,
+    parser: pytest.Parser | None,
+    nodeid: str,
+    items: Sequence[pytest.Item] = (),
+) -> Runner:
+    """The session's runner, its first warm server collecting; litellm importing if needed."""
+    if any(model != BUILTIN for model in settings.models):
+        from pytest_caretaker.llm import client
+
+        threading.Thread(target=client.preload, name="caretaker-import", daemon=True).start()
+    runner = runner_for(config, settings.timeout, confinement, parser)
+    runner.collect = collected_files(runner.root, nodeid, items)
+    runner.prestart()
+    return runner
+
+
+def collected_files(root: Path, nodeid: str, items: Sequence[pytest.Item]) -> tuple[str, ...]:
+    """The test files a warm server collects: those of items (the session's), or when there
+    are too many or none (pytest-xdist's controller collects nothing), the failing one's."""
+    files = {nodeid.split("::", 1)[0]}
+    if len(items) <= MAX_COLLECTED:
+        for item in items:
+            rel = project_relpath(str(item.path), root)
+            if rel is not None:
+                files.add(rel)
+    return tuple(sorted(file for file in files if file.endswith(".py")))

@@ -1,0 +1,292 @@
+"""The warm server's session: pytest configured and the session's test files collected once, a
+run forked from it per request that costs only the tests it runs.
+
+warm.py starts a pytest session over the test files the Runner names. Instead of running them it
+serves (pytest_runtestloop): each request forks a child which picks the collected items of its
+node ids and runs them through pytest's own protocol and reporting, with its own limits
+(timer.py), tracer and temporary folder, then writes its result like worker.py's run_spec.
+
+A candidate's bytes must be what the tests see. Modules not yet imported are patched at import
+by the PatchFinder that the session put in front of every finder. Modules the server already
+imported and the candidate changes are stale, with every module that took something from them
+(taint.py): the child drops them from sys.modules and collects the test modules among them again,
+so they import the candidate's code. Where that cannot give what a fresh session would — a stale
+conftest or plugin, a node id the server did not collect, an item of a kind other than a
+Python test module's — the child runs the whole session afresh (worker.py's run_spec) with every
+project module dropped, which is what a warm run cost before.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import IO
+
+import pytest
+
+from pytest_caretaker.project.files import project_relpath
+from pytest_caretaker.verify import pytest_private
+from pytest_caretaker.verify.channel import cap_memory
+from pytest_caretaker.verify.protocol import RunSpec
+from pytest_caretaker.verify.taint import ImportGraph, tainted
+from pytest_caretaker.verify.timer import Limits
+from pytest_caretaker.verify.worker import (
+    PatchFinder,
+    Tracer,
+    WorkerPlugin,
+    load_patches,
+    run_spec,
+    write_result,
+)
+
+#: Serve one request: fork a child that runs the spec at this path; the child's wait status.
+Serve = Callable[[Callable[[str], None], str], int]
+
+
+class CollectedSession(WorkerPlugin):
+    """The server's plugin: collects through the session, then serves runs instead of running."""
+
+    def __init__(self, root: Path, commands: IO[str], serve: Serve) -> None:
+        super().__init__(root, {}, trace=False, limits=Limits(None, float("inf")))
+        self.root = root
+        self.commands = commands
+        self.serve = serve
+        self.graph = ImportGraph()
+        self.served = False
+        self.session: pytest.Session | None = None
+        self._project: list[str] = []
+        self._files: dict[str, list[pytest.Item]] = {}
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_load_initial_conftests(self, early_config: pytest.Config) -> None:
+        super().pytest_load_initial_conftests(early_config)
+        self.graph.install()  # conftests import the project too
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        self.graph.uninstall()
+        self.session = session
+        self.served = True
+        # A thread started while collecting would not survive the fork (a lock it holds would
+        # never be released): then every run is a fresh session in the child.
+        fresh = threading.active_count() > 1 or session.config.option.collectonly
+        self._project = [
+            name for name, module in sys.modules.items() if _in_project(module, self.root)
+        ]
+        self._files = _by_file(session.items)
+        gc.freeze()  # children share the server's memory copy-on-write; a collection touches all
+        for line in self.commands:
+            if line.strip():
+                self.serve(self.run_fresh if fresh else self.run, line.strip())
+        return True
+
+    # -- in a forked child -------------------------------------------------------------------
+
+    def run_fresh(self, spec_path: str) -> None:
+        """The whole session afresh, every project module imported again."""
+        for name in self._project:
+            sys.modules.pop(name, None)
+        # The session run_spec starts puts its own import hooks in front.
+        sys.meta_path[:] = [f for f in sys.meta_path if not _session_hook(f)]
+        run_spec(spec_path)
+
+    def run(self, spec_path: str) -> None:
+        spec: RunSpec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
+        assert self.session is not None
+        session, config = self.session, self.session.config
+        cap_memory()
+        self.outcomes, self.collect_errors = {}, []  # the server's collection is not this run's
+        patches = load_patches(spec)
+        stale = self._stale(patches)
+        if stale is None:
+            return self.run_fresh(spec_path)
+        for name in stale:
+            sys.modules.pop(name, None)
+        self.patches.update(patches)  # the PatchFinder in front of sys.meta_path serves these
+        items = self._select(session, spec["nodeids"], stale)
+        if items is None:
+            return self.run_fresh(spec_path)
+        self.tracer = Tracer(self.root) if spec["trace"] else None
+        self.time_limits.limits = Limits(spec["test_limit"], spec["run_limit"])
+        args = spec["args"]
+        basetemp = Path(args[len(args) - args[::-1].index("--basetemp")])
+        pytest_private.fresh_run(config, basetemp)
+        # As pytest does, a test module that does not import stops the run before any test.
+        exit_code = _run_items(session, items, len(self.collect_errors))
+        config.hook.pytest_sessionfinish(session=session, exitstatus=exit_code)
+        write_result(spec, self.result(int(exit_code)))
+        return None
+
+    def _stale(self, patches: dict[tuple[int, int], bytes]) -> set[str] | None:
+        """The modules to import again for these patches; None when only a fresh session will
+        do (a conftest or plugin would be stale, or a module outside the project)."""
+        if not patches:
+            return set()
+        from pytest_caretaker.verify.worker import file_id
+
+        modules = dict(sys.modules)
+        changed = [
+            name
+            for name, module in modules.items()
+            if (filename := getattr(module, "__file__", None)) and file_id(filename) in patches
+        ]
+        assert self.session is not None
+        plugins = self.session.config.pluginmanager.get_plugins()
+        held = {id(plugin) for plugin in plugins}
+        stale = tainted(changed, modules, self.graph.importers, [*self._project, *_held(plugins)])
+        for name in stale:
+            module = modules[name]
+            if id(module) in held or not _in_project(module, self.root):
+                return None
+        return stale
+
+    def _select(
+        self, session: pytest.Session, nodeids: Sequence[str], stale: set[str]
+    ) -> list[pytest.Item] | None:
+        """The items of nodeids, the stale test modules' collected again; None: not all found."""
+        args = _normalized([_argument(nodeid) for nodeid in nodeids])
+        chosen = _chosen(self._files, args)
+        if chosen is None:
+            return None
+        modules: dict[str, pytest.Module] = {}
+        for item in chosen:
+            module = item.getparent(pytest.Module)
+            if module is None or type(module) is not pytest.Module:
+                if stale:
+                    return None  # a doctest, a plugin's own kind of item: not redone here
+            elif module.obj.__name__ in stale:
+                modules[os.path.realpath(module.path)] = module
+        if not modules:
+            return chosen
+        files = dict(self._files)
+        for path, module in modules.items():
+            files[path] = _recollect(session, module)
+        if self.collect_errors:
+            return []  # as pytest does, nothing runs
+        return _chosen(files, args)
+
+
+def _in_project(module: ModuleType, root: Path) -> bool:
+    filename = getattr(module, "__file__", None)
+    return bool(filename) and project_relpath(str(filename), root) is not None
+
+
+def _session_hook(finder: object) -> bool:
+    """Whether finder is one of this session's import hooks (its patches, its rewriting)."""
+    return isinstance(finder, PatchFinder) or type(finder).__name__ == "AssertionRewritingHook"
+
+
+def _held(plugins: Iterable[object]) -> list[str]:
+    """The names of the plugin modules (conftests among them) registered with pytest."""
+    return [plugin.__name__ for plugin in plugins if isinstance(plugin, ModuleType)]
+
+
+def _argument(nodeid: str) -> tuple[str, tuple[str, ...]]:
+    """An absolute node id as (real path, parts after the path)."""
+    path, _, rest = nodeid.partition("::")
+    return os.path.realpath(path), tuple(rest.split("::")) if rest else ()
+
+
+def _normalized(args: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
+    """args without those another covers, in their order, as pytest normalizes its arguments:
+    sorted, an argument comes right after the one that covers it."""
+    order = sorted(range(len(args)), key=lambda i: (Path(args[i][0]).parts, args[i][1], i))
+    kept: list[int] = []
+    for index in order:
+        if not kept or not _covers(args[kept[-1]], args[index]):
+            kept.append(index)
+    return [args[index] for index in sorted(kept)]
+
+
+def _covers(one: tuple[str, tuple[str, ...]], other: tuple[str, tuple[str, ...]]) -> bool:
+    (path, parts), (other_path, other_parts) = one, other
+    if path != other_path:
+        return not parts and other_path.startswith(path.rstrip(os.sep) + os.sep)
+    return other_parts[: len(parts)] == parts
+
+
+def _by_file(items: Iterable[pytest.Item]) -> dict[str, list[pytest.Item]]:
+    """Items by the real path of their file, in collection order."""
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(os.path.realpath(item.path), []).append(item)
+    return files
+
+
+def _chosen(
+    files: dict[str, list[pytest.Item]], args: Iterable[tuple[str, tuple[str, ...]]]
+) -> list[pytest.Item] | None:
+    """The items args name, each once, in the order of the args; None when one names none."""
+    chosen: dict[int, pytest.Item] = {}
+    for path, parts in args:
+        if path in files:
+            found = [item for item in files[path] if _named(item, parts)]
+        else:
+            inside = path.rstrip(os.sep) + os.sep
+            found = (
+                []
+                if parts
+                else [i for f, its in files.items() if f.startswith(inside) for i in its]
+            )
+        if not found:
+            return None
+        chosen.update((id(item), item) for item in found)
+    return list(chosen.values())
+
+
+def _named(item: pytest.Item, parts: tuple[str, ...]) -> bool:
+    """Whether the names after the path in an argument name item (pytest's matching)."""
+    if not parts:
+        return True
+    names = tuple(item.nodeid.split("::")[1:])
+    if len(names) < len(parts) or names[: len(parts) - 1] != parts[:-1]:
+        return False
+    name, last = names[len(parts) - 1], parts[-1]
+    return name == last or ("[" not in last and name.split("[")[0] == last)
+
+
+def _recollect(session: pytest.Session, module: pytest.Module) -> list[pytest.Item]:
+    """The items of a test module collected again (its module imported again), with the
+    collection hooks a session runs on them."""
+    parent = module.parent
+    assert parent is not None
+    nodes = parent.ihook.pytest_collect_file(file_path=module.path, parent=parent)
+    fresh = [node for node in nodes if node.nodeid == module.nodeid]
+    items = [item for node in fresh for item in session.genitems(node)]
+    config = session.config
+    config.hook.pytest_collection_modifyitems(session=session, config=config, items=items)
+    return items
+
+
+def _run_items(session: pytest.Session, items: list[pytest.Item], errors: int) -> pytest.ExitCode:
+    """Run items as pytest's own run loop does (none after errors collecting them); the
+    session's exit code."""
+    session.items = items
+    session.testscollected = len(items)
+    session.testsfailed = errors
+    session.shouldfail = session.shouldstop = False
+    try:
+        if errors:
+            raise session.Interrupted(
+                f"{errors} error{'s' if errors != 1 else ''} during collection"
+            )
+        for index, item in enumerate(items):
+            following = items[index + 1] if index + 1 < len(items) else None
+            item.config.hook.pytest_runtest_protocol(item=item, nextitem=following)
+            if session.shouldfail:
+                return pytest.ExitCode.TESTS_FAILED
+            if session.shouldstop:
+                raise session.Interrupted(session.shouldstop)
+    except (KeyboardInterrupt, pytest.exit.Exception):
+        excinfo = pytest.ExceptionInfo.from_current()
+        session.config.hook.pytest_keyboard_interrupt(excinfo=excinfo)
+        return pytest.ExitCode.INTERRUPTED
+    if session.testsfailed:
+        return pytest.ExitCode.TESTS_FAILED
+    return pytest.ExitCode.OK if items else pytest.ExitCode.NO_TESTS_COLLECTED

@@ -1,0 +1,35 @@
+"""Reading what a verification run wrote: whether its result can be read, and its trace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_caretaker.results import Executed
+from pytest_caretaker.verify.protocol import Trace
+
+#: Bytes of a run's result the parent reads; a larger one is a failed run.
+MAX_RESULT = 64 << 20
+
+
+def unreadable(result_file: Path) -> str | None:
+    """Why a run's result cannot be read, or None."""
+    try:
+        size = result_file.stat().st_size
+    except OSError:
+        return "the test process exited before reporting (did the code exit the interpreter?)"
+    if size > MAX_RESULT:
+        return f"the test process wrote a result of {size} bytes, more than {MAX_RESULT}"
+    return None
+
+
+def executed(trace: Trace | None) -> dict[str, Executed]:
+    if not trace:
+        return {}
+    lines = trace["lines"]
+    return {
+        nodeid: Executed(
+            functions=tuple((str(path), int(first)) for path, first in calls),
+            lines={rel: frozenset(hits) for rel, hits in lines.get(nodeid, {}).items()},
+        )
+        for nodeid, calls in trace["functions"].items()
+    }
