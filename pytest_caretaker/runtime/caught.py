@@ -8,11 +8,14 @@ from pathlib import Path
 
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.runtime.mode import project_root
-from pytest_caretaker.runtime.records import Where, write
+from pytest_caretaker.runtime.records import Where, recorded, write
 
 
 def record_unhandled(error: BaseException, source: str) -> Path | None:
-    """The record written, or None when no frame of the traceback is in the project."""
+    """The record written, or None when no frame of the traceback is in the project or a
+    decorated function recorded the exception already."""
+    if recorded(error):
+        return None
     main = sys.argv[0] if sys.argv and sys.argv[0] else None
     root = project_root(main)
     inner = None

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_caretaker.runtime.mode import Store, project_root
-from pytest_caretaker.runtime.records import Crash, Where, write
+from pytest_caretaker.runtime.records import Crash, Where, recorded, write
 from pytest_caretaker.runtime.sites import Site
 
 _state = threading.local()  # a failure while healing (in this thread) is only recorded
@@ -43,6 +43,8 @@ def failed(
     before: bytes | Exception | None,
 ) -> bool:
     """Record the crash; in heal mode, whether a proven fix is in place now."""
+    if recorded(error):  # a decorated function it passed through first has it
+        return False
     where = where_of(site)
     root = project_root(where.file)
     crash = write(root, where, error, (args, kwargs), before)

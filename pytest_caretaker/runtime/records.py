@@ -8,6 +8,7 @@ stage (record/failure.py: project frames, redacted and size-capped locals), noth
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -28,6 +29,9 @@ FOLDER = "crashes"
 VERSION = 1
 MAX_RECORDS = 100
 MAX_CALL = 1 << 20  # bytes of a pickled call
+#: The attribute a recorded exception carries: the hooks and the decorated callers it passes
+#: through on its way up record it no more.
+MARK = "__caretaker_record__"
 
 
 @dataclass(frozen=True)
@@ -129,7 +133,14 @@ def write(
         target.with_suffix(".pkl").unlink(missing_ok=True)
     _atomic(target, json.dumps(data, indent=1).encode("utf-8"))
     _prune(target.parent)
+    with contextlib.suppress(Exception):  # an exception class may refuse new attributes
+        setattr(error, MARK, str(target))
     return Crash(target, data)
+
+
+def recorded(error: BaseException) -> bool:
+    """Whether error was recorded already (by the decorated function it passed through first)."""
+    return bool(getattr(error, MARK, None))
 
 
 def _pickled(

@@ -26,7 +26,6 @@ from pytest_caretaker.results import Executed, HealResult
 from pytest_caretaker.runtime.check import Replay, ReplayCheck
 from pytest_caretaker.runtime.records import Crash
 from pytest_caretaker.settings import BUILTIN, Settings
-from pytest_caretaker.text import plural
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.runner import Confinement, Runner
 
@@ -141,7 +140,11 @@ def _repairers(
             bounds = Bounds(work.root, settings.timeout)
             tests = len(check.passing) if check.tests is not None else 0
             proof = "The recorded call returns now" + (
-                f" and the {plural(tests, 'project test')} that run it still pass" if tests else ""
+                ""
+                if not tests
+                else " and the project test that runs it still passes"
+                if tests == 1
+                else f" and the {tests} project tests that run it still pass"
             )
             chain.append(BuiltinRepairer(bounds, check, None, files, editable, budget, proof=proof))
         else:

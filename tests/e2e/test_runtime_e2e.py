@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -365,3 +366,29 @@ def test_a_store_object_keeps_the_fix_by_id_and_source_hash(tmp_path: Path) -> N
     assert "# caretaker: replace app/invoice.py::total\n" in code
     assert "RATES.get(kind, 0.0)" in code
     assert not (tmp_path / ".caretaker" / "fixes").exists()  # the object, not the folder
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "runtime"
+
+
+def test_the_example_records_then_heals_with_the_builtin_repairer(tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLE, tmp_path / "runtime", ignore=shutil.ignore_patterns(".caretaker"))
+    root = tmp_path / "runtime"
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "start")
+    before = snapshot(root)
+
+    recorded = run(root, "app.py")
+    assert recorded.returncode == 1
+    assert recorded.stdout == "monday: 20.00\n"
+    (record,) = records(root)  # once: install() does not record it again
+    assert record["id"] == "average-basket"
+
+    healed = run(root, "app.py", CARETAKER_RUNTIME="heal", CARETAKER_MODEL="builtin")
+    assert healed.returncode == 0, healed.stderr
+    assert healed.stdout == "monday: 20.00\ntuesday: 0.00\n"
+    assert "`len(baskets) >= 0` → `len(baskets) > 0`" in healed.stderr
+    assert "the project test that runs it still passes" in healed.stderr
+    assert snapshot(root) == before
+    assert git(root, "status", "--porcelain") == ""

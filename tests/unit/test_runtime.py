@@ -264,3 +264,18 @@ def test_nothing_heavy_is_imported_by_a_recorded_crash(tmp_path: Path) -> None:
     )
     assert done.stdout.splitlines() == ["[]", "[]"]
     assert list((tmp_path / ".caretaker" / "crashes").glob("x-*.json"))
+
+
+def test_an_exception_is_recorded_once_by_the_innermost_decorated_function(root: Path) -> None:
+    @heal(id="inner")
+    def inner() -> None:
+        raise LookupError("gone")
+
+    @heal(id="outer")
+    def outer() -> None:
+        inner()
+
+    with pytest.raises(LookupError):
+        outer()
+
+    assert only_record(root)["id"] == "inner"
