@@ -65,14 +65,15 @@ def repair(work: Repairing, crash: Crash) -> tuple[HealResult, Transcript]:
     with Runner(root, root, PYTEST_ARGS, settings.timeout, False, confinement) as tests:
         passing = _exercising(tests, crash) if has_tests(root) else ()
         check = ReplayCheck(replay, tests if passing else None, passing)
-        executed: dict[str, Executed] = {}
-        seconds = 0.0
-        if BUILTIN in settings.models:
-            traced, trace = replay.run({}, trace=True)
-            if traced.ok:
-                reason = "the call returns when replayed (its outcome depends on state or time)"
-                return HealResult(failure.nodeid, reason=reason), Transcript(failure.nodeid)
-            executed, seconds = ({failure.nodeid: trace} if trace else {}), traced.seconds
+        # Replayed as it is first: a call that returns now proves nothing of any candidate.
+        traced, trace = replay.run({}, trace=BUILTIN in settings.models)
+        if traced.ok:
+            reason = (
+                "the call returns when replayed (fixed already, or its outcome depends on "
+                "state or time), so no fix can be proved"
+            )
+            return HealResult(failure.nodeid, reason=reason), Transcript(failure.nodeid)
+        executed = {failure.nodeid: trace} if trace else {}
         files = ProjectFiles(root)
         editable = Editable(settings.scope, root, TestFiles(frozenset()))
         chain = Chain(
@@ -82,7 +83,7 @@ def repair(work: Repairing, crash: Crash) -> tuple[HealResult, Transcript]:
             FixMemory(None),
             files,
             executed,
-            seconds,
+            traced.seconds,
             Limits(settings.budget, settings.max_tokens, settings.healing_budget),
         )
         suspects = localize(failure, [failure.nodeid], executed, (), files, editable.tests)
