@@ -392,3 +392,56 @@ def test_the_example_records_then_heals_with_the_builtin_repairer(tmp_path: Path
     assert "the project test that runs it still passes" in healed.stderr
     assert snapshot(root) == before
     assert git(root, "status", "--porcelain") == ""
+
+
+ASYNC_APP = """\
+import asyncio
+
+from pytest_caretaker.runtime import heal, install
+
+
+class Orders:
+    def __init__(self, rows):
+        self.rows = rows
+
+    @heal(id="orders-mean")
+    async def mean(self):
+        await asyncio.sleep(0)
+        return sum(self.rows) / len(self.rows)
+
+
+async def lost():
+    raise RuntimeError("nobody awaited me")
+
+
+async def main():
+    install()
+    print(await Orders([]).mean())
+    task = asyncio.get_running_loop().create_task(lost())
+    await asyncio.sleep(0)
+    del task
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
+"""
+ASYNC_FIX = (
+    "async def mean(self):\n"
+    "    await asyncio.sleep(0)\n"
+    "    return sum(self.rows) / len(self.rows) if self.rows else 0.0\n"
+)
+
+
+def test_an_async_method_is_healed_and_a_lost_task_is_recorded(tmp_path: Path) -> None:
+    project(tmp_path, {"main.py": ASYNC_APP})
+    with ScriptedServer().start() as server:
+        fix = {"path": "main.py", "function": "Orders.mean", "code": ASYNC_FIX}
+        server.script(tool_call("No rows, no mean.", [fix]))
+        done = run(tmp_path, "main.py", **healing(server))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "0.0\n"
+    assert "caretaker: healed orders-mean" in done.stderr
+    assert "Task exception was never retrieved" in done.stderr  # asyncio's own report stays
+    by_id = {record["id"]: record for record in records(tmp_path)}
+    assert by_id["orders-mean"]["function"]["coroutine"] is True  # type: ignore[index]
+    assert by_id["__main__:lost"]["source"] == "asyncio"
