@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_caretaker.llm.prompts import TOOL, TOOL_NAME
+from pytest_caretaker.llm.ratelimits import RATE_LIMITS
 
 #: Seconds one model request may take before it counts as failed (--heal-model-timeout).
 REQUEST_TIMEOUT = 120.0
@@ -118,7 +119,11 @@ def ask(
     ModelError with the one-line reason when there is none."""
     module = litellm()
     request = _request(model, messages, api_base, tools, timeout)
+    provider = (model.split("/", 1)[0] if "/" in model else model, api_base or "")
     started = time.monotonic()
+    held = RATE_LIMITS.left(provider)
+    if held:  # another thread's request to this provider was told to wait
+        time.sleep(held)
     for retry in range(RETRIES + 1):
         sent = time.monotonic()
         try:
@@ -126,7 +131,10 @@ def ask(
                 response = module.completion(**request)
             break
         except Exception as error:  # litellm raises many types; each ends as a reason
-            time.sleep(_wait_to_retry(error, time.monotonic() - sent, timeout, retry))
+            wait = _wait_to_retry(error, time.monotonic() - sent, timeout, retry)
+            if getattr(error, "status_code", None) == 429:
+                RATE_LIMITS.hold(provider, wait)  # every request to it waits, not this one
+            time.sleep(max(wait, RATE_LIMITS.left(provider)))
     seconds = time.monotonic() - started
     return _reply(model, response, seconds)
 

@@ -6,6 +6,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -181,3 +183,48 @@ def test_the_request_to_a_provider_without_tools() -> None:
     request = llm._request("anthropic/claude-sonnet-4-5", [], None, False, 5.0)
     assert not {"api_base", "api_key", "tools", "_skip_mcp_handler"} & set(request)
     assert request["temperature"] == 0 and request["drop_params"] is True
+
+
+@pytest.mark.usefixtures("_litellm_loaded")
+def test_a_rate_limit_backs_off_every_thread_asking_that_provider(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The first request is told to wait 30 s; while its thread waits, another thread asks the
+    # same provider: it waits too (what is left of the 30 s), then both get their replies.
+    waiting, release = threading.Event(), threading.Event()
+    first = threading.current_thread()
+    waits: dict[str, list[float]] = {"first": [], "second": []}
+    real_sleep = time.sleep
+
+    def sleep(seconds: float) -> None:
+        name = "first" if threading.current_thread() is first else "second"
+        if seconds:
+            waits[name].append(seconds)
+        if name == "first" and seconds:
+            waiting.set()
+            release.wait(10)
+
+    replies = [fault(429, headers={"Retry-After": "30"}), text("one"), text("two")]
+    messages = [{"role": "user", "content": "x"}]
+    with ScriptedServer(replies).start() as server:
+        other = ScriptedServer([text("elsewhere")]).start()
+        replied: list[str] = []
+
+        def second() -> None:
+            waiting.wait(10)
+            replied.append(llm.ask("openai/gpt-4o-mini", messages, server.base_url, True).text)
+            # Another provider (another API base) is not held back by it.
+            replied.append(llm.ask("openai/gpt-4o-mini", messages, other.base_url, True).text)
+            release.set()
+
+        monkeypatch.setattr(llm.time, "sleep", sleep)
+        thread = threading.Thread(target=second)
+        thread.start()
+        replied.append(llm.ask("openai/gpt-4o-mini", messages, server.base_url, True).text)
+        thread.join(10)
+        monkeypatch.setattr(llm.time, "sleep", real_sleep)
+        other.stop()
+
+    assert waits["first"] == [30.0]
+    assert len(waits["second"]) == 1 and 25.0 < waits["second"][0] <= 30.0  # one wait, shared
+    assert sorted(replied) == ["elsewhere", "one", "two"]
