@@ -1,7 +1,8 @@
 """A small shop report: the average basket of each day. Tuesday had no orders."""
 
-from pytest_caretaker.runtime import install
 from shop.stats import average_basket
+
+from pytest_caretaker.runtime import install
 
 DAYS = {
     "monday": [12.0, 30.0, 18.0],
