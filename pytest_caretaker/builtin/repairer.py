@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -110,7 +110,7 @@ class BuiltinRepairer:
         deadline = started + (self.budget if own else max(0.0, session or 0.0))
         problem = task.problem
         regression = problem.regression
-        ranked = self.candidates(problem.lead.nodeid, task.executed, regression)
+        ranked = self.candidates(problem.lead.nodeid, task.executed, regression, problem.ids)
         if not ranked:
             return Failed(NOTHING)
         earlier = [m for m in self.fixes if m in ranked]
@@ -120,9 +120,14 @@ class BuiltinRepairer:
         run_limit = min(
             self.runner.timeout, max(MIN_RUN_LIMIT, LIMIT_FACTOR * task.baseline_seconds)
         )
+        partial = _Partial(len(problem.ids))
         for tried, mutant in enumerate(ranked):
             left = deadline - time.monotonic()
+            if partial.found and time.monotonic() >= partial.until:
+                return partial.healed(Spend(candidates=tried), self.name)
             if left <= 0:
+                if partial.found:
+                    return partial.healed(Spend(candidates=tried), self.name)
                 spent = (
                     f"the built-in repairer's budget of {self.budget:g} s ran out"
                     if own
@@ -133,10 +138,16 @@ class BuiltinRepairer:
                     Spend(candidates=tried),
                 )
             fixed = self._try(mutant, problem, tests, min(limit, left), min(run_limit, left))
-            if fixed is not None:
-                candidate, verdict = fixed
+            if fixed is None:
+                continue
+            candidate, verdict = fixed
+            if set(problem.ids) <= verdict.passed:  # every case of the problem: the fix
                 self.fixes.append(mutant)
                 return Healed(candidate, Spend(candidates=tried + 1), self.name, verdict)
+            # Some cases only: kept as a lead while a fix of them all is looked for a while.
+            partial.keep(candidate, verdict, set(problem.ids) & verdict.passed, started)
+        if partial.found:
+            return partial.healed(Spend(candidates=len(ranked)), self.name)
         return Failed(
             f"the built-in repairer tried all {plural(len(ranked), 'candidate edit')} in "
             f"{time.monotonic() - started:.1f} s; none made the test pass without breaking "
@@ -145,10 +156,15 @@ class BuiltinRepairer:
         )
 
     def candidates(
-        self, nodeid: str, executed: Mapping[str, Executed], regression: Sequence[str]
+        self,
+        nodeid: str,
+        executed: Mapping[str, Executed],
+        regression: Sequence[str],
+        others: Sequence[str] = (),
     ) -> list[Mutant]:
-        """Every mutant on a line the failing test ran, best first."""
-        scores = line_scores([nodeid], regression, executed)
+        """Every mutant on a line the failing test ran, best first: by each line's score over
+        all the failing cases of its problem (others besides nodeid) and the edit's prior."""
+        scores = line_scores(list(dict.fromkeys([nodeid, *others])), regression, executed)
         scored: list[tuple[float, int, Mutant]] = []
         for path in sorted({path for path, _ in scores}):
             source = self.files.get(path)
@@ -238,6 +254,41 @@ class BuiltinRepairer:
         change = FileChange(mutant.path, source.data, after)
         explanation = _explain(mutant, len(problem.regression), self.proof)
         return Candidate((edit,), (change,), explanation, passed=verdict.passed), verdict
+
+
+#: Seconds (at least) a search goes on for a fix of every case once it found one of some: as
+#: long again as it took to find that one, within the budget.
+PARTIAL_GRACE = 3.0
+
+
+@dataclass
+class _Partial:
+    """The best fix of some but not all cases of a problem found so far."""
+
+    cases: int  # of the problem
+    found: tuple[Candidate, Verdict, int] | None = None  # and how many cases it heals
+    until: float = 0.0  # when to stop looking for a better one
+
+    def keep(
+        self, candidate: Candidate, verdict: Verdict, healed: set[str], started: float
+    ) -> None:
+        """Keep this fix if it heals more cases than the one kept."""
+        if self.found is not None and len(healed) <= self.found[2]:
+            return
+        if self.found is None:
+            now = time.monotonic()
+            self.until = now + max(PARTIAL_GRACE, now - started)
+        self.found = (candidate, verdict, len(healed))
+
+    def healed(self, spend: Spend, by: str) -> Healed:
+        assert self.found is not None
+        candidate, verdict, count = self.found
+        note = (
+            f" It heals {count} of the {self.cases} failing cases of this problem; no single "
+            "edit tried healed them all, so the others are repaired on their own."
+        )
+        candidate = replace(candidate, explanation=candidate.explanation + note)
+        return Healed(candidate, spend, by, verdict)
 
 
 def _explain(mutant: Mutant, neighbours: int, proof: str | None = None) -> str:

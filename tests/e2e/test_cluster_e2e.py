@@ -141,3 +141,23 @@ def test_a_test_the_patch_heals_is_healed_whatever_its_own_repair_came_to(
     assert "/ len(xs)\n" in patched.read_text()
     after = pytester.runpytest_subprocess("-p", "no:caretaker", "-p", "no:cacheprovider")
     after.assert_outcomes(passed=2)
+
+
+def test_the_builtin_repairer_prefers_the_edit_that_heals_every_case_of_its_problem(
+    pytester: pytest.Pytester,
+) -> None:
+    # `+ 1` heals the first case (and one more) before `2 * (w + h)` is tried; it used to be
+    # taken, and the case it left failing got a clashing fix of its own that was left out.
+    pytester.makepyfile(
+        rect="def perimeter(w, h):\n    return 2 * w + h\n",
+        test_rect="import pytest\nfrom rect import perimeter\n\n\n"
+        '@pytest.mark.parametrize("w, h, expected", [(0, 1, 2), (2, 3, 10), (1, 1, 4)])\n'
+        "def test_perimeter(w, h, expected):\n    assert perimeter(w, h) == expected\n",
+    )
+
+    result = pytester.runpytest("--heal", "-p", "no:cacheprovider")
+
+    result.stdout.fnmatch_lines(["caretaker: 3 healed, 0 not healed*"])
+    assert "  +    return 2 * (w + h)" in result.stdout.lines
+    result.stdout.no_fnmatch_line("*left out*")
+    assert_patch_delivers(pytester.path, result.stdout.lines)
