@@ -67,9 +67,9 @@ def solve(
         transcripts[lead.nodeid] = Transcript(lead.nodeid)
         reason = "the test passes when rerun alone (flaky or order-dependent)"
         return [HealResult(lead.nodeid, reason=reason)], rest
-    suspects = localize(
+    suspects = localize(  # the spectrum over all the cases of the problem
         lead,
-        [lead.nodeid],
+        list(problem.ids),
         baseline.executed,
         problem.regression,
         chain.files,
