@@ -8,8 +8,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pytest_caretaker.runtime.records import Crash, all_crashes, folder
+if TYPE_CHECKING:  # the parser is built for every caretaker command: records load when used
+    from pytest_caretaker.runtime.records import Crash
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,6 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def crashes_command(args: argparse.Namespace, root: Path) -> int:
+    from pytest_caretaker.runtime.records import all_crashes
+
     crashes = all_crashes(root)
     action = getattr(args, "action", None)
     if action is None:
@@ -71,6 +75,8 @@ def crashes_command(args: argparse.Namespace, root: Path) -> int:
 
 def chosen_crashes(crashes: list[Crash], ids: Sequence[str], root: Path) -> list[Crash] | None:
     """The crashes named by ids (all without ids); None, said in one line, when one is unknown."""
+    from pytest_caretaker.runtime.records import folder
+
     if not crashes:
         print(f"caretaker: no crashes are recorded under {folder(root)}", file=sys.stderr)
         return None
@@ -89,6 +95,8 @@ def chosen_crashes(crashes: list[Crash], ids: Sequence[str], root: Path) -> list
 
 
 def listing(crashes: list[Crash], root: Path) -> int:
+    from pytest_caretaker.runtime.records import folder
+
     if not crashes:
         print(f"caretaker: no crashes are recorded under {folder(root)}")
         return 0
