@@ -1,8 +1,9 @@
 """What a heal needs started at the first failure, while the rest of the run goes on.
 
 The warm verification server collects the session's test files (so that each verification
-run costs only its tests), and litellm, which takes seconds to import, is imported in a thread
-when a model is configured. With the built-in repairer alone litellm is never imported.
+run costs only its tests), and litellm, which takes seconds to import and to make its first
+request, is made ready in a thread when a model is configured (llm/warmup.py). With the built-in
+repairer alone litellm is never imported.
 """
 
 from __future__ import annotations
@@ -32,10 +33,13 @@ def start(
     items: Sequence[pytest.Item] = (),
 ) -> Runner:
     """The session's runner, its first warm server collecting; litellm importing if needed."""
-    if any(model != BUILTIN for model in settings.models):
-        from pytest_caretaker.llm import client
+    models = [model for model in settings.models if model != BUILTIN]
+    if models:
+        from pytest_caretaker.llm import warmup
 
-        threading.Thread(target=client.preload, name="caretaker-import", daemon=True).start()
+        threading.Thread(
+            target=warmup.warm, args=(models,), name="caretaker-import", daemon=True
+        ).start()
     runner = runner_for(config, settings.timeout, confinement, parser)
     runner.collect = collected_files(runner.root, nodeid, items)
     runner.prestart()

@@ -228,3 +228,30 @@ def test_a_rate_limit_backs_off_every_thread_asking_that_provider(
     assert waits["first"] == [30.0]
     assert len(waits["second"]) == 1 and 25.0 < waits["second"][0] <= 30.0  # one wait, shared
     assert sorted(replied) == ["elsewhere", "one", "two"]
+
+
+def test_warming_up_leaves_nothing_for_the_first_request_to_import() -> None:
+    # The first request after a bare import loads the provider's client (hundreds of modules);
+    # after the warm-up, whose request is refused on this machine, it loads none.
+    code = (
+        "import sys\n"
+        "from pytest_caretaker.llm import client, warmup\n"
+        "from pytest_caretaker.testing import ScriptedServer, text\n"
+        "warmup.warm(sys.argv[1:])\n"
+        "before = set(sys.modules)\n"
+        "messages = [{'role': 'user', 'content': 'x'}]\n"
+        "with ScriptedServer([text('hi')]).start() as server:\n"
+        "    reply = client.ask('openai/m', messages, server.base_url, True)\n"
+        "print(reply.text, len(set(sys.modules) - before), len(server.requests))\n"
+    )
+    runs = {
+        models: subprocess.run(
+            [sys.executable, "-c", code, *models], capture_output=True, text=True, timeout=120
+        )
+        for models in ((), ("builtin", "openai/m"))
+    }
+    for done in runs.values():
+        assert done.returncode == 0, done.stderr[-2000:]
+    cold, warm = (runs[models].stdout.split() for models in runs)
+    assert cold[0] == warm[0] == "hi" and cold[2] == warm[2] == "1"
+    assert int(cold[1]) > 50 and int(warm[1]) == 0

@@ -1,0 +1,34 @@
+"""Get litellm ready before the first model call, in a thread started at the first failure.
+
+Importing litellm takes seconds, and its first request as long again: that is when it imports
+the provider's client (the OpenAI SDK's resources, the HTTP stack). So once litellm is imported,
+one request goes through the whole path of an OpenAI-compatible model to a local port that
+nothing listens on: it is refused at once, and the first real request starts warm. Nothing
+leaves the machine: other providers, whose SDKs may ignore the API base, are only imported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from collections.abc import Sequence
+
+from pytest_caretaker.llm import client
+
+#: Seconds the refused request may take at most.
+WARM_TIMEOUT = 5.0
+
+
+def warm(models: Sequence[str] = ()) -> None:
+    """Import litellm, then send one request that is refused, if a model is OpenAI-compatible."""
+    client.preload()
+    model = next((m for m in models if m.startswith("openai/")), None)
+    if model is None:
+        return
+    with contextlib.suppress(Exception), socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))  # bound, not listening: a connection to it is refused
+        base = f"http://127.0.0.1:{closed.getsockname()[1]}/v1"
+        request = client._request(model, [{"role": "user", "content": "."}], base, True, 5.0)
+        request["api_key"] = "no-key-needed"  # nothing is sent to a provider, no key is used
+        with client.quiet():
+            client.litellm().completion(**request)
