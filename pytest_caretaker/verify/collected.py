@@ -40,6 +40,7 @@ from pytest_caretaker.verify.worker import (
     PatchFinder,
     Tracer,
     WorkerPlugin,
+    file_id,
     load_patches,
     run_spec,
     write_result,
@@ -62,6 +63,7 @@ class CollectedSession(WorkerPlugin):
         self.session: pytest.Session | None = None
         self._project: list[str] = []
         self._files: dict[str, list[pytest.Item]] = {}
+        self._by_id: dict[tuple[int, int], list[str]] = {}  # the project's modules by file
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_load_initial_conftests(self, early_config: pytest.Config) -> None:
@@ -79,6 +81,10 @@ class CollectedSession(WorkerPlugin):
         self._project = [
             name for name, module in sys.modules.items() if _in_project(module, self.root)
         ]
+        for name in self._project:  # only the project's files are ever patched
+            key = file_id(getattr(sys.modules[name], "__file__", "") or "")
+            if key is not None:
+                self._by_id.setdefault(key, []).append(name)
         self._files = _by_file(session.items)
         gc.freeze()  # children share the server's memory copy-on-write; a collection touches all
         for line in self.commands:
@@ -125,25 +131,16 @@ class CollectedSession(WorkerPlugin):
 
     def _stale(self, patches: dict[tuple[int, int], bytes]) -> set[str] | None:
         """The modules to import again for these patches; None when only a fresh session will
-        do (a conftest or plugin would be stale, or a module outside the project)."""
-        if not patches:
+        do (a conftest or plugin would be stale)."""
+        changed = [name for key in patches for name in self._by_id.get(key, ())]
+        if not changed:
             return set()
-        from pytest_caretaker.verify.worker import file_id
-
-        modules = dict(sys.modules)
-        changed = [
-            name
-            for name, module in modules.items()
-            if (filename := getattr(module, "__file__", None)) and file_id(filename) in patches
-        ]
         assert self.session is not None
-        plugins = self.session.config.pluginmanager.get_plugins()
-        held = {id(plugin) for plugin in plugins}
-        stale = tainted(changed, modules, self.graph.importers, [*self._project, *_held(plugins)])
-        for name in stale:
-            module = modules[name]
-            if id(module) in held or not _in_project(module, self.root):
-                return None
+        held = {id(plugin) for plugin in self.session.config.pluginmanager.get_plugins()}
+        modules = dict(sys.modules)
+        stale = tainted(changed, modules, self.graph.importers, self._project)
+        if any(id(modules[name]) in held for name in stale):
+            return None
         return stale
 
     def _select(
@@ -180,11 +177,6 @@ def _in_project(module: ModuleType, root: Path) -> bool:
 def _session_hook(finder: object) -> bool:
     """Whether finder is one of this session's import hooks (its patches, its rewriting)."""
     return isinstance(finder, PatchFinder) or type(finder).__name__ == "AssertionRewritingHook"
-
-
-def _held(plugins: Iterable[object]) -> list[str]:
-    """The names of the plugin modules (conftests among them) registered with pytest."""
-    return [plugin.__name__ for plugin in plugins if isinstance(plugin, ModuleType)]
 
 
 def _argument(nodeid: str) -> tuple[str, tuple[str, ...]]:

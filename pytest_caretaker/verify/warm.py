@@ -11,6 +11,7 @@ imports nothing of the parent's side.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -52,6 +53,8 @@ def preload(root: Path) -> None:
             importlib.import_module(name)
         except BaseException:
             continue  # a plugin that fails to import is reported by pytest in the run itself
+    with contextlib.suppress(ImportError):
+        import resource  # noqa: F401 - each run caps its memory with it: load it once, here
     for name, module in list(sys.modules.items()):
         filename = getattr(module, "__file__", None)
         if filename and project_relpath(filename, root) is not None:
