@@ -22,12 +22,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from pytest_caretaker.builtin import mutate
+from pytest_caretaker.builtin.explain import explain
 from pytest_caretaker.builtin.mutate import Mutant
+from pytest_caretaker.builtin.search import Partial, pairs
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.problem import Check, Failed, Healed, Problem, Task
 from pytest_caretaker.project.files import ProjectFiles
@@ -42,25 +44,6 @@ from pytest_caretaker.verify.trials import Trials
 LIMIT_FACTOR = 10.0
 MIN_LIMIT = 0.25
 MIN_RUN_LIMIT = 5.0
-#: How an explanation names each operator (operators.OPERATORS), after the edit and its line.
-#: The first ten read as their names always have: the README quotes "(off by one)".
-PHRASES = {
-    "comparison": "comparison",
-    "arithmetic": "arithmetic",
-    "boolean": "boolean",
-    "constant": "constant",
-    "off_by_one": "off by one",
-    "variable": "variable",
-    "swap": "swap",
-    "unwrap": "unwrap",
-    "delete": "delete",
-    "insert": "insert",
-    "builtin_pair": "a function or method swapped for its counterpart",
-    "to_variable": "an expression replaced by a variable bound earlier",
-    "copy": "an expression copied from elsewhere in the function",
-    "concat_swap": "operands of the concatenation swapped",
-    "precedence": "parentheses added for precedence",
-}
 NOTHING = (
     "the built-in repairer found nothing it may edit in the code the test ran "
     "(it never edits tests)"
@@ -115,44 +98,30 @@ class BuiltinRepairer:
             return Failed(NOTHING)
         earlier = [m for m in self.fixes if m in ranked]
         ranked = earlier + [m for m in ranked if m not in earlier]
-        tests = [problem.lead.nodeid, *regression]
-        limit = self._limit(tests)
-        run_limit = min(
-            self.runner.timeout, max(MIN_RUN_LIMIT, LIMIT_FACTOR * task.baseline_seconds)
-        )
-        partial = _Partial(len(problem.ids))
-        for tried, mutant in enumerate(ranked):
-            left = deadline - time.monotonic()
-            if partial.found and time.monotonic() >= partial.until:
-                return partial.healed(Spend(candidates=tried), self.name)
-            if left <= 0:
-                if partial.found:
-                    return partial.healed(Spend(candidates=tried), self.name)
-                spent = (
-                    f"the built-in repairer's budget of {self.budget:g} s ran out"
-                    if own
-                    else task.limits.out_of_time() or "the session's healing budget is spent"
-                )
-                return Failed(
-                    f"{spent} after {tried:,} of {len(ranked):,} candidate edits",
-                    Spend(candidates=tried),
-                )
-            fixed = self._try(mutant, problem, tests, min(limit, left), min(run_limit, left))
-            if fixed is None:
-                continue
-            candidate, verdict = fixed
-            if set(problem.ids) <= verdict.passed:  # every case of the problem: the fix
-                self.fixes.append(mutant)
-                return Healed(candidate, Spend(candidates=tried + 1), self.name, verdict)
-            # Some cases only: kept as a lead while a fix of them all is looked for a while.
-            partial.keep(candidate, verdict, set(problem.ids) & verdict.passed, started)
-        if partial.found:
-            return partial.healed(Spend(candidates=len(ranked)), self.name)
+        scan = _Scan(self, task, started, deadline)
+        found = scan.run(ranked)
+        if found is None and not scan.late:
+            # Single edits exhausted with time left: two at once, best-ranked first.
+            found = scan.run(pairs(ranked, lambda path: _text(self.files, path)))
+        if found is not None:
+            return found
+        if scan.partial.found:
+            return scan.partial.healed(Spend(candidates=scan.tried), self.name)
+        if scan.late:
+            spent = (
+                f"the built-in repairer's budget of {self.budget:g} s ran out"
+                if own
+                else task.limits.out_of_time() or "the session's healing budget is spent"
+            )
+            return Failed(
+                f"{spent} after {scan.tried:,} of {len(ranked):,} candidate edits",
+                Spend(candidates=scan.tried),
+            )
         return Failed(
-            f"the built-in repairer tried all {plural(len(ranked), 'candidate edit')} in "
+            f"the built-in repairer tried all {plural(scan.tried, 'candidate edit')} in "
             f"{time.monotonic() - started:.1f} s; none made the test pass without breaking "
             "another (a model may find a larger fix: --heal-model)",
-            Spend(candidates=len(ranked)),
+            Spend(candidates=scan.tried),
         )
 
     def candidates(
@@ -194,7 +163,7 @@ class BuiltinRepairer:
                 ranked.append(mutant)
         return ranked
 
-    def _limit(self, tests: Sequence[str]) -> float:
+    def trial_limit(self, tests: Sequence[str]) -> float:
         """Time one candidate may take: a multiple of the unchanged tests' time in a trial."""
         timeout = self.runner.timeout
         if self.trials is None or not self.trials.ready():
@@ -215,7 +184,7 @@ class BuiltinRepairer:
             self.trials.close()
             self.trials = None
 
-    def _try(
+    def attempt(
         self,
         mutant: Mutant,
         problem: Problem,
@@ -252,65 +221,57 @@ class BuiltinRepairer:
             return None
         edit = Edit("replace", mutant.path, mutant.function, mutate.function_source(source, mutant))
         change = FileChange(mutant.path, source.data, after)
-        explanation = _explain(mutant, len(problem.regression), self.proof)
+        explanation = explain(mutant, len(problem.regression), self.proof)
         return Candidate((edit,), (change,), explanation, passed=verdict.passed), verdict
 
 
-#: Seconds (at least) a search goes on for a fix of every case once it found one of some: as
-#: long again as it took to find that one, within the budget.
-PARTIAL_GRACE = 3.0
+def _text(files: ProjectFiles, path: str) -> str | None:
+    source = files.get(path)
+    return source.text if source is not None else None
 
 
 @dataclass
-class _Partial:
-    """The best fix of some but not all cases of a problem found so far."""
+class _Scan:
+    """Tries candidates in order until one heals every case of the problem, the time is up, or
+    (with a fix of some cases kept) the grace for a better one is over."""
 
-    cases: int  # of the problem
-    found: tuple[Candidate, Verdict, int] | None = None  # and how many cases it heals
-    until: float = 0.0  # when to stop looking for a better one
+    repairer: BuiltinRepairer
+    task: Task
+    started: float
+    deadline: float
+    tried: int = 0
+    late: bool = False  # stopped by the budget
+    partial: Partial = field(init=False)
 
-    def keep(
-        self, candidate: Candidate, verdict: Verdict, healed: set[str], started: float
-    ) -> None:
-        """Keep this fix if it heals more cases than the one kept."""
-        if self.found is not None and len(healed) <= self.found[2]:
-            return
-        if self.found is None:
-            now = time.monotonic()
-            self.until = now + max(PARTIAL_GRACE, now - started)
-        self.found = (candidate, verdict, len(healed))
-
-    def healed(self, spend: Spend, by: str) -> Healed:
-        assert self.found is not None
-        candidate, verdict, count = self.found
-        note = (
-            f" It heals {count} of the {self.cases} failing cases of this problem; no single "
-            "edit tried healed them all, so the others are repaired on their own."
+    def __post_init__(self) -> None:
+        problem = self.task.problem
+        self.partial = Partial(len(problem.ids))
+        self.tests = [problem.lead.nodeid, *problem.regression]
+        self.limit = self.repairer.trial_limit(self.tests)
+        self.run_limit = min(
+            self.repairer.runner.timeout,
+            max(MIN_RUN_LIMIT, LIMIT_FACTOR * self.task.baseline_seconds),
         )
-        candidate = replace(candidate, explanation=candidate.explanation + note)
-        return Healed(candidate, spend, by, verdict)
 
-
-def _explain(mutant: Mutant, neighbours: int, proof: str | None = None) -> str:
-    if proof is not None:
-        return (
-            f"Plausible fix by the built-in repairer (no model): {mutant.description} on line "
-            f"{mutant.line} ({phrase(mutant.operator)}). {proof}; that does not prove it is the "
-            "intended fix, so read the diff."
-        )
-    checked = (
-        f"and its {plural(neighbours, 'passing neighbour')} "
-        + ("still passes" if neighbours == 1 else "still pass")
-        if neighbours
-        else "(it has no passing neighbours to check against)"
-    )
-    return (
-        f"Plausible fix by the built-in repairer (no model): {mutant.description} on line "
-        f"{mutant.line} ({phrase(mutant.operator)}). The failing test passes {checked}; "
-        "passing the tests does not prove it is the intended fix, so read the diff."
-    )
-
-
-def phrase(operator: str) -> str:
-    """The operator as its explanation names it; an operator without a phrase by its name."""
-    return PHRASES.get(operator, operator.replace("_", " "))
+    def run(self, mutants: Sequence[Mutant]) -> Healed | None:
+        problem = self.task.problem
+        for mutant in mutants:
+            left = self.deadline - time.monotonic()
+            if self.partial.found and time.monotonic() >= self.partial.until:
+                return None
+            if left <= 0:
+                self.late = True
+                return None
+            self.tried += 1
+            fixed = self.repairer.attempt(
+                mutant, problem, self.tests, min(self.limit, left), min(self.run_limit, left)
+            )
+            if fixed is None:
+                continue
+            candidate, verdict = fixed
+            if set(problem.ids) <= verdict.passed:  # every case of the problem: the fix
+                self.repairer.fixes.append(mutant)
+                return Healed(candidate, Spend(candidates=self.tried), self.repairer.name, verdict)
+            # Some cases only: kept as a lead while a fix of them all is looked for a while.
+            self.partial.keep(candidate, verdict, set(problem.ids) & verdict.passed, self.started)
+        return None

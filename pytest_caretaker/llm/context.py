@@ -102,26 +102,36 @@ def build(
                 failed,
             )
         )
-    imports: list[tuple[str, tuple[str, ...]]] = []
-    for path in dict.fromkeys(f.path for f in functions):
-        source = sources.get(path)
-        if source is not None:
-            lines = tuple(line for line in source.lines if line.startswith(("import ", "from ")))[
-                :30
-            ]
-            imports.append((path, lines))
     innermost = failure.innermost
     return Context(
         test_id=failure.nodeid,
-        failing=failure.subject or f"The test `{failure.nodeid}` fails.",
+        failing=_opening(failure),
         case="the command" if failure.subject else "the test",
         error=f"{failure.exc_type}: {failure.message}".strip(),
         report=report,
         output=output,
         locals=innermost.locals if innermost is not None else (),
         functions=tuple(functions),
-        imports=tuple(imports),
+        imports=_imports(functions, sources),
     )
+
+
+def _imports(
+    functions: Sequence[FunctionContext], sources: ProjectFiles
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The import lines (at most 30) of each file a function shown is in."""
+    imports: list[tuple[str, tuple[str, ...]]] = []
+    for path in dict.fromkeys(f.path for f in functions):
+        source = sources.get(path)
+        if source is not None:
+            lines = tuple(line for line in source.lines if line.startswith(("import ", "from ")))
+            imports.append((path, lines[:30]))
+    return tuple(imports)
+
+
+def _opening(failure: Failure) -> str:
+    """The prompt's first sentence: what failed."""
+    return failure.subject or f"The test `{failure.nodeid}` fails."
 
 
 def _tail(text: str, limit: int) -> str:

@@ -161,3 +161,21 @@ def test_the_builtin_repairer_prefers_the_edit_that_heals_every_case_of_its_prob
     assert "  +    return 2 * (w + h)" in result.stdout.lines
     result.stdout.no_fnmatch_line("*left out*")
     assert_patch_delivers(pytester.path, result.stdout.lines)
+
+
+def test_a_bug_that_takes_two_edits_is_healed_by_a_pair_of_them(pytester: pytest.Pytester) -> None:
+    # No single edit makes `x > low and x > high` a closed range; two comparisons at once do.
+    pytester.makepyfile(
+        rng="def between(x, low, high):\n    return x > low and x > high\n",
+        test_rng="import pytest\nfrom rng import between\n\n\n"
+        '@pytest.mark.parametrize("x, expected", '
+        "[(5, True), (0, True), (10, True), (11, False), (-1, False)])\n"
+        "def test_between(x, expected):\n    assert between(x, 0, 10) is expected\n",
+    )
+
+    result = pytester.runpytest("--heal", "-p", "no:cacheprovider")
+
+    result.stdout.fnmatch_lines(["caretaker: 4 healed, 0 not healed*"])
+    assert "  +    return x >= low and x <= high" in result.stdout.lines
+    result.stdout.fnmatch_lines(["*(comparison and comparison)*"])
+    assert_patch_delivers(pytester.path, result.stdout.lines)

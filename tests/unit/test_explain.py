@@ -9,8 +9,8 @@ import pytest
 
 from pytest_caretaker.builtin import operators
 from pytest_caretaker.builtin.edits import Mutant
+from pytest_caretaker.builtin.explain import PHRASES, explain, phrase
 from pytest_caretaker.builtin.operators import OPERATORS
-from pytest_caretaker.builtin.repairer import PHRASES, _explain, phrase
 
 BUILTIN = Path(operators.__file__).parent
 #: Where the built-in repairer names an operator: sites' _add, families' _propose, Builder.add.
@@ -30,7 +30,7 @@ def mutant(operator: str) -> Mutant:
 
 @pytest.mark.parametrize("operator", OPERATORS)
 def test_every_operator_has_a_phrase(operator: str) -> None:
-    assert operator in PHRASES, f"give {operator!r} a phrase in builtin/repairer.py PHRASES"
+    assert operator in PHRASES, f"give {operator!r} a phrase in builtin/explain.py PHRASES"
     assert PHRASES[operator].strip()
     assert "_" not in PHRASES[operator]
 
@@ -48,15 +48,15 @@ def test_every_operator_the_repairer_names_is_in_operators() -> None:
 
 @pytest.mark.parametrize(("operator", "words"), sorted(NEW_FAMILIES.items()))
 def test_the_new_families_read_as_words(operator: str, words: str) -> None:
-    explanation = _explain(mutant(operator), 2)
+    explanation = explain(mutant(operator), 2)
 
     assert f"`a` → `b` on line 7 ({words}). The failing test passes" in explanation
     assert f"({operator.replace('_', ' ')})" not in explanation
 
 
 def test_the_older_operators_read_as_the_readme_quotes_them() -> None:
-    assert "on line 7 (off by one). " in _explain(mutant("off_by_one"), 0)
-    assert "on line 7 (constant). " in _explain(mutant("constant"), 1)
+    assert "on line 7 (off by one). " in explain(mutant("off_by_one"), 0)
+    assert "on line 7 (constant). " in explain(mutant("constant"), 1)
 
 
 def test_an_operator_without_a_phrase_is_shown_by_its_name() -> None:

@@ -1,0 +1,57 @@
+"""How the built-in repairer explains a fix: the edit, its line and its kind, and what passing
+the check shows (and does not)."""
+
+from __future__ import annotations
+
+from pytest_caretaker.builtin.edits import Mutant
+from pytest_caretaker.text import plural
+
+#: Joins the operators of a two-edit candidate (search.pairs): "comparison+off_by_one".
+PAIR = "+"
+#: How an explanation names each operator (operators.OPERATORS), after the edit and its line.
+#: The first ten read as their names always have: the README quotes "(off by one)".
+PHRASES = {
+    "comparison": "comparison",
+    "arithmetic": "arithmetic",
+    "boolean": "boolean",
+    "constant": "constant",
+    "off_by_one": "off by one",
+    "variable": "variable",
+    "swap": "swap",
+    "unwrap": "unwrap",
+    "delete": "delete",
+    "insert": "insert",
+    "builtin_pair": "a function or method swapped for its counterpart",
+    "to_variable": "an expression replaced by a variable bound earlier",
+    "copy": "an expression copied from elsewhere in the function",
+    "concat_swap": "operands of the concatenation swapped",
+    "precedence": "parentheses added for precedence",
+}
+
+
+def explain(mutant: Mutant, neighbours: int, proof: str | None = None) -> str:
+    if proof is not None:
+        return (
+            f"Plausible fix by the built-in repairer (no model): {mutant.description} on line "
+            f"{mutant.line} ({phrase(mutant.operator)}). {proof}; that does not prove it is the "
+            "intended fix, so read the diff."
+        )
+    checked = (
+        f"and its {plural(neighbours, 'passing neighbour')} "
+        + ("still passes" if neighbours == 1 else "still pass")
+        if neighbours
+        else "(it has no passing neighbours to check against)"
+    )
+    return (
+        f"Plausible fix by the built-in repairer (no model): {mutant.description} on line "
+        f"{mutant.line} ({phrase(mutant.operator)}). The failing test passes {checked}; "
+        "passing the tests does not prove it is the intended fix, so read the diff."
+    )
+
+
+def phrase(operator: str) -> str:
+    """The operator as its explanation names it (a pair's as its two's), an operator without
+    a phrase by its name."""
+    if PAIR in operator:
+        return " and ".join(phrase(part) for part in operator.split(PAIR))
+    return PHRASES.get(operator, operator.replace("_", " "))
