@@ -21,6 +21,8 @@ from typing import Any, TypeVar
 
 #: Seconds a server may take to start or to acknowledge a run.
 SERVER_START_TIMEOUT = 30.0
+#: Seconds a warm server may take to be ready (to import pytest's plugins, collect the tests).
+SERVER_READY_TIMEOUT = 120.0
 #: Bytes of address space a verification run may add to what it starts with.
 MEMORY_HEADROOM = 4 << 30
 
@@ -84,9 +86,27 @@ class Server(Channel):
 
     contained = False
     dead = False
+    _ready = False
+
+    def ready(self) -> bool:
+        """Whether the server said it is ready (its first line), without waiting for it."""
+        if not self._ready and self.process.stdout is not None:
+            fd = self.process.stdout.fileno()
+            while b"\n" not in self.buffer:
+                if not select.select([fd], [], [], 0)[0]:
+                    return False
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    return False
+                self.buffer += chunk
+            self._ready = self.readline(0) == "ready"
+        return self._ready
 
     def run(self, spec_file: Path, timeout: float) -> tuple[str, str | None] | None:
         """Output and problem of one run, or None when the server itself failed."""
+        if not self._ready and self.readline(SERVER_READY_TIMEOUT) != "ready":
+            return None
+        self._ready = True
         if not self.send(str(spec_file)):
             return None
         pid_line = self.readline(SERVER_START_TIMEOUT)

@@ -53,11 +53,14 @@ Serve = Callable[[Callable[[str], None], str], int]
 class CollectedSession(WorkerPlugin):
     """The server's plugin: collects through the session, then serves runs instead of running."""
 
-    def __init__(self, root: Path, commands: IO[str], serve: Serve) -> None:
+    def __init__(
+        self, root: Path, commands: IO[str], serve: Serve, ready: Callable[[], None]
+    ) -> None:
         super().__init__(root, {}, trace=False, limits=Limits(None, float("inf")))
         self.root = root
         self.commands = commands
         self.serve = serve
+        self.ready = ready  # says the server is ready, once
         self.graph = ImportGraph()
         self.served = False
         self.session: pytest.Session | None = None
@@ -87,6 +90,7 @@ class CollectedSession(WorkerPlugin):
                 self._by_id.setdefault(key, []).append(name)
         self._files = _by_file(session.items)
         gc.freeze()  # children share the server's memory copy-on-write; a collection touches all
+        self.ready()
         for line in self.commands:
             if line.strip():
                 self.serve(self.run_fresh if fresh else self.run, line.strip())

@@ -99,6 +99,7 @@ class Runner:
         self.collect: tuple[str, ...] = ()
         self._idle: list[Server] = []
         self._started = 0
+        self._busy = 0
         self._closed = False
         self._pool = threading.Condition()
 
@@ -213,22 +214,29 @@ class Runner:
             server.close()
 
     def _acquire(self) -> Server | None:
-        """An idle warm server, a new one while fewer than `parallel` run, or None (not warm)."""
+        """A warm server: an idle one that is ready, else one that gets ready or is released
+        first (a run of collected tests takes milliseconds, a new server seconds: one more is
+        started only when every server is busy and fewer than `parallel` run); None: not warm."""
         with self._pool:
             while True:
                 if not self.warm or self._closed:
                     return None
-                if self._idle:
-                    return self._idle.pop()
-                if self._started < self.parallel:
+                ready = [server for server in self._idle if server.ready()]
+                if ready or (self._idle and self._busy == 0):
+                    server = (ready or self._idle)[0]
+                    self._idle.remove(server)
+                    self._busy += 1
+                    return server
+                if not self._idle and self._started < self.parallel:
                     self._started += 1
                     break
-                self._pool.wait()
+                self._pool.wait(0.01 if self._idle else None)
         self._new_server()
         return self._acquire()
 
     def _release(self, server: Server, alive: bool) -> None:
         with self._pool:
+            self._busy -= 1
             if alive and not self._closed:
                 self._idle.append(server)
             else:

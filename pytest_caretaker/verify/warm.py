@@ -83,17 +83,24 @@ def serve(root: str, rules: SandboxPolicy | None = None, session: Session | None
     if session is not None and session["paths"]:
         from pytest_caretaker.verify.collected import CollectedSession
 
-        plugin = CollectedSession(Path(root).resolve(), commands, serving)
+        plugin = CollectedSession(Path(root).resolve(), commands, serving, partial(_ready, replies))
         try:
             pytest.main([*session["args"], *session["paths"]], plugins=plugin.plugins())
         finally:
             plugin.graph.uninstall()
         if plugin.served:
             return 0
+    _ready(replies)
     for line in commands:  # no collected session: each run is a whole one
         if line.strip():
             serving(run_spec, line.strip())
     return 0
+
+
+def _ready(replies: IO[str]) -> None:
+    """Tell the parent that runs are served now (its first line)."""
+    replies.write("ready\n")
+    replies.flush()
 
 
 def _serve_one(
