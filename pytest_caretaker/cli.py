@@ -12,17 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
-#: The files and folders that mark a project's root, as pytest looks for its rootdir.
-ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", ".git")
-
-
-def find_root(start: Path) -> Path:
-    """The nearest folder at or above start that holds a project marker; start when none."""
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        if any((folder / marker).exists() for marker in ROOT_MARKERS):
-            return folder
-    return start
+from pytest_caretaker.config import find_root
 
 
 def parse_since(value: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -63,6 +63,11 @@ class Plain:
 
 def heal_failure(command: Command, first: Ran, folder: Path, env: dict[str, str], run: Run) -> int:
     """Heal what the failing first run reports; the exit status, as heal.py promises."""
+    from pytest_caretaker.llm.models import choose
+
+    # The model chain as pytest --heal decides it (a key in the environment, a local Ollama…).
+    settings = choose(command.settings, command.env)
+    command, run = replace(command, settings=settings), replace(run, settings=settings)
     name, root = shown(command.argv), command.root
     target = python_target(command.argv)
     record = crash.recorded(folder / "record.json", name, first.output, run.redactor)

@@ -10,8 +10,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from pytest_caretaker.config import ini_values
 from pytest_caretaker.run.command import DEFAULT_ITERATIONS, INTERRUPTED
-from pytest_caretaker.run.ini import ini_values
 from pytest_caretaker.settings import RawValues, SettingError, Settings, resolve
 
 #: The options that take a value and mean what their ``--heal-`` namesakes of pytest mean.

@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Literal, Protocol
 
+from pytest_caretaker.config import find_root
+
 Mode = Literal["off", "record", "heal"]
 MODES: tuple[Mode, ...] = ("off", "record", "heal")
 MODE_ENV = "CARETAKER_RUNTIME"
@@ -14,8 +16,6 @@ ROOT_ENV = "CARETAKER_ROOT"
 #: Set in caretaker's own child processes (verify/runner.py, runtime/check.py): nothing there
 #: records or heals, whatever the environment says.
 WORKER_ENV = "CARETAKER_WORKER"
-#: The files and folders that mark a project's root, as pytest looks for its rootdir.
-ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", ".git")
 
 
 class Store(Protocol):
@@ -39,15 +39,6 @@ def resolve_mode(given: str | None) -> Mode:
         if value == mode:
             return mode
     raise ValueError(f"caretaker: {where} is {value!r}; use one of off, record, heal")
-
-
-def find_root(start: Path) -> Path:
-    """The nearest folder at or above start that holds a project marker; start when none."""
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        if any((folder / marker).exists() for marker in ROOT_MARKERS):
-            return folder
-    return start
 
 
 def project_root(near: str | None) -> Path:
