@@ -50,10 +50,11 @@ def parser() -> argparse.ArgumentParser:
     report.set_defaults(run=report_command)
     run = commands.add_parser(
         "run",
-        help="Run a command and heal the Python crash it ends in",
-        description="Run COMMAND in the project's root; if a Python script or module it runs "
-        "crashes, repair the crash, prove the fix by running COMMAND again with it in memory, "
-        "and report it (with --write: write and commit it)",
+        help="Run a command and heal what it reports, fix after fix",
+        description="Run COMMAND in the project's root; if it fails, repair what it reports (a "
+        "Python crash, each path:line of a project file) one finding after another, prove each "
+        "fix by running COMMAND again with it (in memory for a Python script or module, else on "
+        "a scratch copy), and report them (with --write: write and commit each)",
         usage="caretaker run [OPTIONS] -- COMMAND [ARG...]",
     )
     from pytest_caretaker.run.main import add_arguments
