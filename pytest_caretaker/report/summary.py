@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TextIO
 
 from pytest_caretaker.report.files import OUTPUT_DIR
 from pytest_caretaker.results import FileChange, HealResult, Written
@@ -142,3 +142,17 @@ def stale_report(root: Path) -> str | None:
     except OSError:
         return None
     return f"{OUTPUT_DIR}/{REPORT_FILE}" if made < grown else None
+
+
+class Plain:
+    """The summary's writer on a plain stream (outside pytest: ``caretaker run``, ``caretaker
+    crashes heal``)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def write_line(self, line: str, **markup: bool) -> None:
+        print(line, file=self.out)
+
+    def write_sep(self, sep: str, title: str | None = None, **markup: bool) -> None:
+        print(f" {title} ".center(79, sep) if title else sep * 79, file=self.out)

@@ -13,13 +13,12 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TextIO
 
 from pytest_caretaker.history import record_session
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.report import files as report_files
-from pytest_caretaker.report.summary import summary
+from pytest_caretaker.report.summary import Plain, summary
 from pytest_caretaker.results import Failure, HealResult, Written
 from pytest_caretaker.run import crash
 from pytest_caretaker.run.command import (
@@ -46,19 +45,6 @@ class RunOutcome:
     written: Sequence[Written]
     patch: Path | None
     transcripts: Mapping[str, str]
-
-
-class Plain:
-    """The summary's writer on a plain stream."""
-
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-
-    def write_line(self, line: str, **markup: bool) -> None:
-        print(line, file=self.out)
-
-    def write_sep(self, sep: str, title: str | None = None, **markup: bool) -> None:
-        print(f" {title} ".center(79, sep) if title else sep * 79, file=self.out)
 
 
 def heal_failure(command: Command, first: Ran, folder: Path, env: dict[str, str], run: Run) -> int:

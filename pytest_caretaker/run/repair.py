@@ -35,7 +35,8 @@ from pytest_caretaker.run.findings import Key, reported, reported_in
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.text import plural
 from pytest_caretaker.verify import sandbox
-from pytest_caretaker.verify.runner import Confinement, Runner
+from pytest_caretaker.verify.confinement import confinement_for
+from pytest_caretaker.verify.runner import Runner
 
 #: How the project's own tests are rerun: quietly, no cache, no caretaker inside.
 PYTEST_ARGS = ("-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-o", "addopts=")
@@ -72,7 +73,7 @@ class Repairs:
 
     def __enter__(self) -> Repairs:
         work, settings = self.work, self.work.settings
-        confinement = _confinement(settings)
+        confinement = confinement_for(settings)
         if isinstance(confinement, str):
             raise Unrepairable(confinement)
         policy = None
@@ -189,20 +190,6 @@ def _proof(work: Repairing, tests: int) -> str:
 class _Bounds:
     root: Path
     timeout: float
-
-
-def _confinement(settings: Settings) -> Confinement | str | None:
-    """The sandbox to run candidates in; None without one; a string: why none can be had."""
-    if settings.sandbox == "off":
-        return None
-    from pytest_caretaker.verify.probe import unavailable
-
-    why = unavailable(settings.sandbox_network)
-    if why is None:
-        return Confinement(settings.sandbox_network)
-    if settings.sandbox == "require":
-        return f"the sandbox is required (--sandbox require) but not available: {why}"
-    return None
 
 
 def _repairers(

@@ -13,12 +13,11 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
 
 from pytest_caretaker import selection
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.report import files as report_files
-from pytest_caretaker.report.summary import summary
+from pytest_caretaker.report.summary import Plain, summary
 from pytest_caretaker.results import HealResult, Written
 from pytest_caretaker.runtime.fixing import Healed
 from pytest_caretaker.runtime.records import Crash
@@ -26,19 +25,6 @@ from pytest_caretaker.runtime.repair import Repairing, repair
 from pytest_caretaker.runtime.settings import settings_for
 from pytest_caretaker.settings import SettingError, Settings
 from pytest_caretaker.write.writer import write_fixes
-
-
-class Plain:
-    """The summary's writer on a plain stream."""
-
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-
-    def write_line(self, line: str, **markup: bool) -> None:
-        print(line, file=self.out)
-
-    def write_sep(self, sep: str, title: str | None = None, **markup: bool) -> None:
-        print(f" {title} ".center(79, sep) if title else sep * 79, file=self.out)
 
 
 def heal_crashes(args: argparse.Namespace, root: Path, crashes: Sequence[Crash]) -> int:

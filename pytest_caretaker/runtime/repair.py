@@ -29,7 +29,8 @@ from pytest_caretaker.runtime.check import Replay, ReplayCheck
 from pytest_caretaker.runtime.records import Crash
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.verify import sandbox
-from pytest_caretaker.verify.runner import Confinement, Runner
+from pytest_caretaker.verify.confinement import confinement_for
+from pytest_caretaker.verify.runner import Runner
 
 #: How the project's own tests are rerun: quietly, no cache, no caretaker inside.
 PYTEST_ARGS = ("-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-o", "addopts=")
@@ -59,7 +60,7 @@ def repair(work: Repairing, crash: Crash) -> tuple[HealResult, Transcript]:
     if not crash.replayable:
         reason = f"the call cannot be replayed ({crash.why}), so no fix can be proved"
         return HealResult(failure.nodeid, reason=reason), Transcript(failure.nodeid)
-    confinement = confinement_of(settings)
+    confinement = confinement_for(settings)
     if isinstance(confinement, str):
         return HealResult(failure.nodeid, reason=confinement), Transcript(failure.nodeid)
     if any(model != BUILTIN for model in settings.models):
@@ -119,20 +120,6 @@ def _exercising(tests: Runner, crash: Crash) -> tuple[str, ...]:
         if outcome.outcome == "passed"
         and (rel, where.line) in baseline.executed.get(nodeid, Executed()).functions
     )
-
-
-def confinement_of(settings: Settings) -> Confinement | str | None:
-    """The sandbox to run candidates in; None without one; a string: why none can be had."""
-    if settings.sandbox == "off":
-        return None
-    from pytest_caretaker.verify.probe import unavailable
-
-    why = unavailable(settings.sandbox_network)
-    if why is None:
-        return Confinement(settings.sandbox_network)
-    if settings.sandbox == "require":
-        return f"the sandbox is required (--sandbox require) but not available: {why}"
-    return None
 
 
 def _repairers(
