@@ -5,10 +5,12 @@
 1. Idle overhead: a generated 2,000-test suite, plain `pytest` with the plugin installed against
    `-p no:caretaker`, interleaved, median of --repeat runs each.
 2. Heal wall time for 16 independent failures against the scripted server answering after 1 s,
-   against the ideal ceil(16 / concurrency) x 1 s + the suite's own time, at concurrency 1, 4, 8.
+   against the ideal ceil(16 / concurrency) x 1 s + the suite's own time, at concurrency 1, 4, 8;
+   and the timeline of the session at concurrency 4 (what runs when, on which thread).
 3. 16 failures with one root cause: model requests made, and wall time.
-4. Verification cost per candidate: caretaker's warm worker against a plain
-   `python -m pytest <id>` subprocess (medians, ratio).
+4. Verification cost per candidate: caretaker's warm server that collected the tests once (a
+   run forks from it), the warm server that runs a whole session per fork, and a plain
+   `python -m pytest <id>` subprocess (medians, ratios).
 5. Prompt tokens per heal on the example bugs (examples/bugs), as litellm counts them for
    gpt-4o-mini: median and max.
 """
@@ -16,6 +18,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import math
 import os
@@ -28,6 +32,10 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from timeline import Timeline
 
 from pytest_caretaker.testing import Scripted, ScriptedServer, text, tool_call
 from pytest_caretaker.verify.runner import Runner
@@ -70,6 +78,7 @@ def idle(work: Path, repeat: int) -> None:
     print(f"   --heal, all passing (auto-choice)    {c:6.2f} s")
     print(f"   -p no:caretaker                      {b:6.2f} s")
     print(f"   ratio, plugin / none                 {a / b:6.3f}x ({(a / b - 1) * 100:+.1f} %)")
+    print("   (#20 done when: plugin / none <= 1 %)")
     print(f"   ratio, --heal / none                 {c / b:6.3f}x ({(c / b - 1) * 100:+.1f} %)")
 
 
@@ -110,6 +119,28 @@ def independent(work: Path) -> None:
             f"   concurrency {concurrency}: healed {healed}/{count}, {requests} requests, "
             f"{wall:6.2f} s; ideal {ideal:6.2f} s; ratio {wall / ideal:5.2f}x"
         )
+    print("   (#20 done when: ratio <= 1.3 at concurrency 4 and 8)")
+    with ScriptedServer(responder=respond).start() as server:
+        print("   timeline at concurrency 4 (s from the start):")
+        print(
+            in_process(project, [*heal_command(server)[len(PYTEST) :], "--heal-concurrency", "4"])
+        )
+
+
+def in_process(project: Path, args: list[str]) -> str:
+    """Run pytest with args in this process, watched (benchmarks/timeline.py); the timeline."""
+    import pytest
+
+    cwd = os.getcwd()
+    os.chdir(project)
+    try:
+        with Timeline() as watched, contextlib.redirect_stdout(io.StringIO()):
+            watched.mark("pytest.main starts")
+            pytest.main(["-q", "-p", "no:cacheprovider", *args, str(project)])
+            watched.mark("pytest.main ends")
+    finally:
+        os.chdir(cwd)
+    return watched.text()
 
 
 def one_cause(work: Path) -> None:
@@ -149,20 +180,27 @@ def verification(work: Path, repeat: int) -> None:
     node = "test_textstats.py::test_moving_average"
     source = (project / "textstats.py").read_bytes()
     args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(project)]
-    warm: list[float] = []
-    plain: list[float] = []
-    with Runner(project, project, args, timeout=60.0) as runner:
-        runner.run([node], {"textstats.py": source})  # the server's start is paid once
-        for _ in range(repeat * 2):
-            started = time.perf_counter()
-            runner.run([node], {"textstats.py": source})
-            warm.append(time.perf_counter() - started)
-            plain.append(timed([*PYTEST, node], project)[0])
-    a, b = statistics.median(warm), statistics.median(plain)
+    samples: dict[str, list[float]] = {"collected": [], "session": [], "plain": []}
+    with (
+        Runner(project, project, args, 60.0) as collected,
+        Runner(project, project, args, 60.0) as whole,
+    ):
+        collected.collect = ("test_textstats.py",)
+        for runner in (collected, whole):
+            runner.run([node], {"textstats.py": source})  # the server's start is paid once
+        for _ in range(repeat * 2):  # interleaved, so drift hits all alike
+            for name, runner in (("collected", collected), ("session", whole)):
+                started = time.perf_counter()
+                runner.run([node], {"textstats.py": source})
+                samples[name].append(time.perf_counter() - started)
+            samples["plain"].append(timed([*PYTEST, node], project)[0])
+    a, b, c = (statistics.median(samples[name]) for name in ("collected", "session", "plain"))
     print("4. verification per candidate")
-    print(f"   caretaker's warm worker              {a:6.3f} s (median of {repeat * 2})")
-    print(f"   plain python -m pytest <id>          {b:6.3f} s")
-    print(f"   plain / warm                         {b / a:6.1f}x")
+    print(f"   warm server, collected once, fork    {a * 1000:6.1f} ms (median of {repeat * 2})")
+    print(f"   warm server, whole session per fork  {b * 1000:6.1f} ms")
+    print(f"   plain python -m pytest <id>          {c * 1000:6.1f} ms")
+    print(f"   plain / collected                    {c / a:6.1f}x   (#20: >= 30x)")
+    print(f"   plain / session per fork             {c / b:6.1f}x")
 
 
 def prompt_tokens(work: Path) -> None:
