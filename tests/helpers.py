@@ -46,6 +46,18 @@ def heal_args(server: ScriptedServer, model: str = TOOLS_MODEL, *more: str) -> l
     return ["--heal", "--heal-model", model, "--heal-api-base", server.base_url, *more]
 
 
+def git(cwd: Path, *args: str) -> str:
+    """Run git in cwd as a test user; its output. Raises when git fails."""
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
 def snapshot(root: Path) -> dict[str, str]:
     """SHA-256 of every file under root but pytest's caches and caretaker's output folder."""
     skipped = {"__pycache__", ".pytest_cache", ".caretaker", ".git"}

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import snapshot
+from helpers import git, snapshot
 
 from pytest_caretaker.testing import ScriptedServer, tool_call
 from pytest_caretaker.verify.probe import unavailable
@@ -26,17 +26,6 @@ GOOD_DISCOUNTED = (
 sandboxed = pytest.mark.skipif(
     unavailable(False) is not None, reason=f"no sandbox here: {unavailable(False)}"
 )
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
 
 
 def example(tmp_path: Path, **replaced: str) -> Path:

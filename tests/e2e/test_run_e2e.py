@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import snapshot
+from helpers import git, snapshot
 
 from pytest_caretaker.testing import ScriptedServer, tool_call
 
@@ -44,17 +44,6 @@ from shop.prices import unit_price
 def test_unit_price():
     assert unit_price(0, 5) == 0
 """
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
 
 
 def project(root: Path, files: dict[str, str]) -> Path:

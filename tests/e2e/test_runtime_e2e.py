@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import snapshot
+from helpers import git, snapshot
 
 from pytest_caretaker.testing import ScriptedServer, tool_call
 
@@ -34,17 +34,6 @@ print(total(100, "zero"))
 GOOD = "def total(amount, kind):\n    return round(amount * (1 + RATES.get(kind, 0.0)), 2)\n"
 STILL_BAD = "def total(amount, kind):\n    return round(amount * (1 + RATES[kind.lower()]), 2)\n"
 FIX = {"path": "app/invoice.py", "function": "total", "code": GOOD}
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
 
 
 def project(root: Path, files: dict[str, str] | None = None) -> Path:
