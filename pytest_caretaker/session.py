@@ -35,7 +35,10 @@ def test_code_files(item: pytest.Item) -> set[str]:
     """The files that hold an item's test code: the file it was collected from, where its test
     function is defined (a test method inherited from a mixin elsewhere), and where its class's
     bases are (a TestCase's mixins in a package's __init__.py, say); library files are dropped by
-    the caller."""
+    the caller. A doctest has none: its test is the docstring, and the module it is in is the
+    code under test (--doctest-modules collects it as a test file all the same)."""
+    if type(item).__name__ == "DoctestItem":
+        return set()
     files = {str(item.path)}
     code = getattr(getattr(item, "obj", None), "__code__", None)
     if code is not None:

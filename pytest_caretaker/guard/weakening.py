@@ -29,6 +29,7 @@ from pathlib import PurePosixPath
 from pytest_caretaker import syntax
 from pytest_caretaker.guard.cases import parametrize
 from pytest_caretaker.guard.checks import checks
+from pytest_caretaker.guard.doctests import rewritten
 from pytest_caretaker.guard.evasions import evasions
 from pytest_caretaker.guard.failing import Failing
 from pytest_caretaker.guard.forgery import forgery
@@ -81,6 +82,9 @@ def _special(edit: Edit, before: str | None, failing: Failing, notices: list[str
     new = _function(edit.source) if edit.kind != "import" else None
     if new is None:
         return None
+    doctest = rewritten(edit.ref, before, edit.source)
+    if doctest is not None:
+        return doctest
     return special_cases(edit.ref, _function(before), new, failing, notices)
 
 

@@ -197,3 +197,50 @@ def test_the_healed_constant_is_what_the_transcript_records(
     patch = (pytester.path / ".caretaker" / "heal.patch").read_text()
     assert "-VAT = 0.25  # the standard rate\n+VAT = 0.2  # the standard rate\n" in patch
     assert json.dumps("def price") not in patch  # price itself is untouched
+
+
+HALVE = '''\
+def halve(n):
+    """Half of n.
+
+    >>> halve(10)
+    5
+    """
+    return n // 3
+'''
+DOCTESTS = "[pytest]\naddopts = --doctest-modules\n"
+
+
+def test_a_failing_doctest_is_healed_in_the_function_it_runs(pytester: pytest.Pytester) -> None:
+    # The module holds a test (its doctest) but is code under test, not test code.
+    pytester.makepyfile(calc=HALVE)
+    pytester.makefile(".ini", pytest=DOCTESTS)
+
+    result = pytester.runpytest("--heal")
+
+    result.stdout.fnmatch_lines(
+        ["HEALED calc.py::calc.halve", "  patched calc.py::halve", "  +    return n // 2"]
+    )
+    assert_patch_delivers(pytester.path, result.stdout.lines)
+
+
+def test_a_fix_that_rewrites_what_a_doctest_expects_is_refused(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    pytester.makepyfile(calc=HALVE)
+    pytester.makefile(".ini", pytest=DOCTESTS)
+    expects_three = HALVE.replace("    5\n", "    3\n")
+    halves = HALVE.replace("n // 3", "n // 2")
+    llm.script(
+        tool_call(
+            "It is a third.", [{"path": "calc.py", "function": "halve", "code": expects_three}]
+        ),
+        tool_call("Half, not a third.", [{"path": "calc.py", "function": "halve", "code": halves}]),
+    )
+
+    result = pytester.runpytest(*heal_args(llm))
+
+    result.stdout.fnmatch_lines(["HEALED calc.py::calc.halve", "*2 attempts*"])
+    retry = str(llm.requests[1]["messages"])
+    assert "the fix changes the doctest examples in the docstring of calc.py::halve" in retry
+    assert_patch_delivers(pytester.path, result.stdout.lines)
