@@ -98,7 +98,8 @@ def heal_all(run: HealRun) -> HealOutcome:
         threading.Thread(target=client.preload, name="caretaker-import", daemon=True).start()
     files = ProjectFiles(runner.root)
     editable = Editable(settings.scope, runner.root, TestFiles(run.test_files, run.python_files))
-    check = PytestCheck(runner)
+    wider = regression.Wider(runner, run.passed, ids, files.get)
+    check = PytestCheck(runner, wider)
     builtin = None
     if BUILTIN in settings.models and run.repairers is None:
         # The trial server collects these tests while the baseline rerun goes on.
@@ -132,7 +133,7 @@ def heal_all(run: HealRun) -> HealOutcome:
             builtin.close()
         outcome.notes += [n for n in (run.memory.warning(), run.memory.save()) if n is not None]
     try:
-        _settle(run, outcome, failing, passing)
+        _settle(run, outcome, failing, passing, wider)
     except KeyboardInterrupt:  # writing handles its own; this is before it began
         outcome.notes.append("caretaker: interrupted while selecting the fixes; none was written")
     return outcome
@@ -212,11 +213,19 @@ def _repair_all(
 
 
 def _settle(
-    run: HealRun, outcome: HealOutcome, failing: Sequence[Failure], passing: Sequence[str]
+    run: HealRun,
+    outcome: HealOutcome,
+    failing: Sequence[Failure],
+    passing: Sequence[str],
+    wider: regression.Wider | None = None,
 ) -> None:
     """Select the fixes that hold together; save the patch and the transcripts; write them."""
     settings, root = run.settings, run.runner.root
-    fixes, dropped = selection.together(selection.group(outcome.results), run.runner, passing)
+    grouped = selection.group(outcome.results)
+    changed = {path for fix in grouped for path in fix.paths}
+    if changed and wider is not None and not outcome.interrupted:
+        passing = [*passing, *wider(changed)]  # the tests of other modules the fixes reach
+    fixes, dropped = selection.together(grouped, run.runner, passing)
     for left in dropped:
         outcome.notes.append(
             f"caretaker: the fix for {left.fix.first.nodeid} is left out of the patch"

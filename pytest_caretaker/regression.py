@@ -5,14 +5,19 @@ the run, the ones it did not run (deselected by ``-k``, ``-m``, ``--deselect`` o
 reached after ``-x``; unselected.py), and whole test files where the run chose tests by node id
 and so never collected the rest. The status of those it did not run is learnt there, not assumed:
 the ones that pass alone, at most NEIGHBOURS of a module (localize.py), are what no fix may break.
+Each candidate is also checked against the session's tests of every other module that imports a
+file it changes (``Wider``), those that pass without it; and the fixes together, at the end.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection, Sequence
 
+from pytest_caretaker.project.imports import importers
 from pytest_caretaker.project.localize import module_of, neighbours
-from pytest_caretaker.verify.runner import RunResult
+from pytest_caretaker.project.reads import Files
+from pytest_caretaker.verify.runner import Runner, RunResult
 
 
 def rerun(
@@ -28,6 +33,44 @@ def rerun(
     candidates = [nodeid for nodeid in dict.fromkeys([*passed, *unselected]) if nodeid not in seen]
     modules = {module_of(nodeid) for nodeid in failing}
     return neighbours(failing, candidates), sorted(modules.intersection(whole_files))
+
+
+def affected(
+    changed: Collection[str], passed: Sequence[str], skipped: Collection[str], files: Files
+) -> list[str]:
+    """The tests of the session, but those of the skipped modules, whose file imports a file
+    the fixes change (directly or through project modules): a fix can break them too."""
+    modules = dict.fromkeys(module_of(n) for n in passed if module_of(n) not in skipped)
+    hit = importers(changed, modules, files)
+    return [nodeid for nodeid in passed if module_of(nodeid) in hit]
+
+
+class Wider:
+    """The tests of other modules than the failing ones that a change reaches (``affected``),
+    those that pass without it where fixes are checked: run once each, unpatched, when first
+    reached (a test that fails there for its own reasons is no evidence against a fix).
+    Shared by the problems repaired at once."""
+
+    def __init__(
+        self, runner: Runner, passed: Sequence[str], failing: Sequence[str], files: Files
+    ) -> None:
+        self.runner = runner
+        self.passed = passed
+        self.skipped = frozenset(module_of(nodeid) for nodeid in failing)
+        self.files = files
+        self.status: dict[str, bool] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, changed: Collection[str]) -> list[str]:
+        reached = affected(changed, self.passed, self.skipped, self.files)
+        with self._lock:
+            new = [nodeid for nodeid in reached if nodeid not in self.status]
+            if new:
+                run = self.runner.run(new)
+                for nodeid in new:
+                    ran = run.outcomes.get(nodeid)
+                    self.status[nodeid] = ran is not None and ran.outcome == "passed"
+            return [nodeid for nodeid in reached if self.status[nodeid]]
 
 
 def passing(baseline: RunResult, failing: Sequence[str]) -> list[str]:

@@ -85,18 +85,18 @@ def _imports(source: SourceFile, files: Files) -> dict[str, tuple[str, str]]:
     found: dict[str, tuple[str, str]] = {}
     for node in tree.body:
         if isinstance(node, ast.ImportFrom):
-            module = _module_file(source.path, node.module or "", node.level, files)
+            module = module_file(source.path, node.module or "", node.level, files)
             for alias in node.names if module is not None else ():
                 found[alias.asname or alias.name] = (module or "", alias.name)
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                module = _module_file("", alias.name, 0, files)
+                module = module_file("", alias.name, 0, files)
                 if module is not None and (alias.asname is not None or "." not in alias.name):
                     found[alias.asname or alias.name] = (module, "")
     return found
 
 
-def _module_file(path: str, module: str, level: int, files: Files) -> str | None:
+def module_file(path: str, module: str, level: int, files: Files) -> str | None:
     """The project file of a module: next to the importing file for a relative import, else
     under the root or src/; a package's __init__.py. None when it is none of the project's."""
     parts = module.split(".") if module else []
