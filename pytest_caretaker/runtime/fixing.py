@@ -66,7 +66,8 @@ def fix(id: str, crash: Crash, root: Path, key: str, store: Store) -> str | None
     except Exception as error:  # a user's store (a database) may fail any way
         print(f"caretaker: the fix for {id} could not be kept: {error!r}", file=sys.stderr)
     where = f"; patch in {patch.relative_to(root)}" if patch is not None else ""
-    first = result.explanation.strip().splitlines()[0] if result.explanation.strip() else ""
+    said = result.explanation.strip()
+    first = said.splitlines()[0].rstrip(".") if said else ""
     print(
         f"caretaker: healed {id} ({result.repairer}): {first}{where}; retrying the call",
         file=sys.stderr,
