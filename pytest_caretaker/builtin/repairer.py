@@ -29,7 +29,7 @@ from typing import Protocol
 from pytest_caretaker.builtin import mutate
 from pytest_caretaker.builtin.explain import explain
 from pytest_caretaker.builtin.mutate import Mutant
-from pytest_caretaker.builtin.search import Partial, pairs
+from pytest_caretaker.builtin.search import Scan, pairs
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.problem import Check, Failed, Healed, Problem, Task
 from pytest_caretaker.project.files import ProjectFiles
@@ -98,7 +98,7 @@ class BuiltinRepairer:
             return Failed(NOTHING)
         earlier = [m for m in self.fixes if m in ranked]
         ranked = earlier + [m for m in ranked if m not in earlier]
-        scan = _Scan(self, task, started, deadline)
+        scan = Scan(self, task, started, deadline)
         found = scan.run(ranked)
         if found is None and not scan.late:
             # Single edits exhausted with time left: two at once, best-ranked first.
@@ -184,6 +184,10 @@ class BuiltinRepairer:
             self.trials.close()
             self.trials = None
 
+    def run_limit(self, baseline_seconds: float) -> float:
+        """Time one confirming run of a candidate may take in the ordinary verifier."""
+        return min(self.runner.timeout, max(MIN_RUN_LIMIT, LIMIT_FACTOR * baseline_seconds))
+
     def attempt(
         self,
         mutant: Mutant,
@@ -228,50 +232,3 @@ class BuiltinRepairer:
 def _text(files: ProjectFiles, path: str) -> str | None:
     source = files.get(path)
     return source.text if source is not None else None
-
-
-@dataclass
-class _Scan:
-    """Tries candidates in order until one heals every case of the problem, the time is up, or
-    (with a fix of some cases kept) the grace for a better one is over."""
-
-    repairer: BuiltinRepairer
-    task: Task
-    started: float
-    deadline: float
-    tried: int = 0
-    late: bool = False  # stopped by the budget
-    partial: Partial = field(init=False)
-
-    def __post_init__(self) -> None:
-        problem = self.task.problem
-        self.partial = Partial(len(problem.ids))
-        self.tests = [problem.lead.nodeid, *problem.regression]
-        self.limit = self.repairer.trial_limit(self.tests)
-        self.run_limit = min(
-            self.repairer.runner.timeout,
-            max(MIN_RUN_LIMIT, LIMIT_FACTOR * self.task.baseline_seconds),
-        )
-
-    def run(self, mutants: Sequence[Mutant]) -> Healed | None:
-        problem = self.task.problem
-        for mutant in mutants:
-            left = self.deadline - time.monotonic()
-            if self.partial.found and time.monotonic() >= self.partial.until:
-                return None
-            if left <= 0:
-                self.late = True
-                return None
-            self.tried += 1
-            fixed = self.repairer.attempt(
-                mutant, problem, self.tests, min(self.limit, left), min(self.run_limit, left)
-            )
-            if fixed is None:
-                continue
-            candidate, verdict = fixed
-            if set(problem.ids) <= verdict.passed:  # every case of the problem: the fix
-                self.repairer.fixes.append(mutant)
-                return Healed(candidate, Spend(candidates=self.tried), self.repairer.name, verdict)
-            # Some cases only: kept as a lead while a fix of them all is looked for a while.
-            self.partial.keep(candidate, verdict, set(problem.ids) & verdict.passed, self.started)
-        return None

@@ -1,17 +1,21 @@
-"""The built-in repairer's search beyond one edit at a time: a fix of some cases of a problem
-kept while one of all is looked for (Partial), and two-edit candidates (pairs) once single
-edits are exhausted."""
+"""The built-in repairer's search: candidates tried in order until one heals every case of the
+problem (Scan), a fix of some cases kept while one of all is looked for (Partial), two-edit
+candidates (pairs) once single edits are exhausted, and the runner-ups after the fix."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from pytest_caretaker.builtin.edits import Mutant
 from pytest_caretaker.builtin.explain import PAIR
-from pytest_caretaker.problem import Healed
+from pytest_caretaker.problem import Healed, Task
 from pytest_caretaker.results import Candidate, Spend, Verdict
+
+if TYPE_CHECKING:
+    from pytest_caretaker.builtin.repairer import BuiltinRepairer
 
 #: Seconds (at least) a search goes on for a fix of every case once it found one of some: as
 #: long again as it took to find that one, within the budget.
@@ -89,3 +93,85 @@ def _joined(a: Mutant, b: Mutant, text: str) -> Mutant | None:
         end=second.end,
         replacement=first.replacement + between + second.replacement,
     )
+
+
+#: After the fix, at most this many next candidates are tried for the transcript, in at most
+#: this many seconds.
+RUNNER_UPS = 12
+RUNNER_UP_SECONDS = 0.5
+
+
+@dataclass
+class Scan:
+    """Tries candidates in order until one heals every case of the problem, the time is up, or
+    (with a fix of some cases kept) the grace for a better one is over."""
+
+    repairer: BuiltinRepairer
+    task: Task
+    started: float
+    deadline: float
+    tried: int = 0
+    late: bool = False  # stopped by the budget
+    partial: Partial = field(init=False)
+
+    def __post_init__(self) -> None:
+        problem = self.task.problem
+        self.partial = Partial(len(problem.ids))
+        self.tests = [problem.lead.nodeid, *problem.regression]
+        self.limit = self.repairer.trial_limit(self.tests)
+        self.run_limit = self.repairer.run_limit(self.task.baseline_seconds)
+
+    def run(self, mutants: Sequence[Mutant]) -> Healed | None:
+        problem = self.task.problem
+        for index, mutant in enumerate(mutants):
+            left = self.deadline - time.monotonic()
+            if self.partial.found and time.monotonic() >= self.partial.until:
+                return None
+            if left <= 0:
+                self.late = True
+                return None
+            self.tried += 1
+            fixed = self.repairer.attempt(
+                mutant, problem, self.tests, min(self.limit, left), min(self.run_limit, left)
+            )
+            if fixed is None:
+                continue
+            candidate, verdict = fixed
+            if set(problem.ids) <= verdict.passed:  # every case of the problem: the fix
+                self.repairer.fixes.append(mutant)
+                self._runner_ups(mutants[index + 1 :])
+                return Healed(candidate, Spend(candidates=self.tried), self.repairer.name, verdict)
+            # Some cases only: kept as a lead while a fix of them all is looked for a while.
+            self.partial.keep(candidate, verdict, set(problem.ids) & verdict.passed, self.started)
+        return None
+
+    def _runner_ups(self, rest: Sequence[Mutant]) -> None:
+        """Say in the transcript which of the next candidates would pass the trial too: other
+        plausible fixes to weigh against the one taken (a few, in well under a second)."""
+        trials = self.repairer.trials
+        if trials is None or not rest:
+            return
+        files, root = self.repairer.files, self.repairer.runner.root
+        until = time.monotonic() + RUNNER_UP_SECONDS
+        passed: list[str] = []
+        for mutant in rest[:RUNNER_UPS]:
+            source = files.get(mutant.path)
+            definition = source.find(mutant.function) if source is not None else None
+            if source is None or time.monotonic() > until:
+                break
+            trial = trials.run(
+                self.tests,
+                self.limit,
+                path=str(root / mutant.path),
+                qualname=mutant.function,
+                line=definition.start if definition is not None else 0,
+                source=mutant.apply(source.text),
+            )
+            if trial is not None and trial.passed:
+                passed.append(f"- {mutant.description} on line {mutant.line} ({mutant.path})")
+        if passed:
+            self.task.log.add(
+                "Runner-up edits",
+                "These next candidates pass the failing test and its neighbours in a trial too "
+                "(not verified further); the one taken ranked first:\n" + "\n".join(passed),
+            )
