@@ -2,8 +2,8 @@
 
     python benchmarks/scale.py [--repeat 5]
 
-1. Idle overhead: a generated 2,000-test suite, plain `pytest` with the plugin installed against
-   `-p no:caretaker`, interleaved, median of --repeat runs each.
+1. Idle overhead: a generated 2,000-test suite, plain `pytest` with the plugin installed and
+   with --heal against `-p no:caretaker`, interleaved, medians of wall and CPU time (idle.py).
 2. Heal wall time for 16 independent failures against the scripted server answering after 1 s,
    against the ideal ceil(16 / concurrency) x 1 s + the suite's own time, at concurrency 1, 4, 8;
    and the timeline of the session at concurrency 4 (what runs when, on which thread).
@@ -35,6 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from idle import overhead, report, suite
 from timeline import Timeline
 
 from pytest_caretaker.testing import Scripted, ScriptedServer, text, tool_call
@@ -57,29 +58,9 @@ def heal_command(server: ScriptedServer) -> list[str]:
 
 
 def idle(work: Path, repeat: int) -> None:
-    project = work / "idle"
-    project.mkdir()
-    for module in range(20):
-        body = "".join(f"def test_{n}():\n    assert {n} + 1 == {n + 1}\n\n" for n in range(100))
-        (project / f"test_m{module:02}.py").write_text(body)
-    plain: list[float] = []
-    without: list[float] = []
-    healing: list[float] = []
-    # --heal with every test passing, no model configured: the automatic choice runs (no key
-    # here, so it looks for a local Ollama) and nothing else should.
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    for _ in range(repeat):
-        plain.append(timed(PYTEST, project)[0])
-        without.append(timed([*PYTEST, "-p", "no:caretaker"], project)[0])
-        healing.append(timed([*PYTEST, "--heal"], project, env)[0])
-    a, b, c = statistics.median(plain), statistics.median(without), statistics.median(healing)
-    print("1. idle overhead, 2,000 tests")
-    print(f"   with the plugin (no --heal)          {a:6.2f} s (median of {repeat})")
-    print(f"   --heal, all passing (auto-choice)    {c:6.2f} s")
-    print(f"   -p no:caretaker                      {b:6.2f} s")
-    print(f"   ratio, plugin / none                 {a / b:6.3f}x ({(a / b - 1) * 100:+.1f} %)")
-    print("   (#20 done when: plugin / none <= 1 %)")
-    print(f"   ratio, --heal / none                 {c / b:6.3f}x ({(c / b - 1) * 100:+.1f} %)")
+    project = suite(work)
+    print("1. idle overhead, 2,000 tests (benchmarks/idle.py)")
+    report(overhead(project, repeat), repeat)
 
 
 def independent(work: Path) -> None:
