@@ -28,9 +28,11 @@ class Span:
     end: float
 
 
+#: Only its first call is shown: the one that starts the warm server and litellm's import.
+FIRST = "first failure recorded: starts"
 #: (module, attribute path, label): the entry points watched.
 WATCHED = (
-    ("pytest_caretaker.session", "HealSession.failed", "a failure recorded (the first starts)"),
+    ("pytest_caretaker.session", "HealSession.failed", FIRST),
     ("pytest_caretaker.llm.client", "preload", "import litellm"),
     ("pytest_caretaker.verify.channel", "Channel.start", "spawn a server process"),
     ("pytest_caretaker.verify.runner", "Runner.run", "verify run"),
@@ -81,7 +83,8 @@ class Timeline:
                     start = end - float(args[2])
                 span = Span(label, threading.current_thread().name, start, end)
                 with self._lock:
-                    self.spans.append(span)
+                    if label != FIRST or all(s.what != FIRST for s in self.spans):
+                        self.spans.append(span)
 
         setattr(owner, name, classmethod(timed) if isinstance(original, classmethod) else timed)
         self._undo.append(lambda: setattr(owner, name, original))
