@@ -13,7 +13,9 @@ imported and the candidate changes are stale, with every module that took someth
 so they import the candidate's code. Where that cannot give what a fresh session would — a stale
 conftest or plugin, a node id the server did not collect, an item of a kind other than a
 Python test module's — the child runs the whole session afresh (worker.py's run_spec) with every
-project module dropped, which is what a warm run cost before.
+project module dropped, which is what a warm run cost before. One difference from a fresh
+process remains: what a stale module's import did to a module that is not stale (registered
+itself in a library's registry, say) is done again, on top.
 """
 
 from __future__ import annotations
