@@ -21,7 +21,8 @@ FILES = {
     "made.py": "def make():\n    return 1\n",
     "shapes.py": "class Shape:\n    def area(self):\n        return 0\n",
     "conftest.py": (
-        "import pytest\nfrom made import make\n\n\n@pytest.fixture\ndef made():\n    return make()\n"
+        "import pytest\nfrom made import make\n\n\n"
+        "@pytest.fixture\ndef made():\n    return make()\n"
     ),
     "test_things.py": """\
 import os
