@@ -23,13 +23,11 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Protocol
 
 from pytest_caretaker.builtin import mutate
 from pytest_caretaker.builtin.explain import explain
 from pytest_caretaker.builtin.mutate import Mutant
-from pytest_caretaker.builtin.search import Scan, pairs
+from pytest_caretaker.builtin.search import Bounds, Scan, pairs
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.problem import Check, Failed, Healed, Problem, Task
 from pytest_caretaker.project.files import ProjectFiles
@@ -48,16 +46,6 @@ NOTHING = (
     "the built-in repairer found nothing it may edit in the code the test ran "
     "(it never edits tests)"
 )
-
-
-class Bounds(Protocol):
-    """Where the project is and how long one verification run may take (a Runner has both)."""
-
-    @property
-    def root(self) -> Path: ...
-
-    @property
-    def timeout(self) -> float: ...
 
 
 @dataclass

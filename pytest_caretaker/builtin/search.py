@@ -7,15 +7,46 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
 from pytest_caretaker.builtin.edits import Mutant
 from pytest_caretaker.builtin.explain import PAIR
-from pytest_caretaker.problem import Healed, Task
+from pytest_caretaker.problem import Healed, Problem, Task
+from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.results import Candidate, Spend, Verdict
+from pytest_caretaker.verify.trials import Trials
 
-if TYPE_CHECKING:
-    from pytest_caretaker.builtin.repairer import BuiltinRepairer
+
+class Searcher(Protocol):
+    """What a Scan uses of the built-in repairer (repairer.BuiltinRepairer)."""
+
+    name: str
+    fixes: list[Mutant]
+    trials: Trials | None
+    files: ProjectFiles
+
+    @property
+    def runner(self) -> Bounds: ...
+
+    def trial_limit(self, tests: Sequence[str]) -> float: ...
+
+    def run_limit(self, baseline_seconds: float) -> float: ...
+
+    def attempt(
+        self, mutant: Mutant, problem: Problem, tests: Sequence[str], limit: float, run_limit: float
+    ) -> tuple[Candidate, Verdict] | None: ...
+
+
+class Bounds(Protocol):
+    """Where the project is and how long one verification run may take (a Runner has both)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def timeout(self) -> float: ...
+
 
 #: Seconds (at least) a search goes on for a fix of every case once it found one of some: as
 #: long again as it took to find that one, within the budget.
@@ -106,7 +137,7 @@ class Scan:
     """Tries candidates in order until one heals every case of the problem, the time is up, or
     (with a fix of some cases kept) the grace for a better one is over."""
 
-    repairer: BuiltinRepairer
+    repairer: Searcher
     task: Task
     started: float
     deadline: float

@@ -102,7 +102,7 @@ def parse(*argv: str) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def test_options_and_the_command() -> None:
+def test_options_and_the_command(tmp_path: Path) -> None:
     args = parse(
         "--model",
         "a/b",
@@ -118,22 +118,36 @@ def test_options_and_the_command() -> None:
         "--model",
     )
 
-    settings = settings_of(args, {})
+    settings = settings_of(args, {}, tmp_path)
 
     assert settings.models == ("a/b", "builtin")
     assert (settings.attempts, settings.write, settings.commit) == (2, True, False)
     assert command_of(args.command) == ("python", "x.py", "--model")
 
 
-def test_the_environment_gives_what_the_flags_do_not() -> None:
-    settings = settings_of(parse("--", "python", "x.py"), {"CARETAKER_MODEL": "openai/gpt-4o"})
+def test_the_environment_gives_what_the_flags_do_not(tmp_path: Path) -> None:
+    args = parse("--", "python", "x.py")
+    settings = settings_of(args, {"CARETAKER_MODEL": "openai/gpt-4o"}, tmp_path)
 
     assert settings.models == ("openai/gpt-4o",)
 
 
-def test_a_bad_value_names_its_flag() -> None:
+def test_the_projects_ini_keys_come_last(tmp_path: Path) -> None:
+    (tmp_path / "tox.ini").write_text(
+        "[pytest]\nheal_model =\n    a/b\n    builtin\nheal_timeout = 7\n"
+    )
+    args = parse("--timeout", "9", "--", "python", "x.py")
+
+    settings = settings_of(args, {"CARETAKER_MODEL": "openai/gpt-4o"}, tmp_path)
+
+    assert (settings.models, settings.timeout) == (("openai/gpt-4o",), 9.0)
+    assert settings_of(parse("--", "x"), {}, tmp_path).models == ("a/b", "builtin")
+    assert settings_of(parse("--", "x"), {}, tmp_path).timeout == 7.0
+
+
+def test_a_bad_value_names_its_flag(tmp_path: Path) -> None:
     with pytest.raises(SettingError, match=r"^--timeout"):
-        settings_of(parse("--timeout", "soon", "--", "python", "x.py"), {})
+        settings_of(parse("--timeout", "soon", "--", "python", "x.py"), {}, tmp_path)
 
 
 def divide(total: int, count: int) -> float:
