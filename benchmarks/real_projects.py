@@ -248,8 +248,12 @@ def pristine(project: lib.Project, options: Options) -> str:
 
 def report(project: lib.Project, bug: lib.Bug, options: Options) -> Result:
     result = bench_bug(project, bug, options)
-    print(f"{bug.id}: {result.failing} failing, {result.healed} healed, exact {result.exact}, "
-          f"green {result.green}, {result.seconds} s {result.note}", flush=True)  # fmt: skip
+    line = f"{bug.id}: {result.failing} failing, {result.healed} healed, exact {result.exact}, "
+    line += f"green {result.green}, {result.seconds} s"
+    if result.dishonest:
+        line += f", DISHONEST: {len(result.still_failing)} HEALED still failing, "
+        line += f"{len(result.broken)} passing tests broken"
+    print(f"{line} {result.note}".rstrip(), flush=True)
     return result
 
 
