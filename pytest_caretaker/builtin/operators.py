@@ -178,6 +178,10 @@ def off_by_one(node: cst.BaseExpression, prior: float, grouped: bool = False) ->
         return  # constant() covers literals, `-2` too: never `-2 + 1`; never `"x" + 1`
     if isinstance(node, cst.Tuple) and not node.elements:
         return  # `()` cannot lose its parentheses, and `() + 1` fails whatever it means
+    if _truth(node):
+        # `(a == b) + 1` is 1 or 2, always true: no developer's fix, and it makes an __eq__ or
+        # a check pass whatever it compares (seen on real code: Version.__eq__).
+        return
     if _plus_literal(node):
         return  # `n + 2`: constant() makes `n + 3` and `n + 1`, folded, never `n + 2 + 1`
     left = node.with_changes(lpar=[], rpar=[])
@@ -191,6 +195,15 @@ def off_by_one(node: cst.BaseExpression, prior: float, grouped: bool = False) ->
 
 
 _TEXT = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _truth(node: cst.BaseExpression) -> bool:
+    """Whether node is a truth value: a comparison, ``and``/``or``, ``not``, True or False."""
+    if isinstance(node, (cst.Comparison, cst.BooleanOperation)):
+        return True
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return True
+    return isinstance(node, cst.Name) and node.value in ("True", "False")
 
 
 def _negative_literal(node: cst.BaseExpression) -> bool:

@@ -425,6 +425,17 @@ def test_operator_exactly(line: str, operator: str, expected: set[str]) -> None:
     assert new_lines(line, operator) == expected
 
 
+@pytest.mark.parametrize(
+    "line",
+    ["return self.compare(other) == 0", "return a > b and b > c", "return not a", "return True"],
+)
+def test_a_truth_value_is_never_off_by_one(line: str) -> None:
+    # `(a == b) + 1` is always true: it "healed" a real Version.__eq__ and broke 18 tests.
+    expression = line.removeprefix("return ")
+    wrapped = {f"return ({expression}) {sign} 1" for sign in "+-"}  # as the mutator writes it
+    assert not wrapped & new_lines(line, "off_by_one")
+
+
 def test_comparison_prefers_the_boundary() -> None:
     _, found = mutants_of(BODY.format("return a < b"))
     priors = {m.replacement: m.prior for m in found if m.operator == "comparison"}
