@@ -3,8 +3,9 @@ by any number of processes at once, rotated to ``history.1.jsonl`` when it grows
 
 An append is one ``os.write`` of one whole line to a file opened with ``O_APPEND``: the kernel
 puts each write at the end in one piece, so lines from concurrent sessions (xdist controllers,
-two terminals, CI jobs on one checkout) never interleave. Rotation renames the file under an
-``flock``, after checking the size again, so two processes never rotate one file twice.
+two terminals, CI jobs on one checkout) never interleave; it is made under an ``flock``, with the
+check that the file ends a line. Rotation renames the file under the same lock, after checking
+the size again, so two processes never rotate one file twice.
 """
 
 from __future__ import annotations
@@ -46,15 +47,29 @@ def append(root: Path, records: Iterable[Mapping[str, Any]], max_bytes: int = MA
     lines = [
         (json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n").encode() for r in records
     ]
-    fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    lock = _locked(folder)
     try:
-        if lines and not _ends_a_line(fd):  # a session killed mid-line: start a new one
-            lines[0] = b"\n" + lines[0]
-        for line in lines:
-            _write_all(fd, line)
+        fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            if lines and not _ends_a_line(fd):  # a session killed mid-line: start a new one
+                lines[0] = b"\n" + lines[0]
+            for line in lines:
+                _write_all(fd, line)
+        finally:
+            os.close(fd)
     finally:
-        os.close(fd)
+        os.close(lock)  # closing releases the lock
     return target
+
+
+def _locked(folder: Path) -> int:
+    """The history's lock, held: the check that the file ends a line and the append after it
+    are one step (else a reader of the last byte can see another process's write not yet
+    there, and start a needless new line)."""
+    fd = os.open(folder / LOCK, os.O_WRONLY | os.O_CREAT, 0o644)
+    if fcntl is not None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
 
 
 def _ends_a_line(fd: int) -> bool:
@@ -72,10 +87,8 @@ def _rotate_if_big(folder: Path, max_bytes: int) -> None:
     target = folder / HISTORY_FILE
     if _size(target) < max_bytes:
         return
-    fd = os.open(folder / LOCK, os.O_WRONLY | os.O_CREAT, 0o644)
+    fd = _locked(folder)
     try:
-        if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
         if _size(target) >= max_bytes:  # another process may have rotated it meanwhile
             os.replace(target, folder / ROTATED)
     finally:
