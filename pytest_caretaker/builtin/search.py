@@ -168,12 +168,17 @@ class Scan:
             if fixed is None:
                 continue
             candidate, verdict = fixed
-            if set(problem.ids) <= verdict.passed:  # every case of the problem: the fix
+            if set(problem.ids[1:]) <= verdict.passed:  # every case of the problem: the fix
                 self.repairer.fixes.append(mutant)
                 self._runner_ups(mutants[index + 1 :])
                 return Healed(candidate, Spend(candidates=self.tried), self.repairer.name, verdict)
             # Some cases only: kept as a lead while a fix of them all is looked for a while.
-            self.partial.keep(candidate, verdict, set(problem.ids) & verdict.passed, self.started)
+            self.partial.keep(
+                candidate,
+                verdict,
+                {problem.lead.nodeid} | (set(problem.ids) & verdict.passed),
+                self.started,
+            )
         return None
 
     def _runner_ups(self, rest: Sequence[Mutant]) -> None:

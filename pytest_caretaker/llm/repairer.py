@@ -88,6 +88,9 @@ class _Conversation:
     room: int
     messages: list[dict[str, Any]]
     spend: Spend = field(default_factory=Spend)
+    #: The best fix so far that heals some but not all cases of the problem: kept while the
+    #: model is asked for one that heals them all, returned if it finds none.
+    partial: Healed | None = None
 
     def run(self) -> Healed | Failed:
         repairer, log = self.repairer, self.task.log
@@ -129,14 +132,44 @@ class _Conversation:
             parsed_any = parsed_any or _edits(decided) is not None
             _log_attempt(log, number, repairer.name, reply, decided)
             if isinstance(decided, Accepted):
-                return Healed(decided.candidate, self.spend, reply.model, decided.verdict)
+                healed = self._partial(
+                    Healed(decided.candidate, self.spend, reply.model, decided.verdict)
+                )
+                if isinstance(healed, Healed):
+                    return healed
+                decided = healed  # some cases only: asked again, with this kept
             reason = decided.reason
             feedback = self._feedback(reply, decided, number)
             if isinstance(feedback, Failed):
                 return feedback
+        if self.partial is not None:
+            return replace(self.partial, spend=self.spend)
         # Replies that never parsed into a fix: this model cannot work in the format; the next
         # model of the chain may.
         return Failed(reason, self.spend, decisive=parsed_any)
+
+    def _partial(self, healed: Healed) -> Healed | Rejected:
+        """healed when it heals every case of the problem; else kept (if it heals more than the
+        one kept) and turned into the reason to ask again."""
+        cases = self.task.problem.ids  # the lead passes: its verdict accepted the fix
+        missing = [nodeid for nodeid in cases[1:] if nodeid not in healed.verdict.passed]
+        if not missing:
+            return healed
+        count = len(cases) - len(missing)
+        if self.partial is None or count > _healed_cases(self.partial, cases):
+            note = (
+                f" It heals {count} of the {len(cases)} failing cases of this problem; the "
+                "others are repaired on their own."
+            )
+            candidate = healed.candidate
+            self.partial = replace(
+                healed, candidate=replace(candidate, explanation=candidate.explanation + note)
+            )
+        shown = ", ".join(missing[:5]) + (" …" if len(missing) > 5 else "")
+        return Rejected(
+            f"the fix heals {count} of the {len(cases)} failing cases of this problem (one root "
+            f"cause), not all: {shown} still fail; find the fix that heals them all"
+        )
 
     def _attempt(self, reply: client.Reply) -> Accepted | Rejected:
         if reply.truncated:
@@ -178,6 +211,10 @@ class _Conversation:
         else:
             self.messages.append({"role": "user", "content": feedback})
         return None
+
+
+def _healed_cases(healed: Healed, cases: tuple[str, ...]) -> int:
+    return 1 + sum(1 for nodeid in cases[1:] if nodeid in healed.verdict.passed)
 
 
 def _edits(decided: Accepted | Rejected) -> tuple[Edit, ...] | None:
