@@ -22,6 +22,7 @@ from pytest_caretaker.run.findings import Key, key, keys, moved_on, new, reporte
 from pytest_caretaker.run.hook import CASE
 from pytest_caretaker.verify.judge import judge
 from pytest_caretaker.verify.protocol import SandboxPolicy
+from pytest_caretaker.verify.reading import executed_in
 from pytest_caretaker.verify.runner import Runner
 
 CHILD = "pytest_caretaker.run.child"
@@ -71,19 +72,9 @@ class Commands:
             with contextlib.suppress(OSError):
                 record = (workdir / "record.json").read_text(encoding="utf-8")
                 ran = replace(ran, record=record)
-            return ran, _executed(trace_file) if trace else None
+            return ran, executed_in(trace_file, CASE) if trace else None
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
-
-
-def _executed(trace_file: Path) -> Executed | None:
-    try:
-        trace = json.loads(trace_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    functions = tuple((str(path), int(line)) for path, line in trace["functions"].get(CASE, ()))
-    lines = {path: frozenset(hits) for path, hits in trace["lines"].get(CASE, {}).items()}
-    return Executed(functions, lines)
 
 
 def failed(ran: Ran, timeout: float) -> str:

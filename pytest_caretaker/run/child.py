@@ -21,14 +21,12 @@ import sys
 import types
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
-
-import pytest
+from typing import Any
 
 from pytest_caretaker.run.hook import CASE, write
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import MEMORY_HEADROOM
-from pytest_caretaker.verify.worker import PatchFinder, Tracer, file_id
+from pytest_caretaker.verify.worker import Tracer, file_id, serve
 
 
 def main(argv: Sequence[str]) -> None:
@@ -39,13 +37,7 @@ def main(argv: Sequence[str]) -> None:
     if rules is not None:  # this process waits, its child runs confined
         sandbox.enter(rules["network"])
         sandbox.confine_run(rules, str(spec_path.parent), MEMORY_HEADROOM)
-    patches: dict[tuple[int, int], bytes] = {}
-    for original, patched in spec["patches"].items():
-        key = file_id(original)
-        if key is not None:
-            patches[key] = Path(patched).read_bytes()
-    # No test module is run here, so no assertion rewriting: the config is never read.
-    sys.meta_path.insert(0, PatchFinder(patches, cast(pytest.Config, None)))
+    patches = serve(spec["patches"])
     tracer = Tracer(Path(spec["root"]).resolve()) if spec["trace"] else None
     code, module = _main_module(spec["kind"], spec["name"], patches)
     sys.argv = [str(module.__file__), *spec["args"]]

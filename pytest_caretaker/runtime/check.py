@@ -25,6 +25,7 @@ from pytest_caretaker.runtime.records import Crash
 from pytest_caretaker.settings import WORKER_ENV
 from pytest_caretaker.verify.judge import judge
 from pytest_caretaker.verify.protocol import SandboxPolicy
+from pytest_caretaker.verify.reading import executed_in
 from pytest_caretaker.verify.runner import Runner, hidden_env
 
 CHILD = "pytest_caretaker.runtime.child"
@@ -76,7 +77,7 @@ class Replay:
             (workdir / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
             limit = self.timeout if timeout is None else min(timeout, self.timeout)
             ran = self._launch(workdir / "spec.json", limit)
-            return ran, _executed(workdir / "trace.json") if trace else None
+            return ran, executed_in(workdir / "trace.json", CASE) if trace else None
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
@@ -125,16 +126,6 @@ def _python() -> str:
 def _kill_group(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-
-
-def _executed(trace_file: Path) -> Executed | None:
-    try:
-        trace = json.loads(trace_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    functions = tuple((str(path), int(line)) for path, line in trace["functions"].get(CASE, ()))
-    lines = {path: frozenset(hits) for path, hits in trace["lines"].get(CASE, {}).items()}
-    return Executed(functions, lines)
 
 
 def failed(replayed: Replayed, timeout: float) -> str:

@@ -23,13 +23,11 @@ import sys
 import types
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
-
-import pytest
+from typing import Any
 
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import MEMORY_HEADROOM
-from pytest_caretaker.verify.worker import PatchFinder, Tracer, file_id
+from pytest_caretaker.verify.worker import Tracer, file_id, serve
 
 DONE = "caretaker-replay: returned"
 CASE = "replay"
@@ -45,12 +43,7 @@ def main(argv: Sequence[str]) -> None:
     if rules is not None:  # this process waits, its child runs confined
         sandbox.enter(rules["network"])
         sandbox.confine_run(rules, str(spec_path.parent), MEMORY_HEADROOM)
-    patches: dict[tuple[int, int], bytes] = {}
-    for original, patched in spec["patches"].items():
-        key = file_id(original)
-        if key is not None:
-            patches[key] = Path(patched).read_bytes()
-    sys.meta_path.insert(0, PatchFinder(patches, cast(pytest.Config, None)))
+    patches = serve(spec["patches"])
     sys.path[:] = spec["sys_path"]
     tracer = Tracer(Path(spec["root"]).resolve()) if spec["trace"] else None
     if tracer is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pytest_caretaker.results import Executed
@@ -33,3 +34,13 @@ def executed(trace: Trace | None) -> dict[str, Executed]:
         )
         for nodeid, calls in trace["functions"].items()
     }
+
+
+def executed_in(trace_file: Path, case: str) -> Executed | None:
+    """What one case ran, from a trace file a child wrote (caretaker run's command, runtime
+    healing's replayed call); None when there is none to read."""
+    try:
+        trace = json.loads(trace_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return executed(trace).get(case)

@@ -22,10 +22,10 @@ import json
 import linecache
 import os
 import sys
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
 from types import CodeType, FrameType, ModuleType
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import pytest
 
@@ -107,6 +107,20 @@ class PatchFinder(importlib.abc.MetaPathFinder):
             rewrites = type(spec.loader).__name__ == "AssertionRewritingHook"
             spec.loader = PatchedLoader(spec.origin, source, self.config if rewrites else None)
         return spec
+
+
+def serve(patched: Mapping[str, str]) -> dict[tuple[int, int], bytes]:
+    """In a child that runs a candidate outside a pytest session (caretaker run's command,
+    runtime healing's replayed call): serve the candidate's files (original path -> the file
+    holding its new bytes) in memory, in front of every other finder. No test module is run
+    there, so no assertion rewriting: the config is never read. The patches, by file id."""
+    patches: dict[tuple[int, int], bytes] = {}
+    for original, new in patched.items():
+        key = file_id(original)
+        if key is not None:
+            patches[key] = Path(new).read_bytes()
+    sys.meta_path.insert(0, PatchFinder(patches, cast(pytest.Config, None)))
+    return patches
 
 
 class Tracer:
