@@ -280,10 +280,12 @@ def test_the_projects_pytest_timeout_setting_is_each_tests_limit(
 
 
 def test_a_limit_is_at_most_a_share_of_the_runs(steps: Path) -> None:
-    with steps_runner(steps, test_limit=60.0, timeout=2.0) as runner:
+    with steps_runner(steps, test_limit=60.0, timeout=3.0) as runner:
+        runner.run([EVEN])  # the server started: the run below is timed from its fork
         result = runner.run([ODD, EVEN])
 
-    assert "did not finish within 1.6 s" in result.outcomes[ODD].detail
+    assert result.problem is None, result.output  # CI, loaded: the slack after 80 % was short
+    assert "did not finish within 2.4 s" in result.outcomes[ODD].detail
     assert result.outcomes[EVEN].outcome == "passed"
 
 
