@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
-import linecache
 import os
 import sys
 import types
@@ -26,7 +25,7 @@ from typing import Any
 from pytest_caretaker.run.hook import CASE, write
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import MEMORY_HEADROOM
-from pytest_caretaker.verify.worker import Tracer, file_id, serve
+from pytest_caretaker.verify.worker import Tracer, script_code, serve
 
 
 def main(argv: Sequence[str]) -> None:
@@ -76,16 +75,9 @@ def _main_module(
     else:
         path = os.path.abspath(name)
         sys.path[0] = os.path.dirname(path)
-    key = file_id(path)
-    source = patches.get(key) if key is not None else None
-    if source is None:
-        source = Path(path).read_bytes()
-    else:  # tracebacks show the source that ran
-        text = importlib.util.decode_source(source)
-        linecache.cache[path] = (len(text), None, text.splitlines(True), path)
     module.__file__ = path
     module.__dict__["__builtins__"] = __builtins__
-    return compile(source, path, "exec", dont_inherit=True), module
+    return script_code(path, patches), module
 
 
 if __name__ == "__main__":

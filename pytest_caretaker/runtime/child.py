@@ -16,7 +16,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
-import linecache
 import os
 import pickle
 import sys
@@ -27,7 +26,7 @@ from typing import Any
 
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import MEMORY_HEADROOM
-from pytest_caretaker.verify.worker import Tracer, file_id, serve
+from pytest_caretaker.verify.worker import Tracer, script_code, serve
 
 DONE = "caretaker-replay: returned"
 CASE = "replay"
@@ -91,17 +90,10 @@ def _main_script(path: str, patches: dict[tuple[int, int], bytes]) -> types.Modu
     """The script that was run, as ``__mp_main__`` (also reachable as ``__main__``, which the
     pickles of its classes name)."""
     module = types.ModuleType("__mp_main__")
-    key = file_id(path)
-    source = patches.get(key) if key is not None else None
-    if source is None:
-        source = Path(path).read_bytes()
-    else:  # tracebacks show the source that ran
-        text = importlib.util.decode_source(source)
-        linecache.cache[path] = (len(text), None, text.splitlines(True), path)
     module.__file__ = path
     module.__dict__["__builtins__"] = __builtins__
     sys.modules["__mp_main__"] = sys.modules["__main__"] = module
-    exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
+    exec(script_code(path, patches), module.__dict__)
     return module
 
 

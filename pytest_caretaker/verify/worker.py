@@ -123,6 +123,19 @@ def serve(patched: Mapping[str, str]) -> dict[tuple[int, int], bytes]:
     return patches
 
 
+def script_code(path: str, patches: Mapping[tuple[int, int], bytes]) -> CodeType:
+    """The code of a script run as ``__main__`` (which no import finder sees): the candidate's
+    source when it changes that file, shown by tracebacks too, else the file's."""
+    key = file_id(path)
+    source = patches.get(key) if key is not None else None
+    if source is None:
+        source = Path(path).read_bytes()
+    else:
+        text = importlib.util.decode_source(source)
+        linecache.cache[path] = (len(text), None, text.splitlines(True), path)
+    return compile(source, path, "exec", dont_inherit=True)
+
+
 class Tracer:
     """Per test: which project functions ran (in first-call order) and which lines."""
 
