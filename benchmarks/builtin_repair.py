@@ -1,6 +1,6 @@
 """The built-in repairer on the bug collection, measured side by side in one run (not a test).
 
-    python benchmarks/builtin_repair.py [--budget 20] [--sample 30]
+    python benchmarks/builtin_repair.py [--budget 20] [--sample 30] [--one-worker]
 
 1. `pytest --heal` (no model: the built-in repairer) over a copy of examples/bugs in one session:
    per bug, whether it was healed as the catalog expects, the candidates tried and the time; then
@@ -8,7 +8,10 @@
    second (generation, trials and the confirming run included).
 2. Localization cost: the traced rerun (per-test line coverage, done only when healing) against
    the same rerun untraced, over every test of the collection (median of 3, warm runner).
-3. Verification throughput on the same candidates: the first --sample mutants of one bug checked
+3. Scaling: candidates per second through the trial server with 1, 2 and all cores' workers,
+   interleaved on the same mutants (median of 3); with --one-worker, the whole session of 1.
+   again at --heal-workers=1.
+4. Verification throughput on the same candidates: the first --sample mutants of one bug checked
    by the trial server (a forked child of a collected session) and by a plain
    `python -m pytest <test file>` subprocess each, with the mutant written to disk; the ratio is
    the figure that matters.
@@ -30,7 +33,7 @@ from pathlib import Path
 from pytest_caretaker.builtin import mutate
 from pytest_caretaker.project.files import SourceFile
 from pytest_caretaker.verify.runner import Runner
-from pytest_caretaker.verify.trials import Trials
+from pytest_caretaker.verify.trials import Candidate, Trials, workers_default
 
 ROOT = Path(__file__).resolve().parent.parent
 BUGS = ROOT / "examples" / "bugs"
@@ -38,10 +41,14 @@ RESULT = re.compile(r"^(HEALED|NOT HEALED) (\S+?)(?:: |$)")
 STATS = re.compile(r"^  ([\d,]+) candidates? tried · .* · ([\d.]+) s · builtin$")
 
 
-def heal_collection(workdir: Path, budget: float) -> tuple[dict[str, dict[str, object]], float]:
+def heal_collection(
+    workdir: Path, budget: float, workers: int | None = None
+) -> tuple[dict[str, dict[str, object]], float]:
     """Per failing test id: healed, candidates, seconds, reason; and the session's wall time."""
     command = [sys.executable, "-m", "pytest", "--heal", "-q", "-p", "no:cacheprovider"]
     command += ["-o", f"heal_builtin_budget={budget:g}"]
+    if workers is not None:
+        command += [f"--heal-workers={workers}"]
     started = time.perf_counter()
     done = subprocess.run(command, cwd=workdir, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
@@ -108,23 +115,7 @@ def throughput(workdir: Path, bug: str, sample: int) -> tuple[float, float, int]
         check=False,
     )
     nodeids = [line for line in collect.stdout.splitlines() if "::" in line]
-    trials = Trials.start(runner, nodeids)
-    if trials is None or not trials.ready():
-        raise SystemExit("trials are not available here (they need fork, on Linux)")
-    started = time.perf_counter()
-    for mutant in candidates:
-        definition = source.find(mutant.function)
-        assert definition is not None
-        trials.run(
-            nodeids,
-            5.0,
-            path=str(workdir / mutant.path),
-            qualname=mutant.function,
-            line=definition.start,
-            source=mutant.apply(source.text),
-        )
-    trial_each = (time.perf_counter() - started) / len(candidates)
-    trials.close()
+    trial_each = trial_seconds(runner, source, candidates, nodeids, workers=1)
     runner.close()
 
     plain_dir = Path(tempfile.mkdtemp(prefix="caretaker-plain-"))
@@ -145,17 +136,88 @@ def throughput(workdir: Path, bug: str, sample: int) -> tuple[float, float, int]
     return trial_each, plain_each, len(candidates)
 
 
+def trial_seconds(
+    runner: Runner,
+    source: SourceFile,
+    candidates: list[mutate.Mutant],
+    nodeids: list[str],
+    workers: int,
+    rounds: int = 1,
+) -> float:
+    """Seconds per candidate through one trial server with this many workers (taken in order,
+    as the search takes them); the best of rounds."""
+    trials = Trials.start(runner, nodeids, workers)
+    if trials is None or not trials.ready():
+        raise SystemExit("trials are not available here (they need fork, on Linux)")
+    requests = []
+    for mutant in candidates:
+        definition = source.find(mutant.function)
+        assert definition is not None
+        requests.append(
+            Candidate(
+                nodeids,
+                5.0,
+                path=str(runner.root / mutant.path),
+                qualname=mutant.function,
+                line=definition.start,
+                source=mutant.apply(source.text),
+            )
+        )
+    best = float("inf")
+    try:
+        for _ in range(rounds):
+            started = time.perf_counter()
+            done = list(trials.map(requests))
+            best = min(best, (time.perf_counter() - started) / len(requests))
+            assert all(trial is not None for trial in done), "the trial server died"
+    finally:
+        trials.close()
+    return best
+
+
+def scaling(workdir: Path, bug: str, sample: int, counts: list[int]) -> dict[int, float]:
+    """Candidates per second through the trial server with each number of workers, measured
+    interleaved on the same mutants (median of three rounds each)."""
+    source = SourceFile(f"{bug}.py", (workdir / f"{bug}.py").read_bytes())
+    candidates = [m for d in mutate.outermost(source) for m in mutate.mutants(source, d)][:sample]
+    args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(workdir)]
+    collect = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", f"test_{bug}.py"],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    nodeids = [line for line in collect.stdout.splitlines() if "::" in line]
+    seen: dict[int, list[float]] = {count: [] for count in counts}
+    with Runner(workdir, workdir, args, 10.0) as runner:
+        for _ in range(3):
+            for count in counts:
+                each = trial_seconds(runner, source, candidates, nodeids, count)
+                seen[count].append(1 / each)
+    return {count: statistics.median(rates) for count, rates in seen.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--budget", type=float, default=20.0, help="--heal-builtin-budget")
     parser.add_argument("--sample", type=int, default=30, help="mutants for the throughput")
     parser.add_argument("--bug", default="clamp_value", help="the bug whose mutants are timed")
+    parser.add_argument(
+        "--one-worker",
+        action="store_true",
+        help="heal the collection with --heal-workers=1 too, side by side",
+    )
     options = parser.parse_args()
+    cores = workers_default()
+    counts = sorted({1, 2, cores})
     catalog = json.loads((BUGS / "catalog.json").read_text(encoding="utf-8"))
     workdir = Path(tempfile.mkdtemp(prefix="caretaker-bugs-"))
     shutil.copytree(BUGS, workdir, dirs_exist_ok=True)
     try:
         results, wall = heal_collection(workdir, options.budget)
+        alone = heal_collection(workdir, options.budget, 1)[1] if options.one_worker else None
+        rates = scaling(workdir, options.bug, max(options.sample, 120), counts)
         trial_each, plain_each, sampled = throughput(workdir, options.bug, options.sample)
         untraced, traced, reran = localization_cost(workdir)
     finally:
@@ -194,7 +256,13 @@ def main() -> None:
             f"max {max(healed_times):.2f} s"
         )
     print(f"end to end: {candidates} candidates in {seconds:.1f} s = {candidates / seconds:.0f}/s")
-    print(f"the whole `pytest --heal` session: {wall:.1f} s")
+    print(f"the whole `pytest --heal` session: {wall:.1f} s ({cores} trial workers)")
+    if alone is not None:
+        print(f"the same session with --heal-workers=1: {alone:.1f} s ({alone / wall:.2f}x)")
+    print(
+        f"trials of {options.bug}'s mutants by workers ({cores} cores here): "
+        + ", ".join(f"{n}: {rate:.0f}/s ({rate / rates[1]:.2f}x)" for n, rate in rates.items())
+    )
     print(
         f"localization: rerun of {reran} tests traced {traced:.2f} s vs untraced "
         f"{untraced:.2f} s ({traced / untraced:.2f}x, in the repair phase only)"

@@ -41,7 +41,7 @@ from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.threads import in_threads
 from pytest_caretaker.verify.check import PytestCheck
 from pytest_caretaker.verify.runner import Runner, RunResult
-from pytest_caretaker.verify.trials import Trials
+from pytest_caretaker.verify.trials import Trials, workers_default
 from pytest_caretaker.write.writer import Ask, write_fixes
 
 Progress = Callable[[int, int, str], None]
@@ -103,7 +103,8 @@ def heal_all(run: HealRun) -> HealOutcome:
     builtin = None
     if BUILTIN in settings.models and run.repairers is None:
         # The trial server collects these tests while the baseline rerun goes on.
-        trials = Trials.start(runner, ids + neighbours)
+        workers = settings.workers or workers_default()
+        trials = Trials.start(runner, ids + neighbours, workers)
         builtin = BuiltinRepairer(runner, check, trials, files, editable, settings.builtin_budget)
     try:
         # One traced rerun: does each failure reproduce alone, which neighbours pass alone,

@@ -243,6 +243,16 @@ OPTIONS: tuple[Option, ...] = (
         metavar="N",
     ),
     Option(
+        "workers",
+        "--heal-workers",
+        parse_concurrency,
+        "Candidate trials the built-in repairer runs at once, each in a process of its own "
+        "(default: one per core, at most 8)",
+        ini="heal_workers",
+        ini_help="Candidate trials the built-in repairer runs at once",
+        metavar="N",
+    ),
+    Option(
         "prompt_dir",
         "--heal-prompt",
         parse_folder,

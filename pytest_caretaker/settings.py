@@ -96,6 +96,7 @@ class Settings:
     budget: float | None = None  # US dollars the whole session may spend on models
     max_tokens: int = DEFAULT_MAX_TOKENS  # tokens one failure may use
     concurrency: int = DEFAULT_CONCURRENCY  # failures repaired at once
+    workers: int | None = None  # the built-in repairer's trials at once; None: one per core
     write: bool = False  # write verified fixes to disk (and commit them unless commit is off)
     review: bool = False  # ask before writing each fix (a terminal only)
     branch: str | None = None  # commit on this branch, created from HEAD if missing

@@ -7,8 +7,9 @@
 3. Rank: suspiciousness × the operator's prior, so the most local, smallest, likeliest edit is
    tried first; ties keep the order of the source.
 4. Verify fast: each candidate runs the failing test, then its passing neighbours, in a forked
-   trial (``verify/trials.py``) under a per-candidate time limit; where trials are not available,
-   in the problem's check.
+   trial (``verify/trials.py``) under a per-candidate time limit, the next candidates' trials
+   running meanwhile on the server's other workers (``--heal-workers``) and taken in rank
+   order all the same; where trials are not available, in the problem's check.
 5. Confirm: the first candidate that passes is proved once more by the problem's check, with the
    patched file imported afresh, exactly as a model's fix is; only then is it reported, as a
    *plausible* fix.
@@ -21,7 +22,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 
 from pytest_caretaker.builtin import mutate
@@ -35,7 +38,8 @@ from pytest_caretaker.project.localize import line_scores
 from pytest_caretaker.results import Candidate, Edit, Executed, FileChange, Spend, Verdict
 from pytest_caretaker.settings import BUILTIN
 from pytest_caretaker.text import plural
-from pytest_caretaker.verify.trials import Trials
+from pytest_caretaker.verify.trials import Candidate as TrialCandidate
+from pytest_caretaker.verify.trials import Trial, Trials
 
 #: The per-candidate time limit is a multiple of the unchanged tests' time, at least MIN_LIMIT
 #: in a trial and MIN_RUN_LIMIT in the ordinary verifier (a fresh process to start).
@@ -176,33 +180,50 @@ class BuiltinRepairer:
         """Time one confirming run of a candidate may take in the ordinary verifier."""
         return min(self.runner.timeout, max(MIN_RUN_LIMIT, LIMIT_FACTOR * baseline_seconds))
 
+    def tried(
+        self, mutants: Iterable[Mutant], tests: Sequence[str], limit: Callable[[], float]
+    ) -> Generator[tuple[Mutant, Trial | None], None, None]:
+        """Each mutant with its trial (None: no trial, the ordinary verifier decides), the trials
+        running ahead on the server's workers, within limit() each when sent."""
+        trials = self.trials
+        if trials is None:
+            yield from ((mutant, None) for mutant in mutants)
+            return
+        sent: deque[Mutant] = deque()
+
+        def candidates() -> Iterator[TrialCandidate]:
+            for mutant in mutants:
+                source = self.files.get(mutant.path)
+                if source is None:
+                    continue
+                definition = source.find(mutant.function)
+                sent.append(mutant)
+                yield TrialCandidate(
+                    tests,
+                    limit(),
+                    path=str(self.runner.root / mutant.path),
+                    qualname=mutant.function,
+                    line=definition.start if definition is not None else 0,
+                    source=mutant.apply(source.text),
+                )
+
+        with closing(trials.map(candidates())) as done:
+            for trial in done:
+                if trial is None and self.trials is not None:
+                    self.close()  # the server died: go on without it
+                yield sent.popleft(), trial
+
     def attempt(
-        self,
-        mutant: Mutant,
-        problem: Problem,
-        tests: Sequence[str],
-        limit: float,
-        run_limit: float,
+        self, mutant: Mutant, problem: Problem, trial: Trial | None, run_limit: float
     ) -> tuple[Candidate, Verdict] | None:
-        """The candidate and the verdict that proves it if it heals the lead case; else None."""
+        """The candidate and the verdict that proves it if it heals the lead case; else None.
+        A trial it failed (not one it could not run) rules it out at once."""
         source = self.files.get(mutant.path)
         if source is None:
             return None
+        if trial is not None and not trial.passed and not trial.unsupported:
+            return None
         text = mutant.apply(source.text)
-        if self.trials is not None:
-            definition = source.find(mutant.function)
-            trial = self.trials.run(
-                tests,
-                limit,
-                path=str(self.runner.root / mutant.path),
-                qualname=mutant.function,
-                line=definition.start if definition is not None else 0,
-                source=text,
-            )
-            if trial is None:
-                self.close()  # the server died: go on without it
-            elif not trial.passed and not trial.unsupported:
-                return None
         try:
             after = source.encode(text)
         except UnicodeEncodeError:

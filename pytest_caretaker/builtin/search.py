@@ -5,7 +5,8 @@ candidates (pairs) once single edits are exhausted, and the runner-ups after the
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
@@ -15,7 +16,7 @@ from pytest_caretaker.builtin.explain import PAIR
 from pytest_caretaker.problem import Healed, Problem, Task
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.results import Candidate, Spend, Verdict
-from pytest_caretaker.verify.trials import Trials
+from pytest_caretaker.verify.trials import Trial, Trials
 
 
 class Searcher(Protocol):
@@ -33,8 +34,12 @@ class Searcher(Protocol):
 
     def run_limit(self, baseline_seconds: float) -> float: ...
 
+    def tried(
+        self, mutants: Iterable[Mutant], tests: Sequence[str], limit: Callable[[], float]
+    ) -> Generator[tuple[Mutant, Trial | None], None, None]: ...
+
     def attempt(
-        self, mutant: Mutant, problem: Problem, tests: Sequence[str], limit: float, run_limit: float
+        self, mutant: Mutant, problem: Problem, trial: Trial | None, run_limit: float
     ) -> tuple[Candidate, Verdict] | None: ...
 
 
@@ -154,57 +159,58 @@ class Scan:
 
     def run(self, mutants: Sequence[Mutant]) -> Healed | None:
         problem = self.task.problem
-        for index, mutant in enumerate(mutants):
-            left = self.deadline - time.monotonic()
-            if self.partial.found and time.monotonic() >= self.partial.until:
-                return None
-            if left <= 0:
-                self.late = True
-                return None
-            self.tried += 1
-            fixed = self.repairer.attempt(
-                mutant, problem, self.tests, min(self.limit, left), min(self.run_limit, left)
-            )
-            if fixed is None:
-                continue
-            candidate, verdict = fixed
-            if set(problem.ids[1:]) <= verdict.passed:  # every case of the problem: the fix
-                self.repairer.fixes.append(mutant)
-                self._runner_ups(mutants[index + 1 :])
-                return Healed(candidate, Spend(candidates=self.tried), self.repairer.name, verdict)
-            # Some cases only: kept as a lead while a fix of them all is looked for a while.
-            self.partial.keep(
-                candidate,
-                verdict,
-                {problem.lead.nodeid} | (set(problem.ids) & verdict.passed),
-                self.started,
-            )
+        # Trials run ahead on the server's workers; they are taken in order all the same.
+        tried = self.repairer.tried(mutants, self.tests, self._trial_limit)
+        try:
+            for index, (mutant, trial) in enumerate(tried):
+                left = self.deadline - time.monotonic()
+                if self.partial.found and time.monotonic() >= self.partial.until:
+                    return None
+                if left <= 0:
+                    self.late = True
+                    return None
+                self.tried += 1
+                fixed = self.repairer.attempt(mutant, problem, trial, min(self.run_limit, left))
+                if fixed is None:
+                    continue
+                candidate, verdict = fixed
+                if set(problem.ids[1:]) <= verdict.passed:  # every case of the problem: the fix
+                    self.repairer.fixes.append(mutant)
+                    tried.close()
+                    self._runner_ups(mutants[index + 1 :])
+                    return Healed(
+                        candidate, Spend(candidates=self.tried), self.repairer.name, verdict
+                    )
+                # Some cases only: kept as a lead while a fix of them all is looked for a while.
+                self.partial.keep(
+                    candidate,
+                    verdict,
+                    {problem.lead.nodeid} | (set(problem.ids) & verdict.passed),
+                    self.started,
+                )
+        finally:
+            tried.close()
         return None
+
+    def _trial_limit(self) -> float:
+        """Time the next trial may take: the trial limit, within what is left of the budget."""
+        return max(0.0, min(self.limit, self.deadline - time.monotonic()))
 
     def _runner_ups(self, rest: Sequence[Mutant]) -> None:
         """Say in the transcript which of the next candidates would pass the trial too: other
-        plausible fixes to weigh against the one taken (a few, in well under a second)."""
-        trials = self.repairer.trials
-        if trials is None or not rest:
+        plausible fixes to weigh against the one taken (a few, in well under a second unless
+        one trial takes longer)."""
+        if self.repairer.trials is None or not rest:
             return
-        files, root = self.repairer.files, self.repairer.runner.root
-        until = time.monotonic() + RUNNER_UP_SECONDS
+        until = time.monotonic() + max(RUNNER_UP_SECONDS, self.limit)
         passed: list[str] = []
-        for mutant in rest[:RUNNER_UPS]:
-            source = files.get(mutant.path)
-            definition = source.find(mutant.function) if source is not None else None
-            if source is None or time.monotonic() > until:
-                break
-            trial = trials.run(
-                self.tests,
-                self.limit,
-                path=str(root / mutant.path),
-                qualname=mutant.function,
-                line=definition.start if definition is not None else 0,
-                source=mutant.apply(source.text),
-            )
-            if trial is not None and trial.passed:
-                passed.append(f"- {mutant.description} on line {mutant.line} ({mutant.path})")
+        tried = self.repairer.tried(rest[:RUNNER_UPS], self.tests, lambda: self.limit)
+        with closing(tried):
+            for mutant, trial in tried:
+                if trial is not None and trial.passed:
+                    passed.append(f"- {mutant.description} on line {mutant.line} ({mutant.path})")
+                if time.monotonic() > until:
+                    break
         if passed:
             self.task.log.add(
                 "Runner-up edits",

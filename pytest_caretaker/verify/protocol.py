@@ -50,6 +50,8 @@ class RunSpec(SessionSpec):
 class TrialSpec(SessionSpec):
     """A trial server's session (trial_server.py): collected once, then run per candidate."""
 
+    workers: int  # trials at once, each a forked child
+
 
 class ReportedOutcome(TypedDict):
     """How one test ended; detail is the end of its report when it did not pass."""
@@ -92,8 +94,10 @@ class Hello(TypedDict):
 
 class TrialRequest(TypedDict):
     """One candidate: run tests (in this order, to the first that does not pass) with the code of
-    one function replaced; with no path, the tests run on the code as it is."""
+    one function replaced; with no path, the tests run on the code as it is. Its reply carries
+    its id: trials run several at once, and end in any order."""
 
+    id: int
     tests: list[str]
     path: str | None  # absolute
     qualname: str
@@ -106,7 +110,15 @@ class TrialReply(TypedDict, total=False):
     """The answer to a TrialRequest: the outcomes, or the problem that stopped the tests, or
     unsupported (the function cannot be swapped in place; verify it otherwise)."""
 
+    id: int  # the request's
     outcomes: dict[str, ReportedOutcome]
     durations: dict[str, float]  # seconds each test that passed took, setup to teardown
     problem: str
     unsupported: bool
+    seconds: float  # from the trial's start to its end, in the server
+
+
+class Cancel(TypedDict):
+    """Trials the parent no longer wants (its search ended): killed or never started; no reply."""
+
+    cancel: list[int]

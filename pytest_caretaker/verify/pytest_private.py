@@ -49,10 +49,15 @@ def fresh_run(config: pytest.Config, basetemp: Path) -> None:
         if isinstance(saved, int):
             os.dup2(fd, saved)
 
-    factory = config._tmp_path_factory  # type: ignore[attr-defined]
-    factory._given_basetemp = basetemp
-    factory._basetemp = None
+    use_basetemp(config, basetemp)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         reporter.stats = {}
         reporter._session_start = timing.Instant()
+
+
+def use_basetemp(config: pytest.Config, basetemp: Path) -> None:
+    """tmp_path under basetemp from now on, as ``--basetemp`` would have it (emptied first)."""
+    factory = config._tmp_path_factory  # type: ignore[attr-defined]
+    factory._given_basetemp = basetemp
+    factory._basetemp = None

@@ -28,21 +28,23 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 import pytest
 
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.verify import sandbox
-from pytest_caretaker.verify.channel import cap_memory, fork, kill_group, read_until
+from pytest_caretaker.verify.channel import cap_memory
+from pytest_caretaker.verify.pool import Done, Pool
 from pytest_caretaker.verify.protocol import (
+    Cancel,
     Hello,
     SandboxPolicy,
     TrialReply,
     TrialRequest,
     TrialSpec,
 )
-from pytest_caretaker.verify.pytest_private import run_item
+from pytest_caretaker.verify.pytest_private import run_item, use_basetemp
 from pytest_caretaker.verify.timer import Limits, derived
 from pytest_caretaker.verify.worker import WorkerPlugin
 
@@ -67,8 +69,10 @@ class TrialPlugin(WorkerPlugin):
         rules: SandboxPolicy | None = None,
         workdir: str = "",
         limits: Limits | None = None,
+        workers: int = 1,
     ) -> None:
         super().__init__(root, {}, trace=False, limits=limits or Limits(None, float("inf")))
+        self.pool = Pool(workers, MAX_REPLY)
         self.root = root
         self.commands = commands
         self.replies = replies
@@ -80,47 +84,60 @@ class TrialPlugin(WorkerPlugin):
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        self.session = session
         items = {item.nodeid: item for item in session.items}
         # Children share the server's memory copy-on-write; a garbage collection in a child
         # would touch (and so copy) every object of the session. Frozen objects are left alone.
         self._functions = project_functions(self.root)
         gc.freeze()
         self._reply(Hello(collected=sorted(items), errors=self.collect_errors))
-        for line in self.commands:
-            if line.strip():
-                self._reply(self._trial(json.loads(line), items))
+        commands, pending, more = self.commands.fileno(), b"", True
+        while more or self.pool.busy:
+            ready, done = self.pool.wait([commands] if more else [])
+            for job in done:
+                self._reply(self._finished(job))
+            if ready:
+                chunk = os.read(commands, 65536)
+                more = bool(chunk)
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in filter(None, map(bytes.strip, lines)):
+                    self._command(json.loads(line), items)
+            if done and not self.pool.busy:
+                sandbox.reap()  # between trials: nothing any of them started is left
         return True
 
     def _reply(self, message: Hello | TrialReply) -> None:
         self.replies.write(json.dumps(message) + "\n")
         self.replies.flush()
 
-    def _trial(self, request: TrialRequest, items: Mapping[str, pytest.Item]) -> TrialReply:
+    def _command(self, command: TrialRequest | Cancel, items: Mapping[str, pytest.Item]) -> None:
+        if "cancel" in command:
+            self.pool.cancel(cast(Cancel, command)["cancel"])
+            return
+        request = command
         live: list[types.FunctionType] = []
         if request["path"]:
             live = self._live(request["path"], request["qualname"], request["line"])
             if not live:
-                return {"unsupported": True}
-        read, write = os.pipe()
-        pid = fork(partial(self._child, request, items, live, read, write))
-        os.close(write)
-        data, finished = read_until(read, b"", request["limit"], limit=MAX_REPLY)
-        os.close(read)
-        if not finished:
-            kill_group(pid)
-        _, status = os.waitpid(pid, 0)
-        sandbox.reap()
-        if len(data) > MAX_REPLY:
+                self._reply({"id": request["id"], "unsupported": True})
+                return
+        body = partial(self._child, request, items, live)
+        self.pool.submit(request["id"], request["limit"], body)
+
+    def _finished(self, job: Done) -> TrialReply:
+        return {"id": job.key, "seconds": job.seconds, **self._answer(job)}
+
+    def _answer(self, job: Done) -> TrialReply:
+        if len(job.data) > MAX_REPLY:
             return {"problem": f"the test process sent more than {MAX_REPLY} bytes of reply"}
-        if not finished:
-            limit = request["limit"]
-            return {"problem": f"the tests did not finish within {limit:.2g} s"}
-        if not data:
-            code = os.waitstatus_to_exitcode(status)
+        if not job.finished:
+            return {"problem": f"the tests did not finish within {job.limit:.2g} s"}
+        if not job.data:
+            code = os.waitstatus_to_exitcode(job.status)
             how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
             return {"problem": f"the test process {how} before reporting"}
         try:
-            answer: TrialReply = json.loads(data)
+            answer: TrialReply = json.loads(job.data)
         except ValueError:  # cut short: the child died while it wrote
             return {"problem": "the test process died while it reported"}
         for nodeid, seconds in answer.get("durations", {}).items():
@@ -132,16 +149,17 @@ class TrialPlugin(WorkerPlugin):
         request: TrialRequest,
         items: Mapping[str, pytest.Item],
         live: Sequence[types.FunctionType],
-        read: int,
+        slot: int,
         write: int,
     ) -> None:
         """The forked child's whole life: run the trial, write its reply to the pipe."""
-        os.close(read)
         # The candidate must not read the next request nor write a reply of its own.
         os.close(self.commands.fileno())
         os.close(self.replies.fileno())
         if self.rules is not None:
             sandbox.confine_run(self.rules, self.workdir, TRIAL_HEADROOM)
+        # Trials run side by side: each slot's tmp_path apart from the others'.
+        use_basetemp(self.session.config, Path(self.workdir, f"basetemp-{slot}"))
         # A test that hangs fails within the trial's limit, and within ten times what the tests
         # that passed so far took (a trial is a filter; the verifier proves with the project's).
         limits = self.time_limits.limits
@@ -256,7 +274,8 @@ def serve(spec_path: str) -> int:
     os.dup2(devnull, 2)
     workdir = str(Path(spec_path).parent)
     limits = Limits(spec["test_limit"], spec["run_limit"])
-    plugin = TrialPlugin(Path(spec["root"]).resolve(), commands, replies, rules, workdir, limits)
+    root = Path(spec["root"]).resolve()
+    plugin = TrialPlugin(root, commands, replies, rules, workdir, limits, spec["workers"])
     pytest.main([*spec["args"], *spec["nodeids"]], plugins=plugin.plugins())
     return 0
 

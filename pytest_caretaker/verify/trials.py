@@ -2,8 +2,10 @@
 
 A trial server (trial_server.py, a child process) is a pytest session that collects the tests it
 may need once and then runs them per candidate, in a forked child that swaps the code of the
-candidate's function in place. This module is the parent's side: it starts the server, sends it
-one candidate at a time, and turns each answer into a Trial.
+candidate's function in place, up to ``workers`` children at once. This module is the parent's
+side: it starts the server, keeps as many candidates in flight as the server has workers, and
+turns each answer into a Trial, in the order the candidates were sent (``map``), so a search that
+takes the first candidate to pass takes the same one with one worker or sixteen.
 
 A trial is a fast filter, not the proof: the repairer confirms a candidate that passes here with
 the ordinary verifier (a fresh import of the patched file), as it does a model's fix.
@@ -17,13 +19,21 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections import deque
+from collections.abc import Generator, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from pytest_caretaker.verify.channel import SERVER_START_TIMEOUT, Channel, kill_group
-from pytest_caretaker.verify.protocol import HUNG, Hello, TrialReply, TrialRequest, TrialSpec
+from pytest_caretaker.verify.protocol import (
+    HUNG,
+    Cancel,
+    Hello,
+    TrialReply,
+    TrialRequest,
+    TrialSpec,
+)
 
 if TYPE_CHECKING:
     from pytest_caretaker.verify.runner import Runner
@@ -44,17 +54,49 @@ class Trial:
     seconds: float = 0.0
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """What a trial runs: tests with one function's code replaced (no path: the code as it is).
+
+    path is absolute; source is the whole new text of that file; qualname and line (its first
+    line, decorators included) name the function whose code the source replaces.
+    """
+
+    tests: Sequence[str]
+    limit: float
+    path: str | None = None
+    qualname: str = ""
+    line: int = 0
+    source: str = ""
+
+
+def workers_default() -> int:
+    """Trials at once when not told: one per core this process may use, at most MAX_WORKERS."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(cores or 1, MAX_WORKERS))
+
+
+#: The most trials a server runs at once by default: beyond, the parent's confirming runs and
+#: the candidates' generation are the bottleneck, not the trials.
+MAX_WORKERS = 8
+
+
 @dataclass
 class Trials:
     """The parent's handle on a trial server (start it with ``Trials.start``; close it)."""
 
     channel: Channel
     workdir: Path
+    workers: int = 1
     collected: frozenset[str] = frozenset()
+    _sent: int = 0  # ids given so far
+    _early: dict[int, TrialReply] = field(default_factory=dict)  # replies not yet asked for
+    _dead: bool = False
 
     @classmethod
-    def start(cls, runner: Runner, nodeids: Sequence[str]) -> Trials | None:
-        """Start a server that collects nodeids; None where trials are not available."""
+    def start(cls, runner: Runner, nodeids: Sequence[str], workers: int = 1) -> Trials | None:
+        """Start a server that collects nodeids and runs up to workers trials at once; None
+        where trials are not available."""
         if not AVAILABLE:
             return None
         workdir = Path(tempfile.mkdtemp(prefix="trials-", dir=runner.scratch))
@@ -66,6 +108,7 @@ class Trials:
             "sandbox": runner.policy,
             "test_limit": runner.test_limit,
             "run_limit": runner.timeout,
+            "workers": workers,
         }
         spec_file = workdir / "spec.json"
         spec_file.write_text(json.dumps(spec), encoding="utf-8")
@@ -74,7 +117,7 @@ class Trials:
         if channel is None:
             shutil.rmtree(workdir, ignore_errors=True)
             return None
-        return cls(channel, workdir)
+        return cls(channel, workdir, workers)
 
     def ready(self) -> bool:
         """Wait for the server's collection; False if it failed (then close it)."""
@@ -96,27 +139,59 @@ class Trials:
         line: int = 0,
         source: str = "",
     ) -> Trial | None:
-        """Run tests (in this order) with one function's code replaced; None if the server died.
+        """One trial (see Candidate); None if the server died."""
+        return next(self.map([Candidate(tests, limit, path, qualname, line, source)]))
 
-        path is absolute; source is the whole new text of that file; qualname and line (its first
-        line, decorators included) name the function whose code the source replaces.
-        """
+    def map(self, candidates: Iterable[Candidate]) -> Generator[Trial | None, None, None]:
+        """The trial of each candidate, in their order, with up to workers of them in flight
+        (taken from candidates as the trials before them end); None for each once the server
+        died. Closing the iterator early cancels the trials still in flight."""
+        source = iter(candidates)
+        flight: deque[tuple[int, Candidate, float]] = deque()
+        try:
+            while True:
+                while len(flight) < self.workers and (candidate := next(source, None)):
+                    flight.append((self._send(candidate), candidate, time.monotonic()))
+                if not flight:
+                    return
+                key, candidate, sent = flight.popleft()
+                reply = self._reply(key, candidate.limit)
+                yield None if reply is None else _trial(reply, candidate.tests, sent)
+        finally:
+            unwanted = [key for key, _, _ in flight]
+            for key in unwanted:
+                self._early.pop(key, None)
+            if unwanted and not self._dead:
+                cancel: Cancel = {"cancel": unwanted}
+                self.channel.send(json.dumps(cancel))
+
+    def _send(self, candidate: Candidate) -> int:
+        self._sent += 1
         request: TrialRequest = {
-            "tests": list(tests),
-            "path": path,
-            "qualname": qualname,
-            "line": line,
-            "source": source,
-            "limit": limit,
+            "id": self._sent,
+            "tests": list(candidate.tests),
+            "path": candidate.path,
+            "qualname": candidate.qualname,
+            "line": candidate.line,
+            "source": candidate.source,
+            "limit": candidate.limit,
         }
-        started = time.monotonic()
-        if not self.channel.send(json.dumps(request)):
-            return None
-        answer = self.channel.readline(limit + SERVER_START_TIMEOUT)
-        seconds = time.monotonic() - started
-        if answer is None:
-            return None
-        return _trial(json.loads(answer), tests, seconds)
+        if not self._dead and not self.channel.send(json.dumps(request)):
+            self._dead = True
+        return self._sent
+
+    def _reply(self, key: int, limit: float) -> TrialReply | None:
+        """The reply to request key (keeping those to later requests that come first)."""
+        while key not in self._early and not self._dead:
+            line = self.channel.readline(limit + SERVER_START_TIMEOUT)
+            reply = cast(TrialReply | None, _message(line))
+            if reply is None:
+                self._dead = True
+            elif reply.get("id", 0) > key:  # an earlier one, ended first; older: cancelled
+                self._early[reply["id"]] = reply
+            elif reply.get("id") == key:
+                return reply
+        return self._early.pop(key, None)
 
     def close(self) -> None:
         # Nothing of the server's is worth a graceful end (pytest's wind-down costs most of a
@@ -128,14 +203,20 @@ class Trials:
 
 def _hello(line: str | None) -> Hello | None:
     """The server's first line, or None when it is not one (the server failed to start)."""
+    return cast(Hello | None, _message(line))
+
+
+def _message(line: str | None) -> dict[str, Any] | None:
     try:
-        hello: object = json.loads(line) if line else None
+        message: object = json.loads(line) if line else None
     except ValueError:
         return None
-    return cast(Hello, hello) if isinstance(hello, dict) else None
+    return message if isinstance(message, dict) else None
 
 
-def _trial(reply: TrialReply, tests: Sequence[str], seconds: float) -> Trial:
+def _trial(reply: TrialReply, tests: Sequence[str], sent: float) -> Trial:
+    # The server's own time: from when the trial started, not from when it was sent.
+    seconds = reply.get("seconds", time.monotonic() - sent)
     if reply.get("unsupported"):
         return Trial(False, "the function cannot be swapped in place", True, seconds)
     if reply.get("problem"):

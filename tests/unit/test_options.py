@@ -49,6 +49,7 @@ SAMPLES = {
     "budget": Sample("0.25", 0.25, "9", 9.0, "$2", 2.0),
     "max_tokens": Sample("5000", 5000, ini="40000", from_ini=40_000),
     "concurrency": Sample("2", 2, ini="8", from_ini=8),
+    "workers": Sample("3", 3, ini="16", from_ini=16),
     "prompt_dir": Sample("cli-prompts", "cli-prompts", ini="ini-prompts", from_ini="ini-prompts"),
     "sandbox": Sample("off", "off", "require", "require", "off", "off"),
     "sandbox_network": Sample(None, True, ini="true", from_ini=True),

@@ -254,6 +254,13 @@ def test_resolve_concurrency() -> None:
     assert resolve(raw_values(ini={"concurrency": "8"})).concurrency == 8
 
 
+def test_resolve_workers() -> None:
+    assert resolve(raw_values()).workers is None  # one per core, decided where trials start
+    assert resolve(raw_values(cli={"workers": "2"})).workers == 2
+    with pytest.raises(SettingError, match=r"^--heal-workers: expected a whole number"):
+        resolve(raw_values(cli={"workers": "0"}))
+
+
 def test_resolve_names_the_first_bad_value_in_settings_order() -> None:
     # Not in --help's order (where --heal-branch comes first): the table's layout must not change
     # which of two bad values the user is told about.

@@ -97,6 +97,7 @@ def test_the_children_import_nothing_of_the_parent_side() -> None:
         "pytest_caretaker.verify.channel",
         "pytest_caretaker.verify.landlock",
         "pytest_caretaker.verify.pids",
+        "pytest_caretaker.verify.pool",
         "pytest_caretaker.verify.protocol",
         "pytest_caretaker.verify.pytest_private",
         "pytest_caretaker.verify.sandbox",
