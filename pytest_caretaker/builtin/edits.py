@@ -34,6 +34,9 @@ class Mutant:
     start: int  # character offsets into the file's text
     end: int
     replacement: str
+    #: A trial may swap the function's code in place (not so an edit of its decorators, which
+    #: ran when it was defined): else only the ordinary verifier can tell.
+    in_place: bool = True
 
     def apply(self, text: str) -> str:
         return text[: self.start] + self.replacement + text[self.end :]

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, PositionProvider
 
+from pytest_caretaker.builtin.nodes import STATEMENTS
 from pytest_caretaker.builtin.operators import NodeEdit, attribute
 from pytest_caretaker.builtin.shapes import concat_swap, method_pair, regroup
 from pytest_caretaker.builtin.sites import Replacement
@@ -36,17 +37,6 @@ CLASS_ATTRIBUTES = 8
 
 _SLOT_KINDS = (cst.Call, cst.Attribute, cst.Subscript, cst.BinaryOperation)
 _SCOPES = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
-_STATEMENTS = (
-    cst.SimpleStatementLine,
-    cst.SimpleStatementSuite,
-    cst.If,
-    cst.While,
-    cst.For,
-    cst.With,
-    cst.ExceptHandler,
-    cst.Match,
-    cst.MatchCase,
-)
 
 
 class Families(cst.CSTVisitor):
@@ -139,7 +129,7 @@ class Families(cst.CSTVisitor):
     # the visit -----------------------------------------------------------------------------------
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, _STATEMENTS):
+        if isinstance(node, STATEMENTS):
             self._lines.append(self.get_metadata(PositionProvider, node).start.line)
         if isinstance(node, _SCOPES):
             self._scopes += 1
@@ -149,7 +139,7 @@ class Families(cst.CSTVisitor):
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         super().on_leave(original_node)
-        if isinstance(original_node, _STATEMENTS):
+        if isinstance(original_node, STATEMENTS):
             self._lines.pop()
         if isinstance(original_node, _SCOPES):
             self._scopes -= 1

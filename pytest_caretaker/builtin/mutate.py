@@ -50,7 +50,23 @@ def mutants(source: SourceFile, definition: Definition) -> list[Mutant]:
     those of the constants of its file that it reads."""
     constant = definition.kind != "function" and not definition.lambdas
     found = _mutants(source, definition, literals=constant)
-    return found + _constants(source, definition) if definition.runs else found
+    if not definition.runs:
+        return found
+    return found + _constants(source, definition) + _decorations(source, definition)
+
+
+def _decorations(source: SourceFile, definition: Definition) -> list[Mutant]:
+    """The mutants of the arguments the function's decorators are called with (``@rounded(1)``,
+    evaluated once, when the function is defined), on the line of its body's first statement."""
+    header = source.lines[definition.start - 1 : definition.end]
+    if definition.kind != "function" or not header or not header[0].lstrip().startswith("@"):
+        return []
+    found: list[Mutant] = []
+    for mutant in _mutants(source, definition, literals=True, decorators=True):
+        line = source.text.count("\n", 0, mutant.start) + 1
+        said = f"{mutant.description} in the decorator of {definition.qualname} (line {line})"
+        found.append(replace(mutant, description=said, in_place=False))
+    return found
 
 
 def _constants(source: SourceFile, definition: Definition) -> list[Mutant]:
@@ -67,7 +83,9 @@ def _constants(source: SourceFile, definition: Definition) -> list[Mutant]:
     return found
 
 
-def _mutants(source: SourceFile, definition: Definition, literals: bool) -> list[Mutant]:
+def _mutants(
+    source: SourceFile, definition: Definition, literals: bool, decorators: bool = False
+) -> list[Mutant]:
     cut = Cut.of(source, definition)
     if cut is None:
         return []
@@ -75,7 +93,7 @@ def _mutants(source: SourceFile, definition: Definition, literals: bool) -> list
     if module is None:
         return []
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    sites = Sites(module, cut.text_lines, literals)
+    sites = Sites(module, cut.text_lines, literals, decorators)
     wrapper.visit(sites)
     families = Families(module, {} if literals else _class_attributes(source, definition))
     wrapper.visit(families)

@@ -202,7 +202,8 @@ class BuiltinRepairer:
                     tests,
                     limit(),
                     path=str(self.runner.root / mutant.path),
-                    qualname=mutant.function,
+                    # No function to swap: the server says "unsupported", the verifier decides.
+                    qualname=mutant.function if mutant.in_place else "",
                     line=definition.start if definition is not None else 0,
                     source=mutant.apply(source.text),
                 )

@@ -128,6 +128,7 @@ def _joined(a: Mutant, b: Mutant, text: str) -> Mutant | None:
         start=first.start,
         end=second.end,
         replacement=first.replacement + between + second.replacement,
+        in_place=a.in_place and b.in_place,
     )
 
 

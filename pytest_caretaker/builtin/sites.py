@@ -29,6 +29,7 @@ from libcst.metadata import (
 from pytest_caretaker.builtin.cut import indentation
 from pytest_caretaker.builtin.grouping import PRECEDENCE
 from pytest_caretaker.builtin.literals import decimal
+from pytest_caretaker.builtin.nodes import STATEMENTS, is_docstring_or_pass, is_text
 from pytest_caretaker.builtin.operators import (
     NodeEdit,
     arithmetic,
@@ -72,11 +73,20 @@ class Sites(cst.CSTVisitor):
 
     METADATA_DEPENDENCIES = (PositionProvider, ExpressionContextProvider)
 
-    def __init__(self, module: cst.Module, lines: Sequence[str], literals: bool = False) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        lines: Sequence[str],
+        literals: bool = False,
+        decorators: bool = False,
+    ) -> None:
         super().__init__()
         self.module = module
         self.lines = lines
         self.literals = literals  # a constant's value: decimals get literals.py's edits
+        #: The arguments of the function's decorators instead of its body, each edit on the line
+        #: of the body's first statement: what runs when the function is called.
+        self.decorators = decorators
         self._found: list[Replacement] = []
         self._names: dict[str, None] = {}  # locals and parameters, in order of appearance
         self._loads: list[tuple[cst.Name, int]] = []
@@ -120,7 +130,7 @@ class Sites(cst.CSTVisitor):
             line = self.lines[where.start.line - 1]
             copy, deletable = "", False
             if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
-                deletable = not _is_docstring_or_pass(statement)
+                deletable = not is_docstring_or_pass(statement)
                 if deletable and where.start.line == where.end.line:
                     copy = self.module.code_for_node(statement.with_changes(leading_lines=[]))
             block.append(
@@ -140,7 +150,16 @@ class Sites(cst.CSTVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         if not self._statement_lines:
             self._not_variables.add(id(node.name))  # the function itself
-        return True
+        if not self.decorators:
+            return True
+        body = node.body.body[0] if isinstance(node.body, cst.IndentedBlock) else node.body
+        self._statement_lines.append(self._range(body).start.line)
+        for decorator in node.decorators:
+            if isinstance(decorator.decorator, cst.Call):  # the arguments, not the callee
+                for argument in decorator.decorator.args:
+                    argument.visit(self)
+        self._statement_lines.pop()
+        return False
 
     def visit_Decorator(self, node: cst.Decorator) -> bool:
         return False
@@ -198,7 +217,7 @@ class Sites(cst.CSTVisitor):
         return True
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> bool:
-        if not (_text(node.left) or _text(node.right)):  # text: never `"pre" - name`
+        if not (is_text(node.left) or is_text(node.right)):  # text: never `"pre" - name`
             self._add(node, "arithmetic", arithmetic(node))
             self._add(node, "swap", swap(node))
             self._add(node, "off_by_one", drop_one(node))
@@ -210,7 +229,7 @@ class Sites(cst.CSTVisitor):
         return True
 
     def visit_AugAssign(self, node: cst.AugAssign) -> bool:
-        if not _text(node.value):
+        if not is_text(node.value):
             self._add(node, "arithmetic", arithmetic(node))
         return True
 
@@ -257,44 +276,14 @@ class Sites(cst.CSTVisitor):
         return True
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, _STATEMENTS):
+        if isinstance(node, STATEMENTS):
             self._statement_lines.append(self._range(node).start.line)
         context = self._off_by_one.pop(id(node), None)
-        if context is not None and isinstance(node, cst.BaseExpression) and not _text(node):
+        if context is not None and isinstance(node, cst.BaseExpression) and not is_text(node):
             self._add(node, "off_by_one", off_by_one(node, *context))
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         super().on_leave(original_node)
-        if isinstance(original_node, _STATEMENTS):
+        if isinstance(original_node, STATEMENTS):
             self._statement_lines.pop()
-
-
-#: Nodes whose expressions belong to the line they start on (compound statements: the header).
-_STATEMENTS = (
-    cst.SimpleStatementLine,
-    cst.SimpleStatementSuite,
-    cst.Match,
-    cst.MatchCase,
-    cst.If,
-    cst.While,
-    cst.For,
-    cst.With,
-    cst.ExceptHandler,
-)
-_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
-
-
-def _is_docstring_or_pass(statement: cst.SimpleStatementLine) -> bool:
-    small = statement.body[0]
-    string = isinstance(small, cst.Expr) and isinstance(small.value, _LITERALS[:2])
-    return string or isinstance(small, cst.Pass)
-
-
-def _text(node: cst.CSTNode) -> bool:
-    """Clearly a string: a literal, or ``+``, ``*`` with one as a side, ``%`` with one left."""
-    if isinstance(node, cst.BinaryOperation):
-        if isinstance(node.operator, (cst.Add, cst.Multiply)):
-            return _text(node.left) or _text(node.right)
-        return isinstance(node.operator, cst.Modulo) and _text(node.left)
-    return isinstance(node, _LITERALS)

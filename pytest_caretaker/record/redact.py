@@ -215,4 +215,7 @@ def _named_spans(pattern: re.Pattern[str], text: str) -> Iterator[Span]:
                 continue
         if not secret_name(name.rsplit(".", 1)[-1]) or not plausible(value):
             continue
-        yield m.start("value"), m.start("value") + len(value), f"value of {name}"
+        # A marker never repeats a secret: a "name" that is a token itself (`sk-… : x`) stays out.
+        shaped = any(pattern.search(name) for pattern, _ in patterns.SHAPES)
+        what = "value of a name shaped like a secret" if shaped else f"value of {name}"
+        yield m.start("value"), m.start("value") + len(value), what

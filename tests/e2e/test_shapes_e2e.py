@@ -244,3 +244,59 @@ def test_a_fix_that_rewrites_what_a_doctest_expects_is_refused(
     retry = str(llm.requests[1]["messages"])
     assert "the fix changes the doctest examples in the docstring of calc.py::halve" in retry
     assert_patch_delivers(pytester.path, result.stdout.lines)
+
+
+ROUNDED = """\
+def rounded(digits=2):
+    def wrap(f):
+        def inner(*args):
+            return round(f(*args), digits)
+
+        return inner
+
+    return wrap
+
+
+class Till:
+    @rounded(digits=1)
+    def total(self, prices):
+        return sum(prices)
+
+    @rounded()
+    def tip(self, amount):
+        return amount * 0.125
+"""
+TEST_ROUNDED = """\
+from till import Till
+
+
+def test_total():
+    assert Till().total([1.234, 2.0]) == 3.23
+
+
+def test_tip():
+    assert Till().tip(9) == 1.12
+"""
+
+
+def test_a_wrong_decorator_argument_in_a_class_body_is_healed_by_the_builtin_repairer(
+    pytester: pytest.Pytester,
+) -> None:
+    # `digits=1` ran when the class was defined, before any test, and the method's own code is
+    # right: the fix is in the decorator's arguments, which the trials cannot swap in place.
+    pytester.makepyfile(till=ROUNDED, test_till=TEST_ROUNDED)
+
+    result = pytester.runpytest("--heal")
+
+    result.stdout.fnmatch_lines(
+        [
+            "HEALED test_till.py::test_total",
+            "  patched till.py::Till.total",
+            "  -    @rounded(digits=1)",
+            "  +    @rounded(digits=2)",
+            "  Plausible fix by the built-in repairer (no model): `1` → `2` in the decorator of "
+            "Till.total (line 12)*",
+        ]
+    )
+    assert_patch_delivers(pytester.path, result.stdout.lines)
+    healed_patch_passes(pytester)

@@ -862,7 +862,7 @@ def test_a_nested_function_is_mutated_with_its_outer_function() -> None:
     assert {m.function for m in found} == {"top"}
 
 
-def test_no_mutants_outside_the_body() -> None:
+def test_no_mutants_outside_the_body_but_the_decorators_arguments() -> None:
     text = """\
     @cache(maxsize=128 + 1, typed=True)
     @register(lambda x: x < 2)
@@ -878,7 +878,13 @@ def test_no_mutants_outside_the_body() -> None:
     source, found = mutants_of(text)
     header_of_g = source.text.index("    def g")
     body_of_g = source.text.index("        return c")
+    decorated = [m for m in found if not m.in_place]
+    found = [m for m in found if m.in_place]
     assert found
+    # The arguments of f's decorator calls (not the callees, not what g's own header holds).
+    arguments = (source.text.index("maxsize"), source.text.index("\ndef f"))
+    assert decorated and all(arguments[0] <= m.start < arguments[1] for m in decorated)
+    assert {m.line for m in decorated} == {8}
     for m in found:
         assert m.start >= header_of_g, m.description  # nothing in f's decorators or header
         assert m.line >= 8
@@ -1136,3 +1142,35 @@ def test_a_lambda_bound_to_a_name_is_mutated_as_a_unit() -> None:
     fixed = [m for m in found if m.apply(source.text).count("lambda w, h: w * h")]
     assert [(m.function, m.line, m.operator) for m in fixed] == [("area", 4, "variable")]
     assert mutate.function_source(source, fixed[0]) == "area = lambda w, h: w * h\n"
+
+
+CART = """\
+def rounded(digits=2):
+    def wrap(f):
+        def inner(*args):
+            return round(f(*args), digits)
+        return inner
+    return wrap
+
+
+class Cart:
+    @rounded(digits=1)
+    def total(self, prices):
+        return sum(prices)
+"""
+
+
+def test_a_decorators_arguments_are_mutated_on_the_first_line_of_the_body() -> None:
+    # The decorator ran at class definition, before any test: its arguments are edited with the
+    # method, ranked by the line the method runs first, and cannot be swapped in place.
+    source, found = mutants_of(CART, "Cart.total")
+    decorated = [m for m in found if not m.in_place]
+
+    assert {m.line for m in decorated} == {12}
+    (two,) = [m for m in decorated if "@rounded(digits=2)" in m.apply(source.text)]
+    assert two.function == "Cart.total"
+    assert two.description == "`1` → `2` in the decorator of Cart.total (line 10)"
+    assert mutate.function_source(source, two).startswith("@rounded(digits=2)\ndef total(")
+    assert all(m.in_place for m in found if m.start > source.text.index("def total"))
+    # the name of the decorator is not a site
+    assert not [m for m in decorated if "rounded(" not in m.apply(source.text)]

@@ -726,3 +726,14 @@ def test_redaction_is_linear_on_300_kb_of_adversarial_text(text: str) -> None:
     started = time.perf_counter()
     redact(text)
     assert time.perf_counter() - started < 2.0  # quadratic takes minutes (24 s for hex before)
+
+
+def test_a_marker_never_repeats_a_key_that_stands_where_a_name_would() -> None:
+    # Found by test_an_inserted_sk_key_never_survives: "<key> :<value>" reads as an assignment
+    # to a name that is the key itself.
+    key = "sk-000000000000000000PW"
+
+    out = Redactor()(f"0000 {key} :000=")
+
+    assert key not in out
+    assert "[redacted #2: value of a name shaped like a secret]" in out
