@@ -82,6 +82,48 @@ def heal_collection(
     return results, wall
 
 
+def failing_tests(workdir: Path) -> set[str]:
+    """The ids of the tests a plain pytest run (no caretaker) of workdir fails."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-rfE",
+            "-p",
+            "no:caretaker",
+            "-p",
+            "no:cacheprovider",
+        ],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return {
+        line.split()[1]
+        for line in done.stdout.splitlines()
+        if line.startswith(("FAILED ", "ERROR "))
+    }
+
+
+def after_the_patch(workdir: Path) -> tuple[set[str], set[str]] | None:
+    """The tests failing before and after `git apply .caretaker/heal.patch` on a copy of workdir
+    (None when there is no patch); the whole collection runs both times."""
+    patch = workdir / ".caretaker" / "heal.patch"
+    if not patch.is_file():
+        return None
+    before = failing_tests(workdir)
+    copy = Path(tempfile.mkdtemp(prefix="caretaker-patched-"))
+    try:
+        shutil.copytree(workdir, copy, dirs_exist_ok=True)
+        subprocess.run(["git", "apply", str(patch)], cwd=copy, check=True)
+        return before, failing_tests(copy)
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+
+
 def localization_cost(workdir: Path) -> tuple[float, float, int]:
     """Seconds of the rerun of every test, traced and untraced (median of 3 each)."""
     collect = subprocess.run(
@@ -216,6 +258,7 @@ def main() -> None:
     shutil.copytree(BUGS, workdir, dirs_exist_ok=True)
     try:
         results, wall = heal_collection(workdir, options.budget)
+        patched = after_the_patch(workdir)
         alone = heal_collection(workdir, options.budget, 1)[1] if options.one_worker else None
         rates = scaling(workdir, options.bug, max(options.sample, 120), counts)
         trial_each, plain_each, sampled = throughput(workdir, options.bug, options.sample)
@@ -223,12 +266,17 @@ def main() -> None:
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
-    print(f"{'bug':<22} {'family':<13} {'expected':<9} {'result':<11} {'cand.':>6} {'s':>6}")
+    still = patched[1] if patched is not None else set()
+    print(
+        f"{'bug':<22} {'family':<13} {'expected':<9} {'result':<11} {'cand.':>6} {'s':>6}"
+        "  after the patch"
+    )
     healed_times: list[float] = []
     candidates = 0
     seconds = 0.0
     as_expected = 0
     exact = 0
+    green = 0
     for bug, entry in sorted(catalog.items()):
         mine = {k: v for k, v in results.items() if k.startswith(f"test_{bug}.py::")}
         healed = bool(mine) and all(v["healed"] for v in mine.values())
@@ -244,12 +292,27 @@ def main() -> None:
             exact += entry["fixed_line"].strip() in added
         result = "HEALED" if healed else "NOT HEALED"
         family = entry["family"]
-        print(f"{bug:<22} {family:<13} {expected[:9]:<9} {result:<11} {tried:>6} {spent:>6.2f}")
+        left = sum(1 for nodeid in still if nodeid.startswith(f"test_{bug}.py::"))
+        after = "green" if not left else f"{left} failing"
+        green += healed and not left
+        print(
+            f"{bug:<22} {family:<13} {expected[:9]:<9} {result:<11} {tried:>6} {spent:>6.2f}"
+            f"  {after}"
+        )
     reachable = sum(1 for e in catalog.values() if e["family"] != "none")
     print()
     print(f"healed: {len(healed_times)} of {len(catalog)} bugs ({reachable} within reach)")
     print(f"as the catalog expects: {as_expected} of {len(catalog)}")
     print(f"exact (the catalog's fixed line): {exact} of {len(healed_times)} healed")
+    if patched is None:
+        print("after the patch: no heal.patch was written")
+    else:
+        broken = sorted(patched[1] - patched[0])
+        print(
+            f"after `git apply .caretaker/heal.patch`, whole collection rerun: {green} of "
+            f"{len(healed_times)} healed bugs green; {len(broken)} test(s) that passed now fail"
+            + (f": {', '.join(broken)}" if broken else "")
+        )
     if healed_times:
         print(
             f"time to a plausible fix: median {statistics.median(healed_times):.2f} s, "

@@ -64,7 +64,8 @@ def _decorations(source: SourceFile, definition: Definition) -> list[Mutant]:
     found: list[Mutant] = []
     for mutant in _mutants(source, definition, literals=True, decorators=True):
         line = source.text.count("\n", 0, mutant.start) + 1
-        said = f"{mutant.description} in the decorator of {definition.qualname} (line {line})"
+        said = f"{mutant.description} in the decorator of {definition.qualname} (line {line}),"
+        said += " whose body starts"
         found.append(replace(mutant, description=said, in_place=False))
     return found
 

@@ -92,9 +92,12 @@ class BuiltinRepairer:
         ranked = earlier + [m for m in ranked if m not in earlier]
         scan = Scan(self, task, started, deadline)
         found = scan.run(ranked)
+        total = len(ranked)
         if found is None and not scan.late:
             # Single edits exhausted with time left: two at once, best-ranked first.
-            found = scan.run(pairs(ranked, lambda path: _text(self.files, path)))
+            two = pairs(ranked, lambda path: _text(self.files, path))
+            total += len(two)
+            found = scan.run(two)
         if found is not None:
             return found
         if scan.partial.found:
@@ -106,7 +109,7 @@ class BuiltinRepairer:
                 else task.limits.out_of_time() or "the session's healing budget is spent"
             )
             return Failed(
-                f"{spent} after {scan.tried:,} of {len(ranked):,} candidate edits",
+                f"{spent} after {scan.tried:,} of {total:,} candidate edits",
                 Spend(candidates=scan.tried),
             )
         return Failed(

@@ -295,7 +295,7 @@ def test_a_wrong_decorator_argument_in_a_class_body_is_healed_by_the_builtin_rep
             "  -    @rounded(digits=1)",
             "  +    @rounded(digits=2)",
             "  Plausible fix by the built-in repairer (no model): `1` → `2` in the decorator of "
-            "Till.total (line 12)*",
+            "Till.total (line 12), whose body starts on line 14 (constant).*",
         ]
     )
     assert_patch_delivers(pytester.path, result.stdout.lines)

@@ -1169,7 +1169,9 @@ def test_a_decorators_arguments_are_mutated_on_the_first_line_of_the_body() -> N
     assert {m.line for m in decorated} == {12}
     (two,) = [m for m in decorated if "@rounded(digits=2)" in m.apply(source.text)]
     assert two.function == "Cart.total"
-    assert two.description == "`1` → `2` in the decorator of Cart.total (line 10)"
+    assert two.description == (
+        "`1` → `2` in the decorator of Cart.total (line 10), whose body starts"
+    )
     assert mutate.function_source(source, two).startswith("@rounded(digits=2)\ndef total(")
     assert all(m.in_place for m in found if m.start > source.text.index("def total"))
     # the name of the decorator is not a site
