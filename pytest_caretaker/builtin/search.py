@@ -133,9 +133,11 @@ def _joined(a: Mutant, b: Mutant, text: str) -> Mutant | None:
 
 
 #: After the fix, at most this many next candidates are tried for the transcript, in at most
-#: this many seconds.
+#: this many seconds ...
 RUNNER_UPS = 12
 RUNNER_UP_SECONDS = 0.5
+#: ... or in the time of this many trials like the fix's own, if that is longer.
+RUNNER_UP_TRIALS = 4
 
 
 @dataclass
@@ -178,7 +180,7 @@ class Scan:
                 if set(problem.ids[1:]) <= verdict.passed:  # every case of the problem: the fix
                     self.repairer.fixes.append(mutant)
                     tried.close()
-                    self._runner_ups(mutants[index + 1 :])
+                    self._runner_ups(mutants[index + 1 :], trial.seconds if trial else 0.0)
                     return Healed(
                         candidate, Spend(candidates=self.tried), self.repairer.name, verdict
                     )
@@ -197,13 +199,13 @@ class Scan:
         """Time the next trial may take: the trial limit, within what is left of the budget."""
         return max(0.0, min(self.limit, self.deadline - time.monotonic()))
 
-    def _runner_ups(self, rest: Sequence[Mutant]) -> None:
+    def _runner_ups(self, rest: Sequence[Mutant], took: float) -> None:
         """Say in the transcript which of the next candidates would pass the trial too: other
         plausible fixes to weigh against the one taken (a few, in well under a second unless
-        one trial takes longer)."""
+        the fix's own trial took long: on a loaded machine, a few of those)."""
         if self.repairer.trials is None or not rest:
             return
-        until = time.monotonic() + max(RUNNER_UP_SECONDS, self.limit)
+        until = time.monotonic() + max(RUNNER_UP_SECONDS, RUNNER_UP_TRIALS * took)
         passed: list[str] = []
         tried = self.repairer.tried(rest[:RUNNER_UPS], self.tests, lambda: self.limit)
         with closing(tried):
