@@ -161,10 +161,12 @@ class TrialPlugin(WorkerPlugin):
         # Trials run side by side: each slot's tmp_path apart from the others'.
         use_basetemp(self.session.config, Path(self.workdir, f"basetemp-{slot}"))
         # A test that hangs fails within the trial's limit, and within ten times what the tests
-        # that passed so far took (a trial is a filter; the verifier proves with the project's).
+        # that passed so far took (a trial is a filter; the verifier proves with the project's);
+        # before any has passed here, within the parent's limit from the session's passing tests,
+        # so that a test that hangs costs the first trial that, not the project's pytest-timeout.
         limits = self.time_limits.limits
         run = min(limits.run, request["limit"])
-        cap = derived(self._durations.values(), TRIAL_FLOOR)
+        cap = derived(self._durations.values(), TRIAL_FLOOR) or limits.test
         self.time_limits.limits = replace(limits, run=run, cap=cap)
         cap_memory(TRIAL_HEADROOM)
         data = json.dumps(self._run(request, items, live)).encode()

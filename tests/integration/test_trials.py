@@ -200,3 +200,30 @@ def test_a_candidate_that_still_hangs_fails_within_what_the_passing_tests_took(
     assert reference is not None and reference.reason == f"{MEAN} failed"
     assert again.reason == f"{MEAN} failed: {said.format(0.5)}"
     assert again.seconds < first.seconds
+
+
+def test_before_any_trial_a_hanging_test_is_cut_at_the_sessions_limit_not_the_projects(
+    tmp_path: Path,
+) -> None:
+    # The project gives its tests 30 s (pytest-timeout); the session's passing tests were fast,
+    # so the parent's limit is 1 s: the reference trial of a hanging bug takes that, not 30 s
+    # (which outlived the trial's own 5 s, and with it every trial of the search).
+    root = tmp_path.resolve()
+    root.joinpath("spin.py").write_text("def spin():\n    while True:\n        pass\n")
+    root.joinpath("test_spin.py").write_text(
+        "import pytest\nfrom spin import spin\n\n\n@pytest.mark.timeout(30)\n"
+        "def test_spin():\n    spin()\n"
+    )
+    args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(root)]
+    runner = Runner(root, root, args, timeout=30.0, test_limit=1.0)
+    started = Trials.start(runner, ["test_spin.py::test_spin"])
+    assert started is not None and started.ready()
+    try:
+        reference = started.run(["test_spin.py::test_spin"], 5.0)
+    finally:
+        started.close()
+        runner.close()
+
+    assert reference is not None
+    said = "the test did not finish within 1 s (does the code loop forever?)"
+    assert reference.reason == f"test_spin.py::test_spin failed: {said}"
