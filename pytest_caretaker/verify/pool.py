@@ -84,17 +84,13 @@ class Pool:
             if running.job.key in unwanted:
                 self._end(read, running)
 
-    def wait(
-        self, fds: Iterable[int], timeout: float | None = None
-    ) -> tuple[list[int], list[Done]]:
-        """Start what a free slot allows, then wait until one of fds can be read, or jobs end,
-        or the timeout passes: the fds ready and the jobs that ended."""
+    def wait(self, fds: Iterable[int]) -> tuple[list[int], list[Done]]:
+        """Start what a free slot allows, then wait until one of fds can be read or jobs end (by
+        themselves or at their limits): the fds ready and the jobs that ended."""
         self._start()
         watched = list(fds)
         now = time.monotonic()
         deadlines = [running.deadline - now for running in self._running.values()]
-        if timeout is not None:
-            deadlines.append(timeout)
         left = max(0.0, min(deadlines)) if deadlines else None
         try:
             ready, _, _ = select.select([*watched, *self._running], [], [], left)
