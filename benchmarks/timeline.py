@@ -6,8 +6,9 @@ benchmarks to print (not part of the tests).
     print(timeline.text())
 
 It wraps the stages' entry points in place while it is active (the test run, the first failure,
-litellm's import, each warm server's start, each verification run, trials, model requests, the
-selection and the report) and restores them after; nothing in caretaker knows about it.
+litellm's import or the model process, each warm server's start, each verification run, trials,
+model requests, the selection and the report) and restores them after; nothing in caretaker
+knows about it.
 """
 
 from __future__ import annotations
@@ -33,7 +34,10 @@ FIRST = "first failure recorded: starts"
 #: (module, attribute path, label): the entry points watched.
 WATCHED = (
     ("pytest_caretaker.session", "HealSession.failed", FIRST),
-    ("pytest_caretaker.llm.client", "preload", "import litellm"),
+    ("pytest_caretaker.llm.client", "preload", "import litellm (in this process)"),
+    ("pytest_caretaker.llm.remote", "ModelProcess.spawn", "start the model process"),
+    ("pytest_caretaker.llm.remote", "ModelProcess._warmed", "model process: import + warm-up"),
+    ("pytest_caretaker.llm.remote", "ModelProcess.call", "model process: request"),
     ("pytest_caretaker.verify.channel", "Channel.start", "spawn a server process"),
     ("pytest_caretaker.verify.runner", "Runner.run", "verify run"),
     ("pytest_caretaker.verify.trials", "Trials.start", "trial server start"),
@@ -81,6 +85,8 @@ class Timeline:
                 end = time.perf_counter()
                 if name == "_reply":  # (model, response, seconds): the request ended here
                     start = end - float(args[2])
+                elif name == "_warmed":  # the model process, from its start until it is warm
+                    start = args[0].began
                 span = Span(label, threading.current_thread().name, start, end)
                 with self._lock:
                     if label != FIRST or all(s.what != FIRST for s in self.spans):

@@ -23,7 +23,7 @@ from pathlib import Path
 from pytest_caretaker import regression, selection
 from pytest_caretaker.builtin.repairer import BuiltinRepairer
 from pytest_caretaker.guard.scope import Editable
-from pytest_caretaker.llm import client
+from pytest_caretaker.llm import remote
 from pytest_caretaker.llm.models import api_base_for
 from pytest_caretaker.llm.repairer import ModelRepairer
 from pytest_caretaker.problem import Limits, Problem, Repairer
@@ -93,9 +93,11 @@ def heal_all(run: HealRun) -> HealOutcome:
     neighbours, whole = regression.rerun(ids, run.passed, run.unselected, run.whole_files)
     outcome = HealOutcome()
     passing: list[str] = []  # the neighbours that passed alone too: what no fix may break
-    if any(model != BUILTIN for model in settings.models):
-        # litellm takes seconds to import: do it while the baseline rerun waits on its worker.
-        threading.Thread(target=client.preload, name="caretaker-import", daemon=True).start()
+    models = [model for model in settings.models if model != BUILTIN]
+    if models:
+        # litellm takes seconds to import: the model process (started at the first failure,
+        # or now) does it while the baseline rerun waits on its worker.
+        remote.start(models)
     files = ProjectFiles(runner.root)
     editable = Editable(settings.scope, runner.root, TestFiles(run.test_files, run.python_files))
     wider = regression.Wider(runner, run.passed, ids, files.get)

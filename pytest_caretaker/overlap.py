@@ -8,8 +8,8 @@ repairer alone litellm is never imported.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -35,15 +35,24 @@ def start(
     """The session's runner, its first warm server collecting; litellm importing if needed."""
     models = [model for model in settings.models if model != BUILTIN]
     if models:
-        from pytest_caretaker.llm import warmup
+        from pytest_caretaker.llm import remote
 
-        threading.Thread(
-            target=warmup.warm, args=(models,), name="caretaker-import", daemon=True
-        ).start()
+        remote.start(models)
     runner = runner_for(config, settings.timeout, confinement, parser)
     runner.collect = collected_files(runner.root, nodeid, items)
     runner.prestart()
     return runner
+
+
+@contextlib.contextmanager
+def ending() -> Iterator[None]:
+    """Around healing: the model process, if one was started, ends with it."""
+    from pytest_caretaker.llm import remote
+
+    try:
+        yield
+    finally:
+        remote.stop()
 
 
 def collected_files(root: Path, nodeid: str, items: Sequence[pytest.Item]) -> tuple[str, ...]:

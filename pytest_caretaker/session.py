@@ -216,7 +216,7 @@ class HealSession(Recorder):
         runner, self.runner = self.runner, None
         if runner is None:
             return
-        with runner:
+        with runner, overlap.ending():
             if exitstatus == pytest.ExitCode.INTERRUPTED:
                 return
             try:

@@ -133,7 +133,7 @@ def info(model: str, api_base: str | None = None) -> Info:
         found = _ollama_info(model.split("/", 1)[1], api_base or ollama_address(os.environ))
     else:
         local = api_base is not None and _is_local(api_base)
-        found = _litellm_info(model, local)
+        found = _described(model, local)
         if found.tools is None and local and api_base is not None and "/" in model:
             # Unknown to litellm, on a local OpenAI-compatible server: Ollama's own /v1 is one,
             # and its /api/show knows the model.
@@ -152,7 +152,18 @@ def _is_local(url: str) -> bool:
     return host in ("localhost", "::1") or host.startswith("127.")
 
 
-def _litellm_info(model: str, local: bool) -> Info:
+def _described(model: str, local: bool) -> Info:
+    """litellm's knowledge of the model, from the model process when one runs (remote.py)."""
+    from pytest_caretaker.llm import remote
+
+    answer = remote.call("info", {"model": model, "local": local}, remote.SLACK)
+    if answer is None:
+        return litellm_info(model, local)
+    data = answer.get("info")
+    return Info(**data) if isinstance(data, dict) else Info(local=local)
+
+
+def litellm_info(model: str, local: bool) -> Info:
     from pytest_caretaker.llm import client as llm
 
     litellm = llm.litellm()

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_caretaker.llm import remote
 from pytest_caretaker.llm.prompts import TOOL, TOOL_NAME
 from pytest_caretaker.llm.ratelimits import RATE_LIMITS
 
@@ -98,7 +99,7 @@ def preload() -> None:
         litellm()
 
 
-def _one_line(error: BaseException) -> str:
+def one_line(error: BaseException) -> str:
     text = " ".join(str(error).split())
     name = type(error).__name__
     for prefix in ("litellm.", "OpenAIException - ", f"{name}: "):
@@ -116,7 +117,34 @@ def ask(
     timeout: float = REQUEST_TIMEOUT,
 ) -> Reply:
     """The model's reply to ``messages``, tried again on rate limits and server errors; a
-    ModelError with the one-line reason when there is none."""
+    ModelError with the one-line reason when there is none. Asked by the model process when
+    one runs (remote.py), else here."""
+    arguments: dict[str, Any] = {"model": model, "messages": list(messages)}
+    arguments.update(api_base=api_base, tools=tools, timeout=timeout)
+    answer = remote.call("ask", arguments, _longest(timeout) + remote.SLACK)
+    if answer is None:
+        return ask_here(model, messages, api_base, tools, timeout)
+    if "reply" not in answer:
+        raise ModelError(str(answer.get("error") or "caretaker's model process gave no reply"))
+    data = answer["reply"]
+    for name in ("tool_arguments", "tool_call_ids", "raw_tool_calls"):
+        data[name] = tuple(data[name])
+    return Reply(**data)
+
+
+def _longest(timeout: float) -> float:
+    """Seconds a request may take with all its tries and the waits between them."""
+    return timeout * (RETRIES + 1) + MAX_WAIT * RETRIES
+
+
+def ask_here(
+    model: str,
+    messages: Sequence[dict[str, Any]],
+    api_base: str | None,
+    tools: bool,
+    timeout: float = REQUEST_TIMEOUT,
+) -> Reply:
+    """ask() in this process."""
     module = litellm()
     request = _request(model, messages, api_base, tools, timeout)
     provider = (model.split("/", 1)[0] if "/" in model else model, api_base or "")
@@ -174,7 +202,7 @@ def _request(
 def _wait_to_retry(error: BaseException, elapsed: float, timeout: float, retry: int) -> float:
     """Seconds to wait before trying again after ``error``, which came ``elapsed`` seconds after
     try number ``retry`` was sent; a ModelError with the reason when there is no trying again."""
-    reason = _one_line(error)
+    reason = one_line(error)
     # litellm reports a timeout as Timeout, APIConnectionError or even a 500 depending on
     # where it happened; the clock says what it was. A timeout is never retried.
     if elapsed >= 0.95 * timeout or "timed out" in reason.lower():

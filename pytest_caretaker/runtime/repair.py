@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_caretaker.builtin.repairer import BuiltinRepairer
 from pytest_caretaker.guard.scope import Editable
-from pytest_caretaker.llm import client
+from pytest_caretaker.llm import remote
 from pytest_caretaker.llm.models import api_base_for
 from pytest_caretaker.llm.repairer import ModelRepairer
 from pytest_caretaker.problem import Limits, Problem, Repairer
@@ -63,9 +62,11 @@ def repair(work: Repairing, crash: Crash) -> tuple[HealResult, Transcript]:
     confinement = confinement_for(settings)
     if isinstance(confinement, str):
         return HealResult(failure.nodeid, reason=confinement), Transcript(failure.nodeid)
-    if any(model != BUILTIN for model in settings.models):
-        # litellm takes seconds to import: do it while the replays and the tests run.
-        threading.Thread(target=client.preload, name="caretaker-import", daemon=True).start()
+    models = [model for model in settings.models if model != BUILTIN]
+    if models:
+        # litellm takes seconds to import: the model process does it while the replays and
+        # the tests run.
+        remote.start(models)
     policy = sandbox.policy(root, work.scratch, settings.sandbox_network) if confinement else None
     replay = Replay(crash, root, settings.timeout, work.scratch, policy)
     with Runner(root, root, PYTEST_ARGS, settings.timeout, False, confinement) as tests:

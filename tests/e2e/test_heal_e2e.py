@@ -364,6 +364,33 @@ def test_no_model_configured_uses_the_builtin_repairer(calc: pytest.Pytester) ->
     assert probe.exists()
 
 
+def test_a_model_is_asked_from_a_process_of_its_own_which_ends_with_the_session(
+    calc: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    # litellm's import and first request (seconds) happen in the model process, on another core,
+    # while the run goes on; the run's own process never imports it, and leaves nothing behind.
+    edit = {"path": "calc.py", "function": "mean", "code": GOOD_MEAN}
+    llm.script(tool_call("off by one", [edit]))
+    calc.makeconftest("""
+        import os, sys
+        def pytest_unconfigure():
+            me = os.getpid()
+            children = open(f"/proc/{me}/task/{me}/children").read().split()
+            print("LITELLM HERE:", "litellm" in sys.modules, "CHILDREN:", children)
+    """)
+
+    result = calc.runpytest_subprocess(*heal_args(llm), timeout=120)
+
+    result.stdout.fnmatch_lines(
+        [
+            "HEALED test_calc.py::test_mean",
+            "caretaker: 1 healed, 0 not healed · * tokens · * · fixes in .caretaker/heal.patch",
+            "LITELLM HERE: False CHILDREN: []",
+        ]
+    )
+    assert len(llm.requests) == 1
+
+
 def test_passing_run_does_no_work(calc: pytest.Pytester, llm: ScriptedServer) -> None:
     calc.makepyfile(
         test_calc="from calc import total\ndef test_total():\n    assert total([1]) == 1\n"

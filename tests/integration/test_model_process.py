@@ -1,0 +1,130 @@
+"""The model process (llm/remote.py, llm/serve.py): litellm imported, warmed and asked in a
+process of its own, answering exactly what this process would, and never a reason to lose a call.
+
+Each scenario runs in a fresh interpreter, where litellm is not imported yet (in the test process
+it is, and then caretaker asks in process).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from pytest_caretaker.llm import client as llm
+from pytest_caretaker.llm import remote
+from pytest_caretaker.testing import ScriptedServer, fault
+
+MODEL = "openai/gpt-4o-mini"
+MESSAGES = [{"role": "user", "content": "x"}]
+
+
+def fresh(code: str, *args: str) -> dict[str, Any]:
+    """Run code in a new interpreter; the JSON it prints last."""
+    prelude = (
+        "import json, sys, threading, time\n"
+        "from pytest_caretaker.llm import capabilities, client, remote\n"
+        "from pytest_caretaker.testing import ScriptedServer, fault, text, tool_call\n"
+        "MESSAGES = [{'role': 'user', 'content': 'x'}]\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", prelude + code, *args], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@pytest.mark.usefixtures("_litellm_loaded")
+def test_the_model_process_answers_what_this_process_would_and_litellm_stays_out_of_it() -> None:
+    seen = fresh(
+        "remote.start([sys.argv[1]])\n"
+        "out = {}\n"
+        "replies = [tool_call('e', [], prompt_tokens=7, completion_tokens=3), fault(401)]\n"
+        "with ScriptedServer(replies).start() as server:\n"
+        "    reply = client.ask(sys.argv[1], MESSAGES, server.base_url, True)\n"
+        "    out['reply'] = [reply.tool_arguments, reply.prompt_tokens, reply.completion_tokens,\n"
+        "                    reply.as_message()['tool_calls'][0]['id'] == reply.tool_call_ids[0]]\n"
+        "    try:\n"
+        "        client.ask(sys.argv[1], MESSAGES, server.base_url, True)\n"
+        "    except client.ModelError as error:\n"
+        "        out['error'] = str(error)\n"
+        "out['tools'] = capabilities.info(sys.argv[1]).tools\n"
+        "out['context'] = capabilities.info(sys.argv[1]).context\n"
+        "out['warm'] = remote.running().ready.wait(60)\n"
+        "out['litellm here'] = 'litellm' in sys.modules\n"
+        "remote.stop()\n"
+        "print(json.dumps(out))\n",
+        MODEL,
+    )
+
+    with ScriptedServer([fault(401)]).start() as server, pytest.raises(llm.ModelError) as here:
+        llm.ask(MODEL, MESSAGES, server.base_url, True)
+    assert seen["reply"] == [['{"explanation": "e", "edits": []}'], 7, 3, True]
+    assert seen["error"] == str(here.value)  # the same one-line reason, across the pipe
+    assert seen["tools"] is True and seen["context"] > 100_000  # litellm's map, over there
+    assert seen["warm"] is True
+    assert seen["litellm here"] is False
+
+
+def test_requests_in_flight_together_each_get_their_own_answer() -> None:
+    # The slow request is sent first and answered last: the answers are matched by id, and the
+    # fast one does not wait behind it.
+    seen = fresh(
+        "def respond(body):\n"
+        "    word = body['messages'][-1]['content']\n"
+        "    return text(word + ' answered', delay=1.5 if word == 'slow' else 0)\n"
+        "remote.start([sys.argv[1]])\n"
+        "remote.running().ready.wait(60)\n"
+        "got = {}\n"
+        "def ask(word):\n"
+        "    reply = client.ask(sys.argv[1], [{'role': 'user', 'content': word}], base, False)\n"
+        "    got[word] = [reply.text, time.monotonic()]\n"
+        "with ScriptedServer(responder=respond).start() as server:\n"
+        "    base = server.base_url\n"
+        "    slow = threading.Thread(target=ask, args=('slow',))\n"
+        "    slow.start()\n"
+        "    time.sleep(0.3)\n"
+        "    ask('fast')\n"
+        "    slow.join(30)\n"
+        "print(json.dumps({**got, 'litellm here': 'litellm' in sys.modules}))\n",
+        MODEL,
+    )
+
+    assert seen["slow"][0] == "slow answered" and seen["fast"][0] == "fast answered"
+    assert seen["fast"][1] < seen["slow"][1]
+    assert seen["litellm here"] is False
+
+
+def test_a_model_process_that_ends_leaves_the_call_to_this_process() -> None:
+    seen = fresh(
+        "remote.start([sys.argv[1]])\n"
+        "process = remote.running().process\n"
+        "process.kill()\n"
+        "process.wait()\n"
+        "with ScriptedServer([text('still answered')]).start() as server:\n"
+        "    reply = client.ask(sys.argv[1], MESSAGES, server.base_url, False)\n"
+        "print(json.dumps({'text': reply.text, 'litellm here': 'litellm' in sys.modules}))\n",
+        MODEL,
+    )
+
+    assert seen == {"text": "still answered", "litellm here": True}
+
+
+def test_a_model_process_that_does_not_answer_fails_the_call_within_its_limit() -> None:
+    silent = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    process = remote.ModelProcess(silent)
+    try:
+        answer = process.call({"op": "ask", "args": {}}, limit=0.5)
+    finally:
+        process.close()
+
+    assert answer == {"error": "caretaker's model process did not answer within 0.5 s"}
+    assert silent.returncode is not None  # closed means ended, not left behind
