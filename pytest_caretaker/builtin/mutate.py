@@ -12,7 +12,9 @@ A module- or class-level assignment is a unit too: a lambda bound to a name is m
 function, and a constant's value gets the literal edits (literals.py) as well. A constant runs at
 import, before any test, so the trace never shows it: the constants of its own file a function
 reads (``project/reads.py``) are mutated with the function, each mutant reported on the line that
-reads the constant, which the failing test ran, so that the repairer ranks it by that line.
+reads the constant, which the failing test ran, so that the repairer ranks it by that line. So are
+the module-level statements that change such a name (``RATES.update(gold=0.3)``, reads.changers),
+as candidates that only a fresh import can verify (``in_place=False``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from pytest_caretaker.builtin.edits import Builder, Mutant, node_edit, statement
 from pytest_caretaker.builtin.families import CLASS_ATTRIBUTES, Families
 from pytest_caretaker.builtin.sites import Sites
 from pytest_caretaker.project.files import Definition, SourceFile
-from pytest_caretaker.project.reads import reads
+from pytest_caretaker.project.reads import changers, reads
 
 __all__ = ["Mutant", "function_source", "mutants", "outermost"]
 
@@ -81,6 +83,12 @@ def _constants(source: SourceFile, definition: Definition) -> list[Mutant]:
             for mutant in _mutants(source, target, literals=True):
                 said = f"{mutant.description} in {qualname} (line {mutant.line}), read"
                 found.append(replace(mutant, line=line, description=said))
+        for statement in changers(source, qualname) if "." not in qualname else ():
+            # It ran at import: only a fresh import of the candidate shows its effect.
+            for mutant in _mutants(source, statement, literals=True):
+                said = f"{mutant.description} in the statement on line {statement.start}, which"
+                said += f" changes {qualname}, read"
+                found.append(replace(mutant, line=line, description=said, in_place=False))
     return found
 
 
@@ -136,6 +144,7 @@ def function_source(source: SourceFile, mutant: Mutant) -> str:
     # after the last).
     edited = len(NEWLINE.findall(source.text, 0, mutant.start)) + 1
     named = [d for d in source.definitions if d.qualname == mutant.function]
+    named += [] if mutant.in_place else changers(source, mutant.function)
     inside = [d for d in named if d.start <= edited <= d.end]
     inside += [d for d in named if edited == d.end + 1]
     if not named:

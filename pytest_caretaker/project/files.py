@@ -54,7 +54,9 @@ def project_relpath(filename: str, root: Path) -> str | None:
         return None
 
 
-Kind = Literal["function", "assignment", "augmented"]
+#: "statement": a module-level statement that changes a name without binding it (reads.changers),
+#: never among a file's definitions.
+Kind = Literal["function", "assignment", "augmented", "statement"]
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,10 @@ too, found by reading its code, not by tracing it: the names it loads that its f
 module level (unless the function binds them itself), ``self.X``, ``cls.X`` and ``Class.X`` of its
 own class, and names it takes from another project module (``from config import VAT`` or
 ``import config`` … ``config.VAT``). A name read through any other object is not followed.
+
+What a module does to such a name at import, besides assigning it, hides a bug just as well:
+``RATES["gold"] = 0.3``, ``RATES.update(gold=0.3)``, ``register("gold", 0.3)`` where
+``register`` stores into ``RATES``. ``changers`` finds those statements of the file.
 """
 
 from __future__ import annotations
@@ -114,3 +118,43 @@ def module_file(path: str, module: str, level: int, files: Files) -> str | None:
             if parts and files(rel.removeprefix("./")) is not None:
                 return rel.removeprefix("./")
     return None
+
+
+def changers(source: SourceFile, name: str) -> list[Definition]:
+    """The module-level statements of the file that change ``name`` without binding it, in
+    order, each as a "statement" definition of ``name``: an assignment to an item or attribute
+    of it, a call of one of its methods, or a call of a function of the file that names it.
+    They ran once, at import."""
+    try:
+        tree = syntax.parse(source.data)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    naming = {
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+    }
+    found: list[Definition] = []
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            root = _root(node.value.func)
+            changes = root == name or (root in naming and isinstance(node.value.func, ast.Name))
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            changes = any(
+                isinstance(t, (ast.Subscript, ast.Attribute)) and _root(t) == name for t in targets
+            )
+        else:
+            changes = False
+        if changes:
+            end = node.end_lineno or node.lineno
+            found.append(Definition(name, node.lineno, end, node.lineno, kind="statement"))
+    return found
+
+
+def _root(node: ast.expr) -> str | None:
+    """The name an expression starts from: ``RATES`` of ``RATES["a"].b`` or ``RATES.update``."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None

@@ -62,7 +62,9 @@ def _function_digests(edits: Sequence[Edit], sources: ProjectFiles) -> dict[str,
         if edit.kind != "replace":
             continue
         source = sources.get(edit.path)
-        kind: Kind | None = "augmented" if _augments(edit.source) else None
+        kind = _kind(edit.source)
+        if kind == "statement":  # a statement run at import (reads.changers) has no name to
+            return None  # be found by again: such a fix is not remembered
         definition = source.find(edit.qualname, kind) if source is not None else None
         if source is None or definition is None:
             return None
@@ -70,13 +72,24 @@ def _function_digests(edits: Sequence[Edit], sources: ProjectFiles) -> dict[str,
     return digests
 
 
-def _augments(code: str) -> bool:
-    """Whether a fix's code is an ``X += …``: it replaces that statement, not X's definition."""
+def _kind(code: str) -> Kind | None:
+    """What a fix's code replaces: "augmented" for an ``X += …`` (that statement, not X's
+    definition), "statement" for one that binds no name (``RATES.update(…)``), else None (the
+    definition of its name)."""
     try:
         body = syntax.parse(textwrap.dedent(code)).body
     except (SyntaxError, ValueError):
-        return False
-    return len(body) == 1 and isinstance(body[0], ast.AugAssign)
+        return None
+    if len(body) != 1:
+        return None
+    node = body[0]
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+    if isinstance(node, ast.Expr) or not all(isinstance(t, ast.Name) for t in targets):
+        return "statement" if not isinstance(node, _DEFINING) else None
+    return "augmented" if isinstance(node, ast.AugAssign) else None
+
+
+_DEFINING = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _valid(entry: object) -> bool:

@@ -300,3 +300,54 @@ def test_a_wrong_decorator_argument_in_a_class_body_is_healed_by_the_builtin_rep
     )
     assert_patch_delivers(pytester.path, result.stdout.lines)
     healed_patch_passes(pytester)
+
+
+TARIFFS = """\
+RATES = {}
+
+
+def register(kind, rate):
+    RATES[kind] = rate
+
+
+register("standard", 0.25)
+register("reduced", 0.05)
+
+
+def tax(net, kind="standard"):
+    return round(net * RATES[kind], 2)
+"""
+TEST_TARIFFS = """\
+from tariffs import tax
+
+
+def test_standard():
+    assert tax(100) == 20
+
+
+def test_reduced():
+    assert tax(100, "reduced") == 5
+"""
+
+
+def test_a_wrong_argument_of_a_statement_run_at_import_is_healed_by_the_builtin_repairer(
+    pytester: pytest.Pytester,
+) -> None:
+    # `register("standard", 0.25)` ran at import and is neither a definition nor an assignment:
+    # it is reached through the name it changes, which tax() reads.
+    pytester.makepyfile(tariffs=TARIFFS, test_tariffs=TEST_TARIFFS)
+
+    result = pytester.runpytest("--heal")
+
+    result.stdout.fnmatch_lines(
+        [
+            "HEALED test_tariffs.py::test_standard",
+            "  patched tariffs.py::RATES",
+            '  -register("standard", 0.25)',
+            '  +register("standard", 0.2)',
+            "  Plausible fix by the built-in repairer (no model): `0.25` → `0.2` in the statement "
+            "on line 8, which changes RATES, read on line 13 (constant).*",
+        ]
+    )
+    assert_patch_delivers(pytester.path, result.stdout.lines)
+    healed_patch_passes(pytester)

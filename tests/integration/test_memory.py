@@ -393,3 +393,16 @@ def test_a_fix_of_an_augmented_assignment_is_keyed_by_that_statement(root: Path)
 
     assert kept == [Remembered((AUGMENT,), "f adds one too few", "some/model")]
     assert gone == []
+
+
+def test_a_fix_of_a_statement_run_at_import_is_not_remembered(root: Path) -> None:
+    # `RATES.update(zero=0)` binds no name: a fix of it could only be found again by a name that
+    # is RATES's definition, which it would then replace.
+    root.joinpath("calc.py").write_text("RATES = {}\nRATES.update(zero=0)\n")
+    cache = JsonCache()
+    statement = Edit("replace", "calc.py", "RATES", "RATES.update(zero=1)\n")
+
+    remembered(cache, root, (statement,))
+
+    assert cache.writes == 0
+    assert FixMemory(cache).recall(failure(), ProjectFiles(root)) == []

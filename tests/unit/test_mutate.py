@@ -1176,3 +1176,40 @@ def test_a_decorators_arguments_are_mutated_on_the_first_line_of_the_body() -> N
     assert all(m.in_place for m in found if m.start > source.text.index("def total"))
     # the name of the decorator is not a site
     assert not [m for m in decorated if "rounded(" not in m.apply(source.text)]
+
+
+REGISTRY = """\
+RATES = {}
+
+
+def register(kind, rate):
+    RATES[kind] = rate
+
+
+register("standard", 0.25)
+RATES["reduced"] = 0.05
+RATES.update(zero=0)
+print("imported")
+
+
+def tax(net, kind="standard"):
+    return round(net * RATES[kind], 2)
+"""
+
+
+def test_statements_that_change_a_name_a_function_reads_are_mutated_with_it() -> None:
+    # They ran at import, before any test: ranked by the line that reads the name, and only a
+    # fresh import of the candidate can tell (not in place).
+    source, found = mutants_of(REGISTRY, "tax")
+    statements = [m for m in found if not m.in_place]
+
+    assert {(m.function, m.line) for m in statements} == {("RATES", 15)}
+    edited = {source.text.count("\n", 0, m.start) + 1 for m in statements}
+    assert edited == {8, 9, 10}  # register(…), RATES[…] = …, RATES.update(…); not print(…)
+    (fixed,) = [m for m in statements if 'register("standard", 0.2)' in m.apply(source.text)]
+    assert fixed.description == (
+        "`0.25` → `0.2` in the statement on line 8, which changes RATES, read"
+    )
+    assert mutate.function_source(source, fixed) == 'register("standard", 0.2)\n'
+    (update,) = [m for m in statements if "RATES.update(zero=1)" in m.apply(source.text)]
+    assert mutate.function_source(source, update) == "RATES.update(zero=1)\n"
