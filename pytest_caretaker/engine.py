@@ -23,7 +23,7 @@ from pathlib import Path
 from pytest_caretaker import regression, selection
 from pytest_caretaker.builtin.repairer import BuiltinRepairer
 from pytest_caretaker.guard.scope import Editable
-from pytest_caretaker.llm import remote
+from pytest_caretaker.llm import warmup
 from pytest_caretaker.llm.models import api_base_for
 from pytest_caretaker.llm.repairer import ModelRepairer
 from pytest_caretaker.problem import Limits, Problem, Repairer
@@ -97,7 +97,7 @@ def heal_all(run: HealRun) -> HealOutcome:
     if models:
         # litellm takes seconds to import: the model process (started at the first failure,
         # or now) does it while the baseline rerun waits on its worker.
-        remote.start(models)
+        warmup.start(models)
     files = ProjectFiles(runner.root)
     editable = Editable(settings.scope, runner.root, TestFiles(run.test_files, run.python_files))
     wider = regression.Wider(runner, run.passed, ids, files.get)

@@ -2,8 +2,9 @@
 
 The warm verification server collects the session's test files (so that each verification
 run costs only its tests), and litellm, which takes seconds to import and to make its first
-request, is made ready in a thread when a model is configured (llm/warmup.py). With the built-in
-repairer alone litellm is never imported.
+request, is made ready when a model is configured: in the model process (llm/remote.py), which
+imports it on another core and makes the requests. With the built-in repairer alone litellm is
+never imported.
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ def start(
     """The session's runner, its first warm server collecting; litellm importing if needed."""
     models = [model for model in settings.models if model != BUILTIN]
     if models:
-        from pytest_caretaker.llm import remote
+        from pytest_caretaker.llm import warmup
 
-        remote.start(models)
+        warmup.start(models)
     runner = runner_for(config, settings.timeout, confinement, parser)
     runner.collect = collected_files(runner.root, nodeid, items)
     runner.prestart()

@@ -8,7 +8,6 @@ only, waiting what the provider's Retry-After asks when that is within MAX_WAIT.
 from __future__ import annotations
 
 import contextlib
-import email.utils
 import json
 import os
 import time
@@ -19,7 +18,7 @@ from typing import Any
 
 from pytest_caretaker.llm import remote
 from pytest_caretaker.llm.prompts import TOOL, TOOL_NAME
-from pytest_caretaker.llm.ratelimits import RATE_LIMITS
+from pytest_caretaker.llm.ratelimits import RATE_LIMITS, retry_after
 
 #: Seconds one model request may take before it counts as failed (--heal-model-timeout).
 REQUEST_TIMEOUT = 120.0
@@ -235,26 +234,6 @@ def _retryable(error: BaseException) -> bool:
         return False
     status = getattr(error, "status_code", None)
     return isinstance(status, int) and (status == 429 or 500 <= status <= 599)
-
-
-def retry_after(error: BaseException) -> float | None:
-    """Seconds the provider asked to wait (Retry-After: seconds or an HTTP date), if it did."""
-    headers = getattr(error, "litellm_response_headers", None)
-    if headers is None:
-        headers = getattr(getattr(error, "response", None), "headers", None)
-    value = headers.get("retry-after") if headers is not None else None
-    if not value:
-        return None
-    value = str(value).strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def _reply(model: str, response: Any, seconds: float) -> Reply:

@@ -4,6 +4,7 @@ hitting a provider that asked them to wait."""
 
 from __future__ import annotations
 
+import email.utils
 import threading
 import time
 
@@ -36,3 +37,23 @@ class RateLimits:
 
 #: The session's rate limits, by (provider, API base).
 RATE_LIMITS = RateLimits()
+
+
+def retry_after(error: BaseException) -> float | None:
+    """Seconds the provider asked to wait (Retry-After: seconds or an HTTP date), if it did."""
+    headers = getattr(error, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(getattr(error, "response", None), "headers", None)
+    value = headers.get("retry-after") if headers is not None else None
+    if not value:
+        return None
+    value = str(value).strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())

@@ -143,22 +143,17 @@ _PROCESS: ModelProcess | None = None
 _STARTING = threading.Lock()
 
 
-def start(models: Sequence[str]) -> None:
-    """Start the model process for ``models`` (litellm names), unless one runs or litellm is
-    imported here already; then it is only warmed up here, in a thread."""
+def begin(models: Sequence[str]) -> bool:
+    """Start the model process for ``models`` (litellm names) unless one runs; False when there
+    is none (litellm is imported here already, or the process could not start)."""
     global _PROCESS
     with _STARTING:
         if _PROCESS is not None and not _PROCESS.dead:
-            return
-        if "litellm" not in sys.modules:
-            _PROCESS = ModelProcess.spawn(models)
-            if _PROCESS is not None:
-                return
-    from pytest_caretaker.llm import warmup
-
-    threading.Thread(
-        target=warmup.warm, args=(models,), name="caretaker-import", daemon=True
-    ).start()
+            return True
+        if "litellm" in sys.modules:
+            return False
+        _PROCESS = ModelProcess.spawn(models)
+        return _PROCESS is not None
 
 
 def stop() -> None:

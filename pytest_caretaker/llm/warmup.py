@@ -1,4 +1,5 @@
-"""Get litellm ready before the first model call, in a thread started at the first failure.
+"""Get litellm ready before the first model call, from the first failure on: in the model
+process (remote.py), or here in a thread when litellm is imported here already (``start``).
 
 Importing litellm takes seconds, and its first request as long again: that is when it imports
 the provider's client (the OpenAI SDK's resources, the HTTP stack). So once litellm is imported,
@@ -11,12 +12,19 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import threading
 from collections.abc import Sequence
 
-from pytest_caretaker.llm import client
+from pytest_caretaker.llm import client, remote
 
 #: Seconds the refused request may take at most.
 WARM_TIMEOUT = 5.0
+
+
+def start(models: Sequence[str]) -> None:
+    """Have litellm made ready for ``models`` while other work goes on."""
+    if not remote.begin(models):
+        threading.Thread(target=warm, args=(models,), name="caretaker-import", daemon=True).start()
 
 
 def warm(models: Sequence[str] = ()) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pytest_caretaker.builtin.repairer import BuiltinRepairer
 from pytest_caretaker.guard.scope import Editable
-from pytest_caretaker.llm import remote
+from pytest_caretaker.llm import warmup
 from pytest_caretaker.llm.models import api_base_for
 from pytest_caretaker.llm.repairer import ModelRepairer
 from pytest_caretaker.problem import Limits, Problem, Repairer
@@ -66,7 +66,7 @@ def repair(work: Repairing, crash: Crash) -> tuple[HealResult, Transcript]:
     if models:
         # litellm takes seconds to import: the model process does it while the replays and
         # the tests run.
-        remote.start(models)
+        warmup.start(models)
     policy = sandbox.policy(root, work.scratch, settings.sandbox_network) if confinement else None
     replay = Replay(crash, root, settings.timeout, work.scratch, policy)
     with Runner(root, root, PYTEST_ARGS, settings.timeout, False, confinement) as tests:

@@ -26,7 +26,7 @@ def fresh(code: str, *args: str) -> dict[str, Any]:
     """Run code in a new interpreter; the JSON it prints last."""
     prelude = (
         "import json, sys, threading, time\n"
-        "from pytest_caretaker.llm import capabilities, client, remote\n"
+        "from pytest_caretaker.llm import capabilities, client, remote, warmup\n"
         "from pytest_caretaker.testing import ScriptedServer, fault, text, tool_call\n"
         "MESSAGES = [{'role': 'user', 'content': 'x'}]\n"
     )
@@ -40,7 +40,7 @@ def fresh(code: str, *args: str) -> dict[str, Any]:
 @pytest.mark.usefixtures("_litellm_loaded")
 def test_the_model_process_answers_what_this_process_would_and_litellm_stays_out_of_it() -> None:
     seen = fresh(
-        "remote.start([sys.argv[1]])\n"
+        "warmup.start([sys.argv[1]])\n"
         "out = {}\n"
         "replies = [tool_call('e', [], prompt_tokens=7, completion_tokens=3), fault(401)]\n"
         "with ScriptedServer(replies).start() as server:\n"
@@ -76,7 +76,7 @@ def test_requests_in_flight_together_each_get_their_own_answer() -> None:
         "def respond(body):\n"
         "    word = body['messages'][-1]['content']\n"
         "    return text(word + ' answered', delay=1.5 if word == 'slow' else 0)\n"
-        "remote.start([sys.argv[1]])\n"
+        "warmup.start([sys.argv[1]])\n"
         "remote.running().ready.wait(60)\n"
         "got = {}\n"
         "def ask(word):\n"
@@ -100,7 +100,7 @@ def test_requests_in_flight_together_each_get_their_own_answer() -> None:
 
 def test_a_model_process_that_ends_leaves_the_call_to_this_process() -> None:
     seen = fresh(
-        "remote.start([sys.argv[1]])\n"
+        "warmup.start([sys.argv[1]])\n"
         "process = remote.running().process\n"
         "process.kill()\n"
         "process.wait()\n"
