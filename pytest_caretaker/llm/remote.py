@@ -33,8 +33,10 @@ SLACK = 60.0
 #: The package's parent folder: the model process imports caretaker from where this one did,
 #: and nothing from the project (it runs isolated from the working directory and PYTHON*).
 _HOME = str(Path(__file__).resolve().parents[2])
+#: The collector off while litellm is imported (serve.py turns it back on): its passes over the
+#: hundreds of thousands of objects the import makes cost about a sixth of the import.
 _CODE = (
-    "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+    "import gc; gc.disable(); import sys; sys.path.insert(0, sys.argv.pop(1)); "
     "from pytest_caretaker.llm.serve import main; main(sys.argv[1:])"
 )
 
