@@ -125,10 +125,13 @@ def ask(
         return ask_here(model, messages, api_base, tools, timeout)
     if "reply" not in answer:
         raise ModelError(str(answer.get("error") or "caretaker's model process gave no reply"))
-    data = answer["reply"]
-    for name in ("tool_arguments", "tool_call_ids", "raw_tool_calls"):
-        data[name] = tuple(data[name])
-    return Reply(**data)
+    try:
+        data = dict(answer["reply"])
+        for name in ("tool_arguments", "tool_call_ids", "raw_tool_calls"):
+            data[name] = tuple(data[name])
+        return Reply(**data)
+    except (TypeError, KeyError, ValueError):
+        raise ModelError("caretaker's model process gave a reply it cannot read") from None
 
 
 def _longest(timeout: float) -> float:

@@ -50,6 +50,7 @@ class ModelProcess:
         self.lock = threading.Lock()
         self.waiting: dict[int, tuple[threading.Event, list[dict[str, Any]]]] = {}
         self.dead = False
+        self.owner = os.getpid()  # a forked copy of this process has no reader: not its process
         self.began = time.perf_counter()
         self.ready = threading.Event()  # litellm imported and warmed up over there
         threading.Thread(target=self._read, name="caretaker-models", daemon=True).start()
@@ -150,7 +151,7 @@ def begin(models: Sequence[str]) -> bool:
     is none (litellm is imported here already, or the process could not start)."""
     global _PROCESS
     with _STARTING:
-        if _PROCESS is not None and not _PROCESS.dead:
+        if running() is not None:
             return True
         if "litellm" in sys.modules:
             return False
@@ -163,13 +164,15 @@ def stop() -> None:
     global _PROCESS
     with _STARTING:
         process, _PROCESS = _PROCESS, None
-    if process is not None:
+    if process is not None and process.owner == os.getpid():  # a forked copy only forgets it
         process.close()
 
 
 def running() -> ModelProcess | None:
     process = _PROCESS
-    return process if process is not None and not process.dead else None
+    if process is None or process.dead or process.owner != os.getpid():
+        return None
+    return process
 
 
 def call(op: str, arguments: dict[str, Any], limit: float) -> dict[str, Any] | None:

@@ -128,3 +128,29 @@ def test_a_model_process_that_does_not_answer_fails_the_call_within_its_limit() 
 
     assert answer == {"error": "caretaker's model process did not answer within 0.5 s"}
     assert silent.returncode is not None  # closed means ended, not left behind
+
+
+def test_a_forked_copy_of_the_process_asks_in_itself_and_leaves_the_model_process_alone() -> None:
+    # A runtime heal lives in the user's process, which may fork (multiprocessing, servers): the
+    # copy has no thread reading the model process's answers, and must not end it either.
+    seen = fresh(
+        "import os\n"
+        "warmup.start([sys.argv[1]])\n"
+        "with ScriptedServer(responder=lambda body: text('hi')).start() as server:\n"
+        "    reader, writer = os.pipe()\n"
+        "    child = os.fork()\n"
+        "    if child == 0:\n"
+        "        reply = client.ask(sys.argv[1], MESSAGES, server.base_url, False)\n"
+        "        remote.stop()\n"
+        "        line = json.dumps([reply.text, 'litellm' in sys.modules])\n"
+        "        os.write(writer, line.encode())\n"
+        "        os._exit(0)\n"
+        "    os.waitpid(child, 0)\n"
+        "    forked = json.loads(os.read(reader, 1000))\n"
+        "    reply = client.ask(sys.argv[1], MESSAGES, server.base_url, False)\n"
+        "    print(json.dumps({'forked': forked, 'here': [reply.text, 'litellm' in sys.modules],\n"
+        "                      'running': remote.running() is not None}))\n",
+        MODEL,
+    )
+
+    assert seen == {"forked": ["hi", True], "here": ["hi", False], "running": True}
