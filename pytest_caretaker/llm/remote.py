@@ -3,10 +3,10 @@
 Importing litellm takes seconds, and its first request as long again. Done in the process that
 runs the tests, that work competes with them for the one interpreter lock, and at exit the
 interpreter spends about a second more collecting litellm's objects. So when a model is
-configured, the first failure starts ``python -m pytest_caretaker.llm.serve``, which imports
-litellm and sends its warm-up request on another core while the run goes on; each model request
-(``ask``) and each question about a model (``info``) then goes to it as one JSON line and is
-answered by one line, several at a time. It ends when this side closes its input.
+configured, the first failure starts serve.py (``python -I``, away from the project), which
+imports litellm and sends its warm-up request on another core while the run goes on; each request
+to a model (``ask``) and each question about one (``info``) then goes to it as one JSON line and
+is answered by one line, several at a time. It ends when this side closes its input.
 
 Nothing is lost when it is not there: when litellm is already imported here (a second session
 in the same process), when the process cannot start, or when it ends before answering, the same
