@@ -110,21 +110,26 @@ def _verdict(fixes: Sequence[Fix], runner: Runner, regression: Sequence[str]) ->
 
 
 def also_healed(
-    fixes: Sequence[Fix], runner: Runner, results: Sequence[HealResult]
+    fixes: Sequence[Fix], runner: Runner, results: Sequence[HealResult], order: Sequence[str]
 ) -> list[HealResult]:
     """results, with each test that was not healed but passes under the patch reported healed
     by the fix that heals it (its own repair failed, or never began: the patch still heals it).
 
-    One run of the not-healed tests under the whole patch, and, when it heals some and the patch
-    has several fixes, one run per fix to tell which. Nothing runs when all were healed.
+    The failing tests run together in order, the session's order of their failures, as they
+    ran in the session: a test that needs what an earlier test left behind (a doctest whose
+    namespace a test's autouse fixture fills) is judged as the session would run it. One run
+    under the whole patch, and, when it heals some and the patch has several fixes, one run per
+    fix to tell which. Nothing runs when all were healed.
     """
     missing = [result.nodeid for result in results if not result.healed]
     if not fixes or not missing:
         return list(results)
-    healed = _passing(fixes, runner, missing)
+    order = list(dict.fromkeys([*order, *missing]))
+    healed = _passing(fixes, runner, order, missing)
     owner: dict[str, Fix] = {}
     for fix in fixes if len(fixes) > 1 and healed else ():
-        for nodeid in _passing([fix], runner, [n for n in healed if n not in owner]):
+        left = [n for n in healed if n not in owner]
+        for nodeid in _passing([fix], runner, order, left):
             owner[nodeid] = fix
     return [
         _healed_by(result, owner.get(result.nodeid, fixes[0]))
@@ -134,10 +139,13 @@ def also_healed(
     ]
 
 
-def _passing(fixes: Sequence[Fix], runner: Runner, nodeids: Sequence[str]) -> list[str]:
+def _passing(
+    fixes: Sequence[Fix], runner: Runner, run: Sequence[str], judged: Sequence[str]
+) -> list[str]:
+    """Those of judged that pass when run (which holds them) runs under fixes."""
     files = combined(fixes) or {}
-    run = runner.run(nodeids, {path: change.after for path, change in files.items()})
-    return [n for n in nodeids if (o := run.outcomes.get(n)) is not None and o.outcome == "passed"]
+    outcomes = runner.run(run, {path: change.after for path, change in files.items()}).outcomes
+    return [n for n in judged if (o := outcomes.get(n)) is not None and o.outcome == "passed"]
 
 
 def _healed_by(result: HealResult, fix: Fix) -> HealResult:

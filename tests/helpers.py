@@ -100,12 +100,18 @@ def models_table(text: str) -> dict[str, list[str]]:
 
 
 _HEALED = re.compile(r"^HEALED (\S.*?)(?: \(from cache\))?$")
+_NOT_HEALED = re.compile(r"^NOT HEALED (.+?): ")
 _OUTCOME = re.compile(r"^(PASSED|FAILED|ERROR|XPASS|XFAIL|SKIPPED) (\S+)")
 
 
 def healed_ids(lines: list[str]) -> set[str]:
     """The test ids a caretaker summary reported HEALED."""
     return {m.group(1) for line in lines if (m := _HEALED.match(line))}
+
+
+def not_healed_ids(lines: list[str]) -> set[str]:
+    """The test ids a caretaker summary reported NOT HEALED."""
+    return {m.group(1) for line in lines if (m := _NOT_HEALED.match(line))}
 
 
 def outcomes_of(root: Path) -> dict[str, str]:
@@ -134,7 +140,8 @@ def outcomes_of(root: Path) -> dict[str, str]:
 
 def assert_patch_delivers(root: Path, lines: list[str]) -> None:
     """On a copy of the project: after ``git apply .caretaker/heal.patch`` every test the summary
-    reported HEALED passes, and every test that passed before still passes (#21)."""
+    reported HEALED passes, every test that passed before still passes, and none reported NOT
+    HEALED passes: the summary neither claims nor under-reports what the patch does (#21)."""
     healed = healed_ids(lines)
     assert healed, "the summary reported nothing HEALED"
     copy = root.parent / f"{root.name}-patched"
@@ -147,3 +154,4 @@ def assert_patch_delivers(root: Path, lines: list[str]) -> None:
     assert {n: after.get(n) for n in healed if after.get(n) != "PASSED"} == {}
     broke = {n for n, o in before.items() if o == "PASSED" and after.get(n) != "PASSED"}
     assert broke == set()
+    assert {n for n in not_healed_ids(lines) if after.get(n) == "PASSED"} == set()

@@ -255,3 +255,41 @@ def test_an_option_the_tests_need_reaches_verification(
 
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["HEALED test_length.py::test_metres", "  1 attempt *"])
+
+
+def test_a_doctest_that_needs_what_the_tests_before_it_left_is_healed_by_the_patch(
+    pytester: pytest.Pytester,
+) -> None:
+    # A common layout (semver's): the docs' doctests run after the tests, in a namespace an
+    # autouse fixture of tests/conftest.py fills. Alone, the doctest fails at its first line, so
+    # its own repair finds no code under test; under the patch, run where the session ran it,
+    # it passes: it is healed, not "NOT HEALED" beside a patch that heals it (#21 item 8).
+    pytester.makeini(
+        "[pytest]\npythonpath = src\ntestpaths = tests docs\naddopts = --doctest-glob=*.rst\n"
+    )
+    pytester.mkdir("src")
+    pytester.path.joinpath("src", "shapes.py").write_text(
+        "def area(w, h):\n    return w * w\n", encoding="utf-8"
+    )
+    tests = pytester.mkdir("tests")
+    tests.joinpath("conftest.py").write_text(
+        "import pytest\nimport shapes\n\n\n@pytest.fixture(autouse=True)\n"
+        "def add_shapes(doctest_namespace):\n    doctest_namespace['area'] = shapes.area\n",
+        encoding="utf-8",
+    )
+    tests.joinpath("test_shapes.py").write_text(
+        "from shapes import area\n\n\ndef test_area():\n    assert area(2, 3) == 6\n"
+        "    assert area(4, 1) == 4\n",
+        encoding="utf-8",
+    )
+    pytester.mkdir("docs").joinpath("usage.rst").write_text(
+        "Usage\n=====\n\n>>> area(2, 5)\n10\n", encoding="utf-8"
+    )
+
+    result = pytester.runpytest("--heal", "-p", "no:cacheprovider")
+
+    result.stdout.fnmatch_lines(
+        ["HEALED docs/usage.rst::usage.rst", "HEALED tests/test_shapes.py::test_area"]
+    )
+    result.stdout.fnmatch_lines(["caretaker: 2 healed, 0 not healed *"])
+    assert_patch_delivers(pytester.path, result.stdout.lines)
