@@ -6,7 +6,8 @@ interpreter spends about a second more collecting litellm's objects. So when a m
 configured, the first failure starts serve.py (``python -I``, away from the project), which
 imports litellm and sends its warm-up request on another core while the run goes on; each request
 to a model (``ask``) and each question about one (``info``) then goes to it as one JSON line and
-is answered by one line, several at a time. It ends when this side closes its input.
+is answered by one line, several at a time. It ends when this side closes its input, or after
+IDLE seconds without a request.
 
 Nothing is lost when it is not there: when litellm is already imported here (a second session
 in the same process), when the process cannot start, or when it ends before answering, the same
@@ -30,6 +31,9 @@ from typing import IO, Any
 #: Seconds added to what a request may take (its tries and waits) before its answer counts as
 #: lost: the model process is then taken for hung, and the call fails with a reason.
 SLACK = 60.0
+#: Seconds without a request after which the model process leaves (serve.py); the next call
+#: starts another. A pytest session ends it itself, long before.
+IDLE = 600.0
 #: The package's parent folder: the model process imports caretaker from where this one did,
 #: and nothing from the project (it runs isolated from the working directory and PYTHON*).
 _HOME = str(Path(__file__).resolve().parents[2])
@@ -37,7 +41,7 @@ _HOME = str(Path(__file__).resolve().parents[2])
 #: hundreds of thousands of objects the import makes cost about a sixth of the import.
 _CODE = (
     "import gc; gc.disable(); import sys; sys.path.insert(0, sys.argv.pop(1)); "
-    "from pytest_caretaker.llm.serve import main; main(sys.argv[1:])"
+    "from pytest_caretaker.llm.serve import main; main(float(sys.argv[1]), sys.argv[2:])"
 )
 
 
@@ -63,7 +67,7 @@ class ModelProcess:
         env.setdefault("LITELLM_MODE", "PRODUCTION")
         try:
             process = subprocess.Popen(
-                [sys.executable, "-I", "-c", _CODE, _HOME, *models],
+                [sys.executable, "-I", "-c", _CODE, _HOME, f"{IDLE:g}", *models],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

@@ -113,6 +113,29 @@ def test_a_model_process_that_ends_leaves_the_call_to_this_process() -> None:
     assert seen == {"text": "still answered", "litellm here": True}
 
 
+def test_an_idle_model_process_leaves_and_the_next_heal_starts_another() -> None:
+    # A runtime heal in a long-lived process must not keep litellm's ~200 MB for its whole life.
+    seen = fresh(
+        "remote.IDLE = 1.0\n"
+        "with ScriptedServer(responder=lambda body: text('hi')).start() as server:\n"
+        "    warmup.start([sys.argv[1]])\n"
+        "    first = remote.running()\n"
+        "    client.ask(sys.argv[1], MESSAGES, server.base_url, False)\n"
+        "    first.process.wait(30)\n"
+        "    warmup.start([sys.argv[1]])\n"
+        "    second = remote.running()\n"
+        "    reply = client.ask(sys.argv[1], MESSAGES, server.base_url, False)\n"
+        "    out = {'first ended': first.process.returncode, 'text': reply.text,\n"
+        "           'another': second is not None and second is not first,\n"
+        "           'litellm here': 'litellm' in sys.modules}\n"
+        "remote.stop()\n"
+        "print(json.dumps(out))\n",
+        MODEL,
+    )
+
+    assert seen == {"first ended": 0, "text": "hi", "another": True, "litellm here": False}
+
+
 def test_a_model_process_that_does_not_answer_fails_the_call_within_its_limit() -> None:
     silent = subprocess.Popen(
         [sys.executable, "-c", "import time; time.sleep(60)"],
