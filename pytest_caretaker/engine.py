@@ -242,9 +242,7 @@ def _settle(
         for result in outcome.results
     ]
     if not outcome.interrupted:  # every test the patch heals is healed, whatever its repair was
-        outcome.results = selection.also_healed(
-            fixes, run.runner, outcome.results, [failure.nodeid for failure in run.failures]
-        )
+        outcome.results = selection.also_healed(fixes, run.runner, outcome.results, run.failures)
     recorded = {failure.nodeid: failure for failure in failing}
     # Redacted as a whole: besides the prompts it holds verification output, which shows
     # the values of the run's secret locals again.

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from pytest_caretaker.apply.rewrite import merge, unified_diff
-from pytest_caretaker.results import Dropped, FileChange, Fix, HealResult
+from pytest_caretaker.results import Dropped, Failure, FileChange, Fix, HealResult
 from pytest_caretaker.verify.judge import judge
 from pytest_caretaker.verify.runner import Runner
 
@@ -110,12 +110,12 @@ def _verdict(fixes: Sequence[Fix], runner: Runner, regression: Sequence[str]) ->
 
 
 def also_healed(
-    fixes: Sequence[Fix], runner: Runner, results: Sequence[HealResult], order: Sequence[str]
+    fixes: Sequence[Fix], runner: Runner, results: Sequence[HealResult], failed: Sequence[Failure]
 ) -> list[HealResult]:
     """results, with each test that was not healed but passes under the patch reported healed
     by the fix that heals it (its own repair failed, or never began: the patch still heals it).
 
-    The failing tests run together in order, the session's order of their failures, as they
+    The failing tests run together in the order they failed (failed's), as they
     ran in the session: a test that needs what an earlier test left behind (a doctest whose
     namespace a test's autouse fixture fills) is judged as the session would run it. One run
     under the whole patch, and, when it heals some and the patch has several fixes, one run per
@@ -124,7 +124,7 @@ def also_healed(
     missing = [result.nodeid for result in results if not result.healed]
     if not fixes or not missing:
         return list(results)
-    order = list(dict.fromkeys([*order, *missing]))
+    order = list(dict.fromkeys([*(failure.nodeid for failure in failed), *missing]))
     healed = _passing(fixes, runner, order, missing)
     owner: dict[str, Fix] = {}
     for fix in fixes if len(fixes) > 1 and healed else ():
