@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -88,11 +87,9 @@ def test_every_family_heals_without_a_model(pytester: pytest.Pytester, family: s
     assert "caretaker: heal (in memory) · model builtin (no model configured; " in text
     assert snapshot(pytester.path) == before  # --heal changes no file
 
-    # The patch is the proof a user can check: applied, every test of these bugs passes.
+    # The patch is the proof a user can check: applied (to a copy), every failing test of these
+    # bugs passes (each was reported HEALED, above) and every passing one still passes.
     assert_patch_delivers(pytester.path, result.stdout.lines)
-    subprocess.run(["git", "apply", ".caretaker/heal.patch"], cwd=pytester.path, check=True)
-    plain = pytester.runpytest("-p", "no:caretaker")
-    plain.assert_outcomes(passed=failed + counts["passed"])
 
 
 def test_a_bug_out_of_reach_is_not_healed_within_the_budget(pytester: pytest.Pytester) -> None:

@@ -53,6 +53,9 @@ def project(root: Path, files: dict[str, str] | None = None) -> Path:
 
 def run(root: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("CARETAKER_")}
+    # The program's own imports write no bytecode: whatever new appears in the project (a
+    # __pycache__ too) was written by caretaker, and the checks below would see it.
+    environ["PYTHONDONTWRITEBYTECODE"] = "1"
     environ.update(env)
     return subprocess.run(
         [PYTHON, *argv], cwd=root, env=environ, capture_output=True, text=True, timeout=300
