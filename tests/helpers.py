@@ -7,7 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +114,7 @@ def not_healed_ids(lines: list[str]) -> set[str]:
     return {m.group(1) for line in lines if (m := _NOT_HEALED.match(line))}
 
 
-def outcomes_of(root: Path) -> dict[str, str]:
+def outcomes_of(root: Path, args: Sequence[str] = ()) -> dict[str, str]:
     """Each test's outcome in a plain pytest run of root (no caretaker), by id."""
     done = subprocess.run(
         [
@@ -127,6 +127,7 @@ def outcomes_of(root: Path) -> dict[str, str]:
             "no:caretaker",
             "-p",
             "no:cacheprovider",
+            *args,
         ],
         cwd=root,
         capture_output=True,
@@ -138,19 +139,33 @@ def outcomes_of(root: Path) -> dict[str, str]:
     }
 
 
-def assert_patch_delivers(root: Path, lines: list[str]) -> None:
-    """On a copy of the project: after ``git apply .caretaker/heal.patch`` every test the summary
-    reported HEALED passes, every test that passed before still passes, and none reported NOT
-    HEALED passes: the summary neither claims nor under-reports what the patch does (#21)."""
-    healed = healed_ids(lines)
-    assert healed, "the summary reported nothing HEALED"
-    copy = root.parent / f"{root.name}-patched"
+def copy_project(root: Path) -> Path:
+    """A copy of the project as it is now, its .caretaker/heal.patch beside it (``.patch``), for
+    assert_patch_delivers to judge later, whatever the test does to the project meanwhile."""
+    number = 1
+    while (copy := root.parent / f"{root.name}-patched-{number}").exists():
+        number += 1
     skipped = shutil.ignore_patterns(".caretaker", "__pycache__", ".pytest_cache", ".git")
     shutil.copytree(root, copy, ignore=skipped)
-    before = outcomes_of(copy)
-    patch = root / ".caretaker" / "heal.patch"
+    shutil.copy(root / ".caretaker" / "heal.patch", copy.with_suffix(".patch"))
+    return copy
+
+
+def assert_patch_delivers(
+    copy: Path, lines: list[str], args: Sequence[str] = (), root: Path | None = None
+) -> None:
+    """On a copy of the project (copy_project): after ``git apply`` of its patch every test the
+    summary reported HEALED passes, every test that passed before still passes, and none reported
+    NOT HEALED passes: the summary neither claims nor under-reports what the patch does (#21).
+    args are the plain runs' (root's paths among them lead into the copy)."""
+    healed = healed_ids(lines)
+    assert healed, "the summary reported nothing HEALED"
+    if root is not None:
+        args = [arg.replace(str(root), str(copy)) for arg in args]
+    before = outcomes_of(copy, args)
+    patch = copy.with_suffix(".patch")
     subprocess.run(["git", "apply", str(patch)], cwd=copy, check=True, capture_output=True)
-    after = outcomes_of(copy)
+    after = outcomes_of(copy, args)
     assert {n: after.get(n) for n in healed if after.get(n) != "PASSED"} == {}
     broke = {n for n, o in before.items() if o == "PASSED" and after.get(n) != "PASSED"}
     assert broke == set()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from helpers import CALC, GOOD_MEAN, assert_patch_delivers, by_test, heal_args, snapshot
+from helpers import CALC, GOOD_MEAN, by_test, heal_args, snapshot
 
 from pytest_caretaker.testing import ScriptedServer, text, tool_call
 
@@ -50,7 +50,6 @@ def test_ten_tests_failing_from_one_bug_take_one_request(
     patch = (pytester.path / ".caretaker" / "heal.patch").read_text()
     assert patch.count("+    return total(xs) / len(xs)") == 1
     assert snapshot(pytester.path) == before
-    assert_patch_delivers(pytester.path, result.stdout.lines)
 
 
 def test_a_fix_of_one_of_two_clustered_bugs_is_sent_back_and_then_the_rest_repaired_alone(
@@ -168,7 +167,6 @@ def test_the_builtin_repairer_prefers_the_edit_that_heals_every_case_of_its_prob
     result.stdout.fnmatch_lines(["caretaker: 3 healed, 0 not healed*"])
     assert "  +    return 2 * (w + h)" in result.stdout.lines
     result.stdout.no_fnmatch_line("*left out*")
-    assert_patch_delivers(pytester.path, result.stdout.lines)
     # The edits that pass the lead case's trial too are named in its transcript.
     (transcript,) = (pytester.path / ".caretaker" / "transcripts").glob("*0-1-2*.md")
     runner_ups = transcript.read_text(encoding="utf-8").split("## Runner-up edits", 1)[1]
@@ -190,7 +188,6 @@ def test_a_bug_that_takes_two_edits_is_healed_by_a_pair_of_them(pytester: pytest
     result.stdout.fnmatch_lines(["caretaker: 4 healed, 0 not healed*"])
     assert "  +    return x >= low and x <= high" in result.stdout.lines
     result.stdout.fnmatch_lines(["*(comparison and comparison)*"])
-    assert_patch_delivers(pytester.path, result.stdout.lines)
 
 
 def test_a_models_fix_of_some_cases_of_a_problem_is_sent_back_for_one_of_all(
@@ -216,4 +213,3 @@ def test_a_models_fix_of_some_cases_of_a_problem_is_sent_back_for_one_of_all(
     retry = str(llm.requests[1]["messages"])
     assert "the fix heals 1 of the 2 failing cases of this problem" in retry
     assert "test_scale.py::test_one still fail" in retry
-    assert_patch_delivers(pytester.path, result.stdout.lines)

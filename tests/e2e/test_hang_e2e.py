@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from helpers import assert_patch_delivers, heal_args
+from helpers import heal_args
 
 from pytest_caretaker.testing import ScriptedServer, tool_call
 
@@ -87,7 +87,6 @@ def test_a_hanging_bug_is_healed_by_the_model(hangs: pytest.Pytester, llm: Scrip
     retry = llm.requests[1]["messages"][-1]["content"]
     assert "test_steps.py::test_odd_target still hangs" in retry
     assert "the test did not finish within 1 s (does the code loop forever?)" in retry
-    assert_patch_delivers(hangs.path, result.stdout.lines)
 
 
 def test_a_hanging_bug_is_healed_by_the_builtin_repairer(hangs: pytest.Pytester) -> None:
@@ -106,7 +105,6 @@ def test_a_hanging_bug_is_healed_by_the_builtin_repairer(hangs: pytest.Pytester)
         ]
     )
     assert elapsed < WALL, f"{elapsed:.1f} s"
-    assert_patch_delivers(hangs.path, result.stdout.lines)
 
 
 def test_the_hanging_test_fails_in_the_users_run_by_pytest_timeout(hangs: pytest.Pytester) -> None:

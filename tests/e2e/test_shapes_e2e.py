@@ -8,7 +8,7 @@ import json
 import subprocess
 
 import pytest
-from helpers import assert_patch_delivers, heal_args
+from helpers import heal_args
 
 from pytest_caretaker.testing import ScriptedServer, tool_call
 
@@ -102,7 +102,6 @@ def test_wrong_module_constant_is_healed_by_the_model(
     assert "## shop.py::VAT (editable)\n```python\nVAT = 0.25  # the standard rate\n```" in (
         user_prompt(llm)
     )
-    assert_patch_delivers(pytester.path, result.stdout.lines)
     healed_patch_passes(pytester)
 
 
@@ -124,7 +123,6 @@ def test_wrong_class_attribute_is_healed_by_the_model(
         ]
     )
     assert "## cart.py::Cart.DISCOUNT (editable)" in user_prompt(llm)
-    assert_patch_delivers(pytester.path, result.stdout.lines)
     healed_patch_passes(pytester)
 
 
@@ -148,7 +146,6 @@ def test_wrong_lambda_is_healed_by_the_model_and_is_no_test_code(
         ]
     )
     assert "## geom.py::area (editable)" in user_prompt(llm)
-    assert_patch_delivers(pytester.path, result.stdout.lines)
     healed_patch_passes(pytester)
 
 
@@ -167,7 +164,6 @@ def test_wrong_module_constant_is_healed_by_the_builtin_repairer(pytester: pytes
             "read on line 6 (constant).*",
         ]
     )
-    assert_patch_delivers(pytester.path, result.stdout.lines)
     healed_patch_passes(pytester)
 
 
@@ -177,7 +173,6 @@ def test_wrong_lambda_is_healed_by_the_builtin_repairer(pytester: pytest.Pyteste
     result = pytester.runpytest("--heal")
 
     result.stdout.fnmatch_lines(["HEALED test_geom.py::test_area", "  patched geom.py::area"])
-    assert_patch_delivers(pytester.path, result.stdout.lines)
     healed_patch_passes(pytester)
     # w * h or h * w: the first variable swap that passes
     assert (pytester.path / "geom.py").read_text().strip() in (
@@ -221,7 +216,6 @@ def test_a_failing_doctest_is_healed_in_the_function_it_runs(pytester: pytest.Py
     result.stdout.fnmatch_lines(
         ["HEALED calc.py::calc.halve", "  patched calc.py::halve", "  +    return n // 2"]
     )
-    assert_patch_delivers(pytester.path, result.stdout.lines)
 
 
 def test_a_fix_that_rewrites_what_a_doctest_expects_is_refused(
@@ -243,7 +237,6 @@ def test_a_fix_that_rewrites_what_a_doctest_expects_is_refused(
     result.stdout.fnmatch_lines(["HEALED calc.py::calc.halve", "*2 attempts*"])
     retry = str(llm.requests[1]["messages"])
     assert "the fix changes the doctest examples in the docstring of calc.py::halve" in retry
-    assert_patch_delivers(pytester.path, result.stdout.lines)
 
 
 ROUNDED = """\
@@ -298,7 +291,6 @@ def test_a_wrong_decorator_argument_in_a_class_body_is_healed_by_the_builtin_rep
             "Till.total (line 12), whose body starts on line 14 (constant).*",
         ]
     )
-    assert_patch_delivers(pytester.path, result.stdout.lines)
     healed_patch_passes(pytester)
 
 
@@ -349,5 +341,4 @@ def test_a_wrong_argument_of_a_statement_run_at_import_is_healed_by_the_builtin_
             "on line 8, which changes RATES, read on line 13 (constant).*",
         ]
     )
-    assert_patch_delivers(pytester.path, result.stdout.lines)
     healed_patch_passes(pytester)

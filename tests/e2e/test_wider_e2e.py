@@ -5,7 +5,7 @@ B's is no fix, even when B reaches the changed file through another module."""
 from __future__ import annotations
 
 import pytest
-from helpers import assert_patch_delivers, heal_args
+from helpers import heal_args
 
 from pytest_caretaker.testing import ScriptedServer, tool_call
 
@@ -41,5 +41,4 @@ def test_a_fix_that_breaks_another_modules_test_is_rejected_and_repaired_again(
     result.stdout.fnmatch_lines(["HEALED test_a.py::test_unit_price", "*2 attempts*"])
     retry = str(llm.requests[1]["messages"])
     assert "test_b.py::test_zero" in retry
-    assert_patch_delivers(pytester.path, result.stdout.lines)
     result.stdout.fnmatch_lines(["caretaker: 1 healed, 0 not healed*"])

@@ -1,0 +1,67 @@
+"""Every `pytest --heal` an end-to-end test runs through pytester is held to its patch (#21):
+after ``git apply .caretaker/heal.patch`` (on a copy) every test it reported HEALED passes, every
+test that passed still passes, and none it reported NOT HEALED passes. A test need not ask. The
+project is copied as the run left it and judged when the test ends, so that the plain runs count
+in no test's own timing and nothing the test does to the project afterwards changes the verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import assert_patch_delivers, copy_project, healed_ids
+
+from pytest_caretaker.options import OPTIONS
+
+#: The caretaker flags that take no value; every other --heal* flag is followed by its value.
+_FLAGS = {option.flag for option in OPTIONS if option.kind == "bool"} | {"--heal-models"}
+#: The cache plugin's selections: the plain runs go without the cache, and run every test.
+_CACHE = {"--lf", "--last-failed", "--ff", "--failed-first", "--nf", "--new-first", "--sw"}
+
+
+def plain_args(args: Sequence[str]) -> list[str] | None:
+    """The arguments of a heal run without caretaker's own, for the plain runs that judge its
+    patch; None when the run wrote its fixes (no patch to apply: the tree has them)."""
+    kept: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if arg in _CACHE or arg.startswith("--stepwise"):
+            continue
+        if arg.startswith("--heal"):
+            flag = arg.partition("=")[0]
+            if flag in ("--heal-write", "--heal-review"):
+                return None
+            skip = "=" not in arg and flag not in _FLAGS
+            continue
+        kept.append(arg)
+    return kept
+
+
+@pytest.fixture(autouse=True)
+def _every_heal_is_delivered_by_its_patch(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    if "pytester" not in request.fixturenames:
+        yield
+        return
+    original = pytest.Pytester.runpytest
+    judged: list[tuple[Path, list[str], list[str], Path]] = []
+
+    def runpytest(self: pytest.Pytester, *args: Any, **kwargs: Any) -> pytest.RunResult:
+        result = original(self, *args, **kwargs)
+        kept = plain_args([str(arg) for arg in args])
+        lines = result.stdout.lines
+        patch = Path(self.path, ".caretaker", "heal.patch")
+        if kept is not None and patch.is_file() and healed_ids(lines):
+            judged.append((copy_project(self.path), lines, kept, self.path))
+        return result
+
+    monkeypatch.setattr(pytest.Pytester, "runpytest", runpytest)
+    yield
+    for copy, lines, kept, root in judged:
+        assert_patch_delivers(copy, lines, kept, root)
