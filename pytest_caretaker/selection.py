@@ -115,11 +115,11 @@ def also_healed(
     """results, with each test that was not healed but passes under the patch reported healed
     by the fix that heals it (its own repair failed, or never began: the patch still heals it).
 
-    The failing tests run together in the order they failed (failed's), as they
-    ran in the session: a test that needs what an earlier test left behind (a doctest whose
-    namespace a test's autouse fixture fills) is judged as the session would run it. One run
-    under the whole patch, and, when it heals some and the patch has several fixes, one run per
-    fix to tell which. Nothing runs when all were healed.
+    The session's failing tests run together, in the order they failed (failed's): a test that
+    needs what an earlier one left behind (a doctest whose namespace a test's autouse fixture
+    fills) is judged as the session ran it. One run under the whole patch, and, when it heals
+    some and the patch has several fixes, one run per fix to tell which. Nothing runs when all
+    were healed.
     """
     missing = [result.nodeid for result in results if not result.healed]
     if not fixes or not missing:
