@@ -11,6 +11,8 @@ run leaves behind is recorded before it can exist and removed by the next run (r
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import os
 import stat
 import tempfile
@@ -54,6 +56,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    forget_bytecode(target)
     try:  # make the rename itself durable
         directory = os.open(target.parent, os.O_RDONLY)
     except OSError:
@@ -64,6 +67,18 @@ def atomic_write(path: Path, data: bytes) -> None:
         pass
     finally:
         os.close(directory)
+
+
+def forget_bytecode(source: Path) -> None:
+    """Remove source's cached bytecode (its own and pytest's rewritten one). Python trusts a .pyc
+    whose source has the same mtime, in whole seconds, and size: a fix of the same length written
+    within a second of the last import would run as the old code in the next process (the rerun
+    of `caretaker run`, the user's next pytest). A cache costs only its rebuilding."""
+    if source.suffix != ".py":
+        return
+    for cached in (source.parent / "__pycache__").glob(f"{glob.escape(source.stem)}.*.pyc"):
+        with contextlib.suppress(OSError):
+            cached.unlink()
 
 
 def write_fixes(

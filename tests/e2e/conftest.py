@@ -6,6 +6,7 @@ in no test's own timing and nothing the test does to the project afterwards chan
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,10 @@ def _every_heal_is_delivered_by_its_patch(
     if "pytester" not in request.fixturenames:
         yield
         return
+    # In-process runs write no bytecode into the test's project: a test that applies a patch and
+    # runs again within the same second would otherwise run the old code (Python trusts a .pyc
+    # whose source kept its mtime, in whole seconds, and its size).
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
     original = pytest.Pytester.runpytest
     judged: list[tuple[Path, list[str], list[str], Path]] = []
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace as replace_result
 from pathlib import Path
@@ -131,6 +132,24 @@ def leftovers(directory: Path) -> list[str]:
 
 
 # -- atomic_write ----------------------------------------------------------------------------
+
+
+def test_a_fix_of_the_same_size_is_what_the_next_process_runs(tmp_path: Path) -> None:
+    # Python trusts a .pyc whose source kept its mtime (whole seconds) and size: a same-length
+    # fix written in the second of the last import ran as the old code in the next process.
+    module = tmp_path / "cart.py"
+    module.write_text("DISCOUNT = 0.5\n")
+    read = [sys.executable, "-c", "import cart; print(cart.DISCOUNT)"]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    first = subprocess.run(read, cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
+    assert first.stdout == "0.5\n" and list((tmp_path / "__pycache__").glob("cart.*.pyc"))
+    written = os.stat(module)
+
+    atomic_write(module, b"DISCOUNT = 0.1\n")
+    os.utime(module, ns=(written.st_atime_ns, written.st_mtime_ns))  # within the same second
+
+    again = subprocess.run(read, cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
+    assert again.stdout == "0.1\n"
 
 
 def test_atomic_write_replaces_the_content(tmp_path: Path) -> None:
