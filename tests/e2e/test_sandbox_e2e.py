@@ -13,7 +13,6 @@ import re
 import resource
 import socket
 import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -214,7 +213,6 @@ def test_hostile_candidates_change_nothing_leak_nothing_and_heal_nothing(
     llm: ScriptedServer,
     home: Path,
     listener: tuple[int, list[bytes]],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     port, received = listener
     bodies = [attack(n, body) for n, body in enumerate(ATTACKS.values())]
@@ -245,9 +243,8 @@ def test_hostile_candidates_change_nothing_leak_nothing_and_heal_nothing(
         return tool_call("a fix", [{"path": "lib.py", "function": function, "code": code}])
 
     llm.responder = respond
-    # The session's own imports (lib, the test module) write no bytecode: a __pycache__ that
+    # conftest.py keeps the session's own imports from writing bytecode: a __pycache__ that
     # appears in the project was written by something else, and git_state below would show it.
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)
     project, home_before, git_before = snapshot(pytester.path), tree(home), git_state(pytester.path)
     peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.monotonic()
