@@ -97,7 +97,7 @@ def heal_all(run: HealRun) -> HealOutcome:
     if models:
         # litellm takes seconds to import: the model process (started at the first failure,
         # or now) does it while the baseline rerun waits on its worker.
-        warmup.start(models)
+        warmup.start(models, settings.model_keep)
     files = ProjectFiles(runner.root)
     editable = Editable(settings.scope, runner.root, TestFiles(run.test_files, run.python_files))
     wider = regression.Wider(runner, run.passed, ids, files.get)

@@ -1,19 +1,17 @@
 """The table of options: one row per setting, naming it in every source and in every help text.
 
 A setting is a flag, usually an ini key, sometimes an environment variable, a parser, and the texts
-``pytest --help`` shows. Keeping them in one row means adding a setting is adding a row (and a field
-on Settings): the plugin adds the flags and ini keys by walking the table, settings.resolve reads
-the three sources by walking it, and a unit test walks it to check every row is wired end to end.
+``pytest --help`` shows (a parsers.Option). Keeping them in one row means adding a setting is
+adding a row (and a field on Settings): the plugin adds the flags and ini keys by walking the
+table, settings.resolve reads the three sources by walking it, and a unit test walks it to check
+every row is wired end to end.
 Only the standard library and parsers are imported: every pytest run loads this.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal
-
 from pytest_caretaker.parsers import (
+    Option,
     parse_api_base,
     parse_attempts,
     parse_bool,
@@ -21,6 +19,7 @@ from pytest_caretaker.parsers import (
     parse_budget,
     parse_concurrency,
     parse_folder,
+    parse_keep,
     parse_models,
     parse_sandbox,
     parse_scope,
@@ -28,62 +27,7 @@ from pytest_caretaker.parsers import (
     parse_tokens,
 )
 
-#: The value's shape, and so its ini type: a "bool" flag is store_true, a "linelist" one appends.
-Kind = Literal["bool", "linelist", "string"]
-
-
-@dataclass(frozen=True)
-class Option:
-    """One setting: the Settings field it fills, its names in the three sources, its parser, and
-    what ``pytest --help`` says of its flag and of its ini key."""
-
-    name: str
-    flag: str
-    #: Takes the text (a list of lines for a "linelist") and where it came from, for messages.
-    parse: Callable[[Any, str], object]
-    help: str
-    ini: str | None = None  # None: command line only
-    ini_help: str = ""
-    env: str | None = None
-    kind: Kind = "string"
-    metavar: str | None = None
-    #: The flag turns the setting off (--heal-no-commit): given, it means False.
-    negated: bool = False
-
-    @property
-    def dest(self) -> str:
-        """The name pytest gives the flag's value (``--heal-no-commit``: ``heal_no_commit``)."""
-        return self.flag.removeprefix("--").replace("-", "_")
-
-    def arguments(self) -> dict[str, object]:
-        """The flag's argparse details, for ``addoption``."""
-        # The default is None (or no lines), never False: "not given" lets the environment and the
-        # ini file decide.
-        arguments: dict[str, object] = {"default": [] if self.kind == "linelist" else None}
-        if self.kind == "bool":
-            arguments["action"] = "store_true"
-        elif self.kind == "linelist":
-            arguments["action"] = "append"
-        if self.metavar is not None:  # argparse refuses a metavar on store_true
-            arguments["metavar"] = self.metavar
-        arguments["help"] = self.help
-        return arguments
-
-    def from_flag(self, value: object) -> object:
-        """What the command line says of the setting, given what argparse stored for the flag."""
-        if self.negated:
-            return False if value else None
-        return value
-
-    def convert(self, raw: object, where: str) -> object:
-        """The setting's value from what a source gave: text, or what pytest already parsed."""
-        if self.kind == "bool" and isinstance(raw, bool):
-            return raw
-        if self.kind == "linelist":
-            listed = raw if isinstance(raw, list) else [raw]
-            return self.parse([str(item) for item in listed], where)
-        return self.parse(str(raw), where)
-
+__all__ = ["OPTIONS", "Option"]
 
 # In the order ``pytest --help`` lists them; --heal-models, an action rather than a setting, is
 # added by the plugin after these.
@@ -211,6 +155,17 @@ OPTIONS: tuple[Option, ...] = (
         "Seconds one model request may take (default 120)",
         ini="heal_model_timeout",
         ini_help="Seconds one model request may take",
+        metavar="SECONDS",
+    ),
+    Option(
+        "model_keep",
+        "--heal-model-keep",
+        parse_keep,
+        "Seconds the model process (litellm, imported once) stays after the session for the "
+        "next heal; 0 ends it with the session (default 600 on Linux outside CI, else 0)",
+        ini="heal_model_keep",
+        ini_help="Seconds the model process stays after the session for the next heal",
+        env="CARETAKER_MODEL_KEEP",
         metavar="SECONDS",
     ),
     Option(

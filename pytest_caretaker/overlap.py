@@ -38,7 +38,7 @@ def start(
     if models:
         from pytest_caretaker.llm import warmup
 
-        warmup.start(models)
+        warmup.start(models, settings.model_keep)
     runner = runner_for(config, settings.timeout, confinement, parser)
     runner.collect = collected_files(runner.root, nodeid, items)
     runner.prestart()

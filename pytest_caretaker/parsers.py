@@ -2,14 +2,16 @@
 
 Each takes where the text came from (a flag, an environment variable, an ini key) so that a bad
 value is refused with a message naming it; the command line, the environment and the ini file all
-go through the same function. Only the standard library is imported: every pytest run loads this.
+go through the same function. Option, a row of options.py's table, names one setting in every
+source. Only the standard library is imported: every pytest run loads this.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 Scope = Literal["code", "tests", "any"]
@@ -76,6 +78,19 @@ def parse_timeout(text: str, where: str) -> float:
         value = -1.0
     if not 0 < value <= 3600:
         raise SettingError(f"{where}: expected seconds between 0 and 3600, e.g. 60, got {text!r}")
+    return value
+
+
+def parse_keep(text: str, where: str) -> float:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 86_400:
+        raise SettingError(
+            f"{where}: expected seconds between 0 (end with the session) and 86400, e.g. 600, "
+            f"got {text!r}"
+        )
     return value
 
 
@@ -157,3 +172,60 @@ def parse_folder(text: str, where: str) -> str | None:
     where is unused: any text can name a folder, and a missing one is refused later, by name.
     """
     return text.strip() or None
+
+
+#: The value's shape, and so its ini type: a "bool" flag is store_true, a "linelist" one appends.
+Kind = Literal["bool", "linelist", "string"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting: the Settings field it fills, its names in the three sources, its parser, and
+    what ``pytest --help`` says of its flag and of its ini key."""
+
+    name: str
+    flag: str
+    #: Takes the text (a list of lines for a "linelist") and where it came from, for messages.
+    parse: Callable[[Any, str], object]
+    help: str
+    ini: str | None = None  # None: command line only
+    ini_help: str = ""
+    env: str | None = None
+    kind: Kind = "string"
+    metavar: str | None = None
+    #: The flag turns the setting off (--heal-no-commit): given, it means False.
+    negated: bool = False
+
+    @property
+    def dest(self) -> str:
+        """The name pytest gives the flag's value (``--heal-no-commit``: ``heal_no_commit``)."""
+        return self.flag.removeprefix("--").replace("-", "_")
+
+    def arguments(self) -> dict[str, object]:
+        """The flag's argparse details, for ``addoption``."""
+        # The default is None (or no lines), never False: "not given" lets the environment and the
+        # ini file decide.
+        arguments: dict[str, object] = {"default": [] if self.kind == "linelist" else None}
+        if self.kind == "bool":
+            arguments["action"] = "store_true"
+        elif self.kind == "linelist":
+            arguments["action"] = "append"
+        if self.metavar is not None:  # argparse refuses a metavar on store_true
+            arguments["metavar"] = self.metavar
+        arguments["help"] = self.help
+        return arguments
+
+    def from_flag(self, value: object) -> object:
+        """What the command line says of the setting, given what argparse stored for the flag."""
+        if self.negated:
+            return False if value else None
+        return value
+
+    def convert(self, raw: object, where: str) -> object:
+        """The setting's value from what a source gave: text, or what pytest already parsed."""
+        if self.kind == "bool" and isinstance(raw, bool):
+            return raw
+        if self.kind == "linelist":
+            listed = raw if isinstance(raw, list) else [raw]
+            return self.parse([str(item) for item in listed], where)
+        return self.parse(str(raw), where)

@@ -24,6 +24,7 @@ from pytest_caretaker.parsers import (
     parse_budget,
     parse_concurrency,
     parse_folder,
+    parse_keep,
     parse_models,
     parse_scope,
     parse_timeout,
@@ -56,6 +57,7 @@ __all__ = [
     "parse_budget",
     "parse_concurrency",
     "parse_folder",
+    "parse_keep",
     "parse_models",
     "parse_scope",
     "parse_timeout",
@@ -109,6 +111,9 @@ class Settings:
     sandbox: SandboxMode = "auto"
     sandbox_network: bool = False  # sandboxed runs keep the network
     cache: bool = True  # reuse remembered fixes (re-verified)
+    #: Seconds the model process stays for the next session; None: the default (llm/kept.py);
+    #: 0 in CI unless configured.
+    model_keep: float | None = None
     #: Where each value came from, for messages: "--heal-model", "CARETAKER_MODEL", ...
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -202,4 +207,6 @@ def resolve(raw: RawValues) -> Settings:
     # Each mode implies the ones below it: review > write > heal.
     values["write"] = bool(values.get("write") or values.get("review"))
     values["heal"] = bool(values.get("heal") or values["write"])
+    if "model_keep" not in values and detect_ci(raw.env):
+        values["model_keep"] = 0.0  # one session per job: a process kept for the next would wait
     return Settings(**values, sources=origin)  # type: ignore[arg-type]

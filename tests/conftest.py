@@ -19,7 +19,7 @@ NO_OLLAMA = "127.0.0.1:9"
 @pytest.fixture(autouse=True)
 def _no_caretaker_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """The developer's own configuration stays out of the tests: caretaker's variables, provider
-    keys (which would choose a model) and a local Ollama."""
+    keys (which would choose a model) and a local Ollama; no model process outlives a test."""
     from pytest_caretaker.llm.models import PROVIDERS
 
     keys = {key for provider in PROVIDERS for key in provider.keys}
@@ -27,6 +27,9 @@ def _no_caretaker_env(monkeypatch: pytest.MonkeyPatch) -> None:
         if name.startswith("CARETAKER_") or name in keys or name == "PYTEST_ADDOPTS":
             monkeypatch.delenv(name)
     monkeypatch.setenv("OLLAMA_HOST", NO_OLLAMA)
+    # A model process kept for the next session would outlive the test (test_kept_model.py
+    # keeps one on purpose).
+    monkeypatch.setenv("CARETAKER_MODEL_KEEP", "0")
 
 
 @pytest.fixture(autouse=True)

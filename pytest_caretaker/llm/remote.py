@@ -24,7 +24,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -36,20 +37,71 @@ SLACK = 60.0
 IDLE = 600.0
 #: The package's parent folder: the model process imports caretaker from where this one did,
 #: and nothing from the project (it runs isolated from the working directory and PYTHON*).
-_HOME = str(Path(__file__).resolve().parents[2])
+HOME = str(Path(__file__).resolve().parents[2])
 #: The collector off while litellm is imported (serve.py turns it back on): its passes over the
 #: hundreds of thousands of objects the import makes cost about a sixth of the import.
-_CODE = (
+CODE = (
     "import gc; gc.disable(); import sys; sys.path.insert(0, sys.argv.pop(1)); "
-    "from pytest_caretaker.llm.serve import main; main(float(sys.argv[1]), sys.argv[2:])"
+    "from pytest_caretaker.llm.serve import main; "
+    "main(float(sys.argv[1]), sys.argv[2], sys.argv[3:])"
+)
+#: Seconds a call waits for the model process to be reached (started, or connected to).
+LINKING = 15.0
+#: What differs from one moment of a session to the next, or between sessions of one shell, and
+#: means nothing to a model call: left out of the model process's environment (and so of what
+#: decides whether a kept one can serve this session).
+VOLATILE = frozenset(
+    {
+        "PWD",
+        "OLDPWD",
+        "SHLVL",
+        "_",
+        "COLUMNS",
+        "LINES",
+        "PYTEST_CURRENT_TEST",
+        "PYTEST_XDIST_WORKER",
+        "PYTEST_XDIST_WORKER_COUNT",
+        "PYTEST_XDIST_TESTRUNUID",
+    }
 )
 
 
-class ModelProcess:
-    """One model process and the requests waiting for its answers."""
+@dataclass
+class Link:
+    """How this side talks to a model process: lines out, lines in, and how to let go of it."""
 
-    def __init__(self, process: subprocess.Popen[str]) -> None:
-        self.process = process
+    reader: IO[str]
+    writer: IO[str]
+    end: Callable[[], None]
+    pid: int
+    #: The process, when this side started it and it ends with the session (not a kept one).
+    process: subprocess.Popen[str] | None = None
+
+    @classmethod
+    def of(cls, process: subprocess.Popen[str]) -> Link:
+        """A child process's pipes; letting go ends it at once (what it was asking is no longer
+        wanted, and its exit is not waited for beyond the kill)."""
+        assert process.stdin is not None and process.stdout is not None
+
+        def end() -> None:
+            with contextlib.suppress(OSError, ValueError):
+                if process.stdin is not None:
+                    process.stdin.close()
+            with contextlib.suppress(OSError):
+                process.kill()
+            process.wait()
+
+        return cls(process.stdout, process.stdin, end, process.pid, process)
+
+
+class ModelProcess:
+    """One model process and the requests waiting for its answers. ``opener`` reaches it (starts
+    it, or connects to a kept one: kept.py) in a thread of its own, so the first failure does not
+    wait for it; a call waits for it."""
+
+    def __init__(self, opener: Callable[[], Link | None]) -> None:
+        self.link: Link | None = None
+        self.linked = threading.Event()
         self.ids = itertools.count(1)
         self.lock = threading.Lock()
         self.waiting: dict[int, tuple[threading.Event, list[dict[str, Any]]]] = {}
@@ -57,39 +109,36 @@ class ModelProcess:
         self.owner = os.getpid()  # a forked copy of this process has no reader: not its process
         self.began = time.perf_counter()
         self.ready = threading.Event()  # litellm imported and warmed up over there
-        threading.Thread(target=self._read, name="caretaker-models", daemon=True).start()
+        threading.Thread(
+            target=self._run, args=(opener,), name="caretaker-models", daemon=True
+        ).start()
+
+    @property
+    def process(self) -> subprocess.Popen[str] | None:
+        self.linked.wait(LINKING)
+        return self.link.process if self.link is not None else None
 
     @classmethod
-    def spawn(cls, models: Sequence[str]) -> ModelProcess | None:
-        env = dict(os.environ)
-        # As in this process (client.litellm): no network for the price table, no .env loaded.
-        env.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        env.setdefault("LITELLM_MODE", "PRODUCTION")
-        try:
-            process = subprocess.Popen(
-                [sys.executable, "-I", "-c", _CODE, _HOME, f"{IDLE:g}", *models],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env=env,
-                text=True,
-                encoding="utf-8",
-            )
-        except OSError:
-            return None
-        return cls(process)
+    def spawn(
+        cls, models: Sequence[str], opener: Callable[[], Link | None] | None = None
+    ) -> ModelProcess:
+        """Start the model process for this session, or reach one through ``opener`` (the kept
+        one: kept.py)."""
+        return cls(opener or (lambda: _child(models)))
 
     def call(self, request: dict[str, Any], limit: float) -> dict[str, Any] | None:
         """The answer to ``request``; None when the process is gone before answering."""
+        if not self.linked.wait(min(limit, LINKING)):
+            return None
         done = threading.Event()
         box: list[dict[str, Any]] = []
         with self.lock:
-            if self.dead:
+            if self.dead or self.link is None:
                 return None
             number = next(self.ids)
             self.waiting[number] = (done, box)
             try:
-                _send(self.process.stdin, {"id": number, **request})
+                _send(self.link.writer, {"id": number, **request})
             except (OSError, ValueError):  # its input is closed: it ended
                 self.waiting.pop(number, None)
                 self.dead = True
@@ -101,42 +150,80 @@ class ModelProcess:
         return box[0] if box else None
 
     def close(self) -> None:
-        """End it at once: what it was asking is no longer wanted, and its exit is not waited
-        for beyond the kill."""
+        """Let go of it: a session's own process ends at once, a kept one stays for the next."""
         with self.lock:
             self.dead = True
-        with contextlib.suppress(OSError, ValueError):
-            if self.process.stdin is not None:
-                self.process.stdin.close()
-        with contextlib.suppress(OSError):
-            self.process.kill()
-        self.process.wait()
+            link = self.link
+        if link is not None:
+            link.end()
 
     def _warmed(self) -> None:
         self.ready.set()
 
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            try:
-                answer = json.loads(line)
-            except ValueError:
-                continue  # not ours: nothing else writes there, but never trust that
-            if not isinstance(answer, dict):
-                continue
-            if answer.get("ready"):
-                self._warmed()
-                continue
-            with self.lock:
-                waiter = self.waiting.pop(answer.get("id"), None)  # type: ignore[arg-type]
-            if waiter is not None:
-                waiter[1].append(answer)
-                waiter[0].set()
+    def _run(self, opener: Callable[[], Link | None]) -> None:
+        try:
+            link = opener()
+        except OSError:
+            link = None
+        with self.lock:
+            self.link = link
+            dead, self.dead = self.dead, self.dead or link is None
+        self.linked.set()
+        if link is not None and dead:  # closed while it was being reached
+            link.end()
+        elif link is not None:
+            self._read(link.reader)
+        self._ended()
+
+    def _read(self, reader: IO[str]) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            for line in reader:
+                try:
+                    answer = json.loads(line)
+                except ValueError:
+                    continue  # not ours: nothing else writes there, but never trust that
+                if not isinstance(answer, dict):
+                    continue
+                if answer.get("ready"):
+                    self._warmed()
+                    continue
+                with self.lock:
+                    waiter = self.waiting.pop(answer.get("id"), None)  # type: ignore[arg-type]
+                if waiter is not None:
+                    waiter[1].append(answer)
+                    waiter[0].set()
+
+    def _ended(self) -> None:
         with self.lock:  # it ended: every waiting call goes on in this process
             self.dead = True
             waiters, self.waiting = list(self.waiting.values()), {}
         for done, _box in waiters:
             done.set()
+
+
+def _child(models: Sequence[str]) -> Link | None:
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-c", CODE, HOME, f"{IDLE:g}", "-", *models],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=environment(),
+            text=True,
+            encoding="utf-8",
+        )
+    except OSError:
+        return None
+    return Link.of(process)
+
+
+def environment(source: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """The model process's environment: this one's (``source``), and as in this process
+    (client.litellm): no network for the price table, no .env loaded."""
+    env = {name: value for name, value in source.items() if name not in VOLATILE}
+    env.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    env.setdefault("LITELLM_MODE", "PRODUCTION")
+    return env
 
 
 def _send(stream: IO[str] | None, message: dict[str, Any]) -> None:
@@ -150,17 +237,17 @@ _PROCESS: ModelProcess | None = None
 _STARTING = threading.Lock()
 
 
-def begin(models: Sequence[str]) -> bool:
-    """Start the model process for ``models`` (litellm names) unless one runs; False when there
-    is none (litellm is imported here already, or the process could not start)."""
+def begin(models: Sequence[str], opener: Callable[[], Link | None] | None = None) -> bool:
+    """Start the model process for ``models`` (litellm names), or reach one through ``opener``,
+    unless one runs; False when litellm is imported here already (then it is asked here)."""
     global _PROCESS
     with _STARTING:
         if running() is not None:
             return True
         if "litellm" in sys.modules:
             return False
-        _PROCESS = ModelProcess.spawn(models)
-        return _PROCESS is not None
+        _PROCESS = ModelProcess.spawn(models, opener)
+        return True
 
 
 def stop() -> None:

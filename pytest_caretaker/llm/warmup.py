@@ -15,15 +15,18 @@ import socket
 import threading
 from collections.abc import Sequence
 
-from pytest_caretaker.llm import client, remote
+from pytest_caretaker.llm import client, kept, remote
 
 #: Seconds the refused request may take at most.
 WARM_TIMEOUT = 5.0
 
 
-def start(models: Sequence[str]) -> None:
-    """Have litellm made ready for ``models`` while other work goes on."""
-    if not remote.begin(models):
+def start(models: Sequence[str], keep: float | None = None) -> None:
+    """Have litellm made ready for ``models`` while other work goes on; ``keep``: the seconds
+    the model process stays for the next session (kept.seconds)."""
+    seconds = kept.seconds(keep)
+    opener = (lambda: kept.reach(models, seconds)) if seconds > 0 else None
+    if not remote.begin(models, opener):
         threading.Thread(target=warm, args=(models,), name="caretaker-import", daemon=True).start()
 
 

@@ -66,7 +66,7 @@ def repair(work: Repairing, crash: Crash) -> tuple[HealResult, Transcript]:
     if models:
         # litellm takes seconds to import: the model process does it while the replays and
         # the tests run.
-        warmup.start(models)
+        warmup.start(models, settings.model_keep)
     policy = sandbox.policy(root, work.scratch, settings.sandbox_network) if confinement else None
     replay = Replay(crash, root, settings.timeout, work.scratch, policy)
     with Runner(root, root, PYTEST_ARGS, settings.timeout, False, confinement) as tests:

@@ -56,6 +56,7 @@ def run(root: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
     # The program's own imports write no bytecode: whatever new appears in the project (a
     # __pycache__ too) was written by caretaker, and the checks below would see it.
     environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    environ["CARETAKER_MODEL_KEEP"] = "0"  # no model process outlives the test
     environ.update(env)
     return subprocess.run(
         [PYTHON, *argv], cwd=root, env=environ, capture_output=True, text=True, timeout=300

@@ -40,7 +40,7 @@ def fresh(code: str, *args: str) -> dict[str, Any]:
 @pytest.mark.usefixtures("_litellm_loaded")
 def test_the_model_process_answers_what_this_process_would_and_litellm_stays_out_of_it() -> None:
     seen = fresh(
-        "warmup.start([sys.argv[1]])\n"
+        "warmup.start([sys.argv[1]], 0)\n"
         "out = {}\n"
         "replies = [tool_call('e', [], prompt_tokens=7, completion_tokens=3), fault(401)]\n"
         "with ScriptedServer(replies).start() as server:\n"
@@ -76,7 +76,7 @@ def test_requests_in_flight_together_each_get_their_own_answer() -> None:
         "def respond(body):\n"
         "    word = body['messages'][-1]['content']\n"
         "    return text(word + ' answered', delay=1.5 if word == 'slow' else 0)\n"
-        "warmup.start([sys.argv[1]])\n"
+        "warmup.start([sys.argv[1]], 0)\n"
         "remote.running().ready.wait(60)\n"
         "got = {}\n"
         "def ask(word):\n"
@@ -100,7 +100,7 @@ def test_requests_in_flight_together_each_get_their_own_answer() -> None:
 
 def test_a_model_process_that_ends_leaves_the_call_to_this_process() -> None:
     seen = fresh(
-        "warmup.start([sys.argv[1]])\n"
+        "warmup.start([sys.argv[1]], 0)\n"
         "process = remote.running().process\n"
         "process.kill()\n"
         "process.wait()\n"
@@ -118,11 +118,11 @@ def test_an_idle_model_process_leaves_and_the_next_heal_starts_another() -> None
     seen = fresh(
         "remote.IDLE = 1.0\n"
         "with ScriptedServer(responder=lambda body: text('hi')).start() as server:\n"
-        "    warmup.start([sys.argv[1]])\n"
+        "    warmup.start([sys.argv[1]], 0)\n"
         "    first = remote.running()\n"
         "    client.ask(sys.argv[1], MESSAGES, server.base_url, False)\n"
         "    first.process.wait(30)\n"
-        "    warmup.start([sys.argv[1]])\n"
+        "    warmup.start([sys.argv[1]], 0)\n"
         "    second = remote.running()\n"
         "    reply = client.ask(sys.argv[1], MESSAGES, server.base_url, False)\n"
         "    out = {'first ended': first.process.returncode, 'text': reply.text,\n"
@@ -143,7 +143,7 @@ def test_a_model_process_that_does_not_answer_fails_the_call_within_its_limit() 
         stdout=subprocess.PIPE,
         text=True,
     )
-    process = remote.ModelProcess(silent)
+    process = remote.ModelProcess(lambda: remote.Link.of(silent))
     try:
         answer = process.call({"op": "ask", "args": {}}, limit=0.5)
     finally:
@@ -158,7 +158,7 @@ def test_a_forked_copy_of_the_process_asks_in_itself_and_leaves_the_model_proces
     # copy has no thread reading the model process's answers, and must not end it either.
     seen = fresh(
         "import os\n"
-        "warmup.start([sys.argv[1]])\n"
+        "warmup.start([sys.argv[1]], 0)\n"
         "with ScriptedServer(responder=lambda body: text('hi')).start() as server:\n"
         "    reader, writer = os.pipe()\n"
         "    child = os.fork()\n"

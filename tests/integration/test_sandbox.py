@@ -56,6 +56,13 @@ def test_reach_a_listener_outside():
     socket.create_connection(("127.0.0.1", int(os.environ["LISTENER_PORT"])), 2).close()
 
 
+def test_reach_the_kept_model_process():
+    # It listens on an abstract Unix socket (llm/kept.py), which only its network namespace sees.
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.connect("\\0" + os.environ["MODEL_SOCKET"])
+    connection.close()
+
+
 def test_leave_a_process_behind():
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", os.environ["MARKER"]],
                      start_new_session=True)
@@ -97,6 +104,7 @@ ATTACKS = [
     "test_write_home",
     "test_see_a_secret_of_the_environment",
     "test_reach_a_listener_outside",
+    "test_reach_the_kept_model_process",
     "test_start_over_a_thousand_processes",
 ]
 ALLOWED = ["test_tmp_path_and_temp_files_work", "test_a_server_on_loopback_works"]
@@ -128,6 +136,10 @@ def project(
 
     thread = threading.Thread(target=accept, daemon=True)
     thread.start()
+    model_socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    model_socket.bind(f"\0caretaker-models-test-{tmp_path.name}")
+    model_socket.listen()
+    monkeypatch.setenv("MODEL_SOCKET", f"caretaker-models-test-{tmp_path.name}")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("SERVICE_TOKEN", "tok-123456")
     monkeypatch.setenv("LISTENER_PORT", str(listener.getsockname()[1]))
@@ -136,6 +148,7 @@ def project(
     stop.set()
     thread.join()
     listener.close()
+    model_socket.close()
 
 
 def marked(marker: str) -> list[str]:

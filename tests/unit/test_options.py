@@ -46,6 +46,7 @@ SAMPLES = {
     "builtin_budget": Sample("7", 7.0, ini="9", from_ini=9.0),
     "session_budget": Sample("300", 300.0, ini="60", from_ini=60.0),
     "model_timeout": Sample("5", 5.0, ini="50", from_ini=50.0),
+    "model_keep": Sample("0", 0.0, "120", 120.0, "900", 900.0),
     "budget": Sample("0.25", 0.25, "9", 9.0, "$2", 2.0),
     "max_tokens": Sample("5000", 5000, ini="40000", from_ini=40_000),
     "concurrency": Sample("2", 2, ini="8", from_ini=8),
@@ -76,6 +77,13 @@ def seen(settings: Settings, option: Option) -> object:
         # The plugin makes the folder absolute, from where pytest started or the ini file.
         return Path(value).name
     return value
+
+
+@pytest.fixture(autouse=True)
+def _no_model_keep(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The suite sets CARETAKER_MODEL_KEEP=0 for every test (tests/conftest.py); here each row's
+    # sources are tried one by one, and that variable would be the environment's value.
+    monkeypatch.delenv("CARETAKER_MODEL_KEEP")
 
 
 def settings_from(pytester: pytest.Pytester, *args: str) -> Settings:

@@ -15,6 +15,7 @@ from pytest_caretaker.settings import (
     parse_budget,
     parse_concurrency,
     parse_folder,
+    parse_keep,
     parse_models,
     parse_scope,
     parse_timeout,
@@ -76,6 +77,11 @@ def test_parse_timeout_good(text: str, expected: float) -> None:
     assert parse_timeout(text, WHERE) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [("0", 0.0), (" 600 ", 600.0), ("86400", 86400.0)])
+def test_parse_keep_good(text: str, expected: float) -> None:
+    assert parse_keep(text, WHERE) == expected
+
+
 @pytest.mark.parametrize(
     ("values", "expected"),
     [
@@ -127,6 +133,10 @@ BAD_VALUES: list[tuple[Callable[[str, str], object], str]] = [
     (parse_timeout, "nan"),
     (parse_timeout, "inf"),
     (parse_timeout, ""),
+    (parse_keep, "-1"),
+    (parse_keep, "86401"),
+    (parse_keep, "nan"),
+    (parse_keep, "forever"),
     (parse_budget, "-1"),
     (parse_budget, "ten dollars"),
     (parse_budget, "nan"),

@@ -1,0 +1,146 @@
+"""The kept model process: litellm imported once, for this session and the ones that follow.
+
+Importing litellm and making its first request ready takes seconds (4 here), longer than
+everything else one heal costs at zero model latency. So on Linux, outside CI, the model process
+(remote.py, serve.py) outlives the session that started it by ``seconds`` (600 by default;
+``--heal-model-keep``/``CARETAKER_MODEL_KEEP``, 0: it ends with the session), and the next
+session, ``caretaker run`` or runtime heal reaches it warm: a heal then costs the model's round
+trip and the tests.
+
+It listens on an abstract Unix socket whose name says whose it is and what it serves: the user,
+the interpreter, caretaker's and litellm's code and the environment (API keys, proxies), so a
+session whose environment differs gets its own. Who may talk to it:
+
+- only processes of the same user outside any sandbox (each side checks the other's uid and
+  user namespace: ``trusted``);
+- only from the same network namespace (abstract sockets live in one): candidate code in the
+  sandbox has a namespace of its own and cannot reach it, nor spend the user's keys through
+  it; allowed the network (--heal-sandbox-network), it is still in a user namespace of its own.
+
+Its name being taken (two sessions starting one at once) is harmless: one binds it, the other
+leaves at once, and both sessions talk to the first. Standard library only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from pytest_caretaker.llm import remote
+
+#: Seconds a session's model process stays for the next one, where it can (see ``seconds``).
+DEFAULT_KEEP = 600.0
+#: Seconds a newly started kept process may take to listen (an interpreter start).
+LISTENING = 10.0
+
+
+def seconds(keep: float | None) -> float:
+    """How long the model process stays after the session: as configured (settings make it 0
+    in CI, where one session runs per job), else DEFAULT_KEEP; 0 where there are no abstract
+    Unix sockets (anything but Linux)."""
+    if not sys.platform.startswith("linux"):
+        return 0.0
+    return DEFAULT_KEEP if keep is None else keep
+
+
+def reach(models: Sequence[str], keep: float) -> remote.Link | None:
+    """A link to the kept model process for this environment, started if none listens."""
+    env = remote.environment()
+    name = address(env)
+    connection = _connect(name)
+    if connection is None:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-I",
+                "-c",
+                remote.CODE,
+                remote.HOME,
+                f"{remote.IDLE:g}",
+                f"{name}@{keep:g}",
+                *models,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd="/",  # it outlives the session: it holds no project folder
+            start_new_session=True,  # nor gets the terminal's Ctrl-C meant for the session
+        )
+        deadline = time.monotonic() + LISTENING
+        while connection is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+            connection = _connect(name)
+            if connection is None and process.poll() is not None:
+                connection = _connect(name)  # it left: another one took the name, or it failed
+                break
+    if connection is None:
+        return None
+    reader = connection.makefile("r", encoding="utf-8")
+    writer = connection.makefile("w", encoding="utf-8")
+
+    def end() -> None:
+        with contextlib.suppress(OSError):
+            connection.shutdown(socket.SHUT_RDWR)
+        for stream in (reader, writer, connection):
+            with contextlib.suppress(OSError):
+                stream.close()
+
+    return remote.Link(reader, writer, end, peer(connection)[0])
+
+
+def address(env: dict[str, str]) -> str:
+    """The kept process's name: whose it is and what it serves (see the module's doc)."""
+    litellm = importlib.util.find_spec("litellm")
+    origin = Path(litellm.origin) if litellm is not None and litellm.origin else None
+    code = sorted(Path(__file__).parents[1].rglob("*.py"))
+    stamp: list[object] = [sys.executable, sys.version, remote.HOME, sorted(env.items())]
+    stamp += [[str(path), path.stat().st_mtime_ns, path.stat().st_size] for path in code]
+    if origin is not None:
+        stamp += [str(origin), origin.stat().st_mtime_ns]
+    digest = hashlib.sha256(json.dumps(stamp).encode()).hexdigest()[:24]
+    return f"caretaker-models-{os.getuid()}-{digest}"
+
+
+def peer(connection: socket.socket) -> tuple[int, int]:
+    """The (pid, uid) of the process at the other end of a Unix socket."""
+    credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+    pid, uid, _gid = struct.unpack("3i", credentials)
+    return pid, uid
+
+
+def trusted(connection: socket.socket) -> bool:
+    """Whether the other end is this user's, outside any sandbox: the same uid, in the same user
+    namespace (a sandboxed candidate allowed the network has a namespace of its own, mapped to
+    this very uid: it must not spend the keys its environment was denied)."""
+    try:
+        pid, uid = peer(connection)
+        return uid == os.getuid() and _namespace(pid) == _namespace(os.getpid())
+    except OSError:
+        return False  # gone already, or not to be looked at: not trusted
+
+
+def _namespace(pid: int) -> str:
+    return os.readlink(f"/proc/{pid}/ns/user")
+
+
+def _connect(name: str) -> socket.socket | None:
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        connection.connect("\0" + name)
+        if not trusted(connection):  # someone else holds the name: never talk to it
+            raise OSError("not ours")
+    except OSError:
+        connection.close()
+        return None
+    return connection

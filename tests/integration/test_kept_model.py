@@ -1,0 +1,264 @@
+"""The kept model process (llm/kept.py): litellm imported once, the next session reaches it warm;
+only its own user, in its own environment, can talk to it, and it does not stay beyond its time.
+
+Each session is a fresh interpreter (litellm is imported in the test process, where caretaker
+then asks in process). Every test keys its processes by an environment of its own and ends them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_caretaker.llm import kept, remote
+from pytest_caretaker.verify.probe import unavailable
+from pytest_caretaker.verify.runner import Confinement, Runner
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="the model process is kept on Linux only"
+)
+
+MODEL = "openai/gpt-4o-mini"
+SESSION = """\
+import json, sys, time
+from pytest_caretaker.llm import client, remote, warmup
+from pytest_caretaker.testing import ScriptedServer, text
+keep = float(sys.argv[1])
+with ScriptedServer(responder=lambda body: text("hi")).start() as server:
+    warmup.start([sys.argv[2]], keep)
+    process = remote.running()
+    reply = client.ask(sys.argv[2], [{"role": "user", "content": "x"}], server.base_url, False)
+    link = process.link
+    out = {"text": reply.text, "pid": link.pid if link else None,
+           "started here": bool(link and link.process), "litellm here": "litellm" in sys.modules}
+remote.stop()
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> Iterator[dict[str, str]]:
+    """An environment of this test's own (so its own kept process), whose processes end with it."""
+    environment = {**os.environ, "KEPT_MODEL_TEST": str(tmp_path)}
+    environment.pop("CARETAKER_MODEL_KEEP", None)
+    yield environment
+    for value in ("", "other"):
+        name = kept.address(
+            remote.environment({**environment, "KEPT_MODEL_TEST": str(tmp_path) + value})
+        )
+        with contextlib.suppress(OSError):
+            end(holder(name))
+
+
+def session(env: dict[str, str], keep: float) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-c", SESSION, str(keep), MODEL],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def holder(name: str) -> int:
+    """The pid of the process listening on the abstract socket ``name``."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.connect("\0" + name)
+        return kept.peer(connection)[0]
+
+
+def end(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").exists() and "Z" not in _state(pid)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "Z"
+
+
+def test_the_next_session_reaches_the_kept_model_process_and_imports_nothing(
+    env: dict[str, str],
+) -> None:
+    first = session(env, 60)
+    second = session(env, 60)
+
+    assert first["text"] == second["text"] == "hi"
+    assert first["litellm here"] is second["litellm here"] is False
+    assert first["pid"] == second["pid"]  # one process imported litellm, for both sessions
+    assert alive(second["pid"])  # both sessions ended; it stays for the next
+
+
+def test_another_environment_gets_a_model_process_of_its_own(env: dict[str, str]) -> None:
+    first = session(env, 60)
+    other = session({**env, "KEPT_MODEL_TEST": env["KEPT_MODEL_TEST"] + "other"}, 60)
+
+    assert other["text"] == "hi" and other["pid"] != first["pid"]  # its keys may differ
+
+
+def test_with_keep_0_the_model_process_ends_with_the_session(env: dict[str, str]) -> None:
+    seen = session(env, 0)
+
+    assert seen["text"] == "hi" and seen["started here"] is True
+    assert not alive(seen["pid"])
+
+
+def test_with_no_session_the_kept_process_leaves_after_its_time(env: dict[str, str]) -> None:
+    seen = session(env, 1)
+    deadline = time.monotonic() + 15
+    while alive(seen["pid"]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+    assert seen["text"] == "hi"
+    assert not alive(seen["pid"])
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to act as another user")
+def test_another_user_gets_no_answer_and_is_never_asked(env: dict[str, str]) -> None:
+    pid = session(env, 60)["pid"]
+    name = kept.address(remote.environment(env))
+    request = json.dumps({"id": 1, "op": "info", "args": {"model": MODEL, "local": False}})
+    # As nobody: connect to the user's model process and ask it (it would spend the user's keys).
+    attacker = (
+        "import os, socket, sys\n"
+        "os.setgid(65534); os.setuid(65534)\n"
+        "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "s.connect('\\0' + sys.argv[1])\n"
+        "s.settimeout(10)\n"
+        "s.sendall(sys.argv[2].encode() + b'\\n')\n"
+        "try:\n"
+        "    print(repr(s.makefile('rb').read()))\n"
+        "except ConnectionResetError:\n"
+        "    print('reset')\n"
+    )
+    answered = subprocess.run(
+        [sys.executable, "-c", attacker, name, request], capture_output=True, text=True, timeout=30
+    )
+    end(pid)
+    # Nobody holds the name first: the user's session must not talk to it, and asks in itself.
+    squatter = subprocess.Popen(
+        [sys.executable, "-c", _SQUAT, name], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert squatter.stdout is not None and squatter.stdout.readline() == "listening\n"
+        seen = session(env, 60)
+    finally:
+        squatter.kill()
+        squatter.wait()
+
+    assert answered.returncode == 0, answered.stderr[-2000:]
+    assert answered.stdout.strip() in ("b''", "reset")  # closed at once, no answer
+    assert seen["text"] == "hi" and seen["pid"] is None and seen["litellm here"] is True
+
+
+_SQUAT = """\
+import os, socket, sys, time
+os.setgid(65534); os.setuid(65534)
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind("\\0" + sys.argv[1])
+s.listen()
+print("listening", flush=True)
+while True:
+    connection, _ = s.accept()
+    connection.recv(100000)
+"""
+
+
+ASKS = """\
+import json, os, socket
+
+
+def test_ask_the_users_model_process():
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.connect("\\0" + os.environ["KEPT_MODEL_NAME"])
+    connection.settimeout(20)
+    request = {"id": 7, "op": "info", "args": {"model": "openai/gpt-4o-mini", "local": False}}
+    connection.sendall(json.dumps(request).encode() + b"\\n")
+    for line in connection.makefile("r"):
+        if '"id"' in line:
+            assert "info" in json.loads(line)
+            return
+    raise AssertionError("no answer")
+"""
+
+
+@pytest.mark.skipif(unavailable(True) is not None, reason=f"no sandbox: {unavailable(True)}")
+@pytest.mark.parametrize("confined", [True, False], ids=["sandboxed", "unconfined"])
+def test_a_candidate_allowed_the_network_cannot_ask_the_model_process(
+    env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, confined: bool
+) -> None:
+    # With --heal-sandbox-network the candidate shares the network namespace, so it reaches the
+    # socket; mapped to the user's very uid, only its user namespace tells it apart.
+    pid = session(env, 60)["pid"]
+    monkeypatch.setenv("KEPT_MODEL_NAME", kept.address(remote.environment(env)))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "test_asks.py").write_text(ASKS)
+    args = ["-q", "-p", "no:cacheprovider", "--rootdir", str(project)]
+    confinement = Confinement(True) if confined else None
+    with Runner(project, project, args, 30, warm=False, confinement=confinement) as runner:
+        result = runner.run(["test_asks.py"])
+    end(pid)
+
+    outcome = result.outcomes["test_asks.py::test_ask_the_users_model_process"].outcome
+    assert outcome == ("failed" if confined else "passed"), result.output[-2000:]
+
+
+def test_a_process_in_a_user_namespace_of_its_own_gets_no_answer(env: dict[str, str]) -> None:
+    # What a sandboxed candidate allowed the network is where the kernel does not scope abstract
+    # sockets (Landlock before ABI 6): the user's very uid, in a user namespace of its own.
+    pid = session(env, 60)["pid"]
+    name = kept.address(remote.environment(env))
+    asker = (
+        "import ctypes, json, os, socket, sys\n"
+        "if sys.argv[2] == 'own namespace':\n"
+        "    assert ctypes.CDLL(None, use_errno=True).unshare(0x10000000) == 0\n"
+        "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "s.connect('\\0' + sys.argv[1])\n"
+        "s.settimeout(20)\n"
+        "request = {'id': 1, 'op': 'info', 'args': {'model': sys.argv[3], 'local': False}}\n"
+        "s.sendall(json.dumps(request).encode() + b'\\n')\n"
+        "try:\n"
+        "    print(next((line for line in s.makefile('r') if '\"id\"' in line), 'none'))\n"
+        "except (ConnectionResetError, TimeoutError):\n"
+        "    print('no answer')\n"
+    )
+    seen = {}
+    try:
+        for where in ("own namespace", "user's namespace"):
+            done = subprocess.run(
+                [sys.executable, "-c", asker, name, where, MODEL],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 0, done.stderr[-2000:]
+            seen[where] = done.stdout.strip()
+    finally:
+        end(pid)
+
+    assert seen["own namespace"] in ("none", "no answer")
+    assert '"info"' in seen["user's namespace"]
