@@ -5,7 +5,8 @@
 1. Idle overhead: a generated 2,000-test suite, plain `pytest` with the plugin installed and
    with --heal against `-p no:caretaker`, interleaved, medians of wall and CPU time (idle.py).
 2. Heal wall time for 16 independent failures against the scripted server answering after 1 s,
-   against the ideal ceil(16 / concurrency) x 1 s + the suite's own time, at concurrency 1, 4, 8;
+   against the ideal ceil(16 / concurrency) x 1 s + the suite's own time, at concurrency 1, 4, 8,
+   with the model process started by the session (as in CI) and kept by the one before;
    and the timeline of the session at concurrency 4 (what runs when, on which thread).
 3. 16 failures with one root cause: model requests made, and wall time.
 4. Verification cost per candidate: caretaker's warm server that collected the tests once (a
@@ -36,6 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from idle import overhead, report, suite
+from keeping import MODES, end_kept, keeping
 from timeline import Timeline
 
 from pytest_caretaker.testing import Scripted, ScriptedServer, text, tool_call
@@ -89,17 +91,28 @@ def independent(work: Path) -> None:
     print(
         f"2. {count} independent failures, {LATENCY:g} s model latency (suite alone {suite:.2f} s)"
     )
-    for concurrency in (1, 4, 8):
-        with ScriptedServer(responder=respond).start() as server:
-            command = [*heal_command(server), "--heal-concurrency", str(concurrency)]
-            wall, out = timed(command, project)
-            requests = len(server.requests)
-        healed = len(re.findall(r"^HEALED ", out, re.M))
-        ideal = math.ceil(count / concurrency) * LATENCY + suite
-        print(
-            f"   concurrency {concurrency}: healed {healed}/{count}, {requests} requests, "
-            f"{wall:6.2f} s; ideal {ideal:6.2f} s; ratio {wall / ideal:5.2f}x"
-        )
+    kept_env = keeping(MODES[1][1])
+    try:
+        for label, seconds in MODES:
+            env = keeping(seconds)
+            if seconds:
+                with ScriptedServer(responder=respond).start() as server:
+                    timed(heal_command(server), project, env)  # starts it: not counted
+            print(f"   {label}:")
+            for concurrency in (1, 4, 8):
+                with ScriptedServer(responder=respond).start() as server:
+                    command = [*heal_command(server), "--heal-concurrency", str(concurrency)]
+                    wall, out = timed(command, project, env)
+                    requests = len(server.requests)
+                healed = len(re.findall(r"^HEALED ", out, re.M))
+                ideal = math.ceil(count / concurrency) * LATENCY + suite
+                print(
+                    f"     concurrency {concurrency}: healed {healed}/{count}, "
+                    f"{requests} requests, {wall:6.2f} s; ideal {ideal:6.2f} s; "
+                    f"ratio {wall / ideal:5.2f}x"
+                )
+    finally:
+        end_kept(kept_env)
     print("   (#20 done when: ratio <= 1.3 at concurrency 4 and 8)")
     with ScriptedServer(responder=respond).start() as server:
         print("   timeline at concurrency 4 (s from the start):")

@@ -52,16 +52,9 @@ LINKING = 15.0
 #: decides whether a kept one can serve this session).
 VOLATILE = frozenset(
     {
-        "PWD",
-        "OLDPWD",
-        "SHLVL",
-        "_",
-        "COLUMNS",
-        "LINES",
-        "PYTEST_CURRENT_TEST",
-        "PYTEST_XDIST_WORKER",
-        "PYTEST_XDIST_WORKER_COUNT",
-        "PYTEST_XDIST_TESTRUNUID",
+        *("PWD", "OLDPWD", "SHLVL", "_", "COLUMNS", "LINES"),
+        *("PYTEST_CURRENT_TEST", "PYTEST_VERSION", "PYTEST_XDIST_WORKER"),
+        *("PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"),
     }
 )
 
