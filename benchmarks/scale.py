@@ -127,6 +127,7 @@ def in_process(project: Path, args: list[str]) -> str:
 
     cwd = os.getcwd()
     os.chdir(project)
+    os.environ["CARETAKER_MODEL_KEEP"] = "0"  # a first heal's: the model process starts
     try:
         with Timeline() as watched, contextlib.redirect_stdout(io.StringIO()):
             watched.mark("pytest.main starts")
