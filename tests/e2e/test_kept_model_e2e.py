@@ -35,9 +35,9 @@ def listening(env: dict[str, str]) -> int | None:
 
 def heal(project: Path, server: ScriptedServer, env: dict[str, str], *more: str) -> str:
     (project / "calc.py").write_text(CALC)  # the bug again: --heal changes no file
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *heal_args(server)]
-        + [*more, "--heal-no-cache"],
+        [*command, *heal_args(server), *more, "--heal-no-cache"],
         cwd=project,
         env=env,
         capture_output=True,
