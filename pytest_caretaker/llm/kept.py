@@ -42,6 +42,7 @@ from pytest_caretaker.llm import remote
 DEFAULT_KEEP = 600.0
 #: Seconds a newly started kept process may take to listen (an interpreter start).
 LISTENING = 10.0
+_STARTED: list[subprocess.Popen[bytes]] = []
 
 
 def seconds(keep: float | None) -> float:
@@ -77,6 +78,7 @@ def reach(models: Sequence[str], keep: float) -> remote.Link | None:
             cwd="/",  # it outlives the session: it holds no project folder
             start_new_session=True,  # nor gets the terminal's Ctrl-C meant for the session
         )
+        _STARTED.append(process)  # dropped while it runs, a Popen warns: it outlives us by design
         deadline = time.monotonic() + LISTENING
         while connection is None and time.monotonic() < deadline:
             time.sleep(0.01)

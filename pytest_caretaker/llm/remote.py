@@ -7,7 +7,8 @@ configured, the first failure starts serve.py (``python -I``, away from the proj
 imports litellm and sends its warm-up request on another core while the run goes on; each request
 to a model (``ask``) and each question about one (``info``) then goes to it as one JSON line and
 is answered by one line, several at a time. It ends when this side closes its input, or after
-IDLE seconds without a request.
+IDLE seconds without a request. Or the model process is the kept one (kept.py), reached through
+an ``opener``: it was started by a session before, or is started now, and outlives this one.
 
 Nothing is lost when it is not there: when litellm is already imported here (a second session
 in the same process), when the process cannot start, or when it ends before answering, the same
