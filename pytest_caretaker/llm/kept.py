@@ -18,7 +18,8 @@ session whose environment differs gets its own. Who may talk to it:
   it; allowed the network (--heal-sandbox-network), it is still in a user namespace of its own.
 
 Its name being taken (two sessions starting one at once) is harmless: one binds it, the other
-leaves at once, and both sessions talk to the first. Standard library only.
+leaves at once, and both sessions talk to the first. Taken by someone untrusted, it is not
+reached at all (warmup.py then starts the session's own process). Standard library only.
 """
 
 from __future__ import annotations

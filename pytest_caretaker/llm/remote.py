@@ -118,7 +118,7 @@ class ModelProcess:
     ) -> ModelProcess:
         """Start the model process for this session, or reach one through ``opener`` (the kept
         one: kept.py)."""
-        return cls(opener or (lambda: _child(models)))
+        return cls(opener or (lambda: child(models)))
 
     def call(self, request: dict[str, Any], limit: float) -> dict[str, Any] | None:
         """The answer to ``request``; None when the process is gone before answering."""
@@ -195,7 +195,8 @@ class ModelProcess:
             done.set()
 
 
-def _child(models: Sequence[str]) -> Link | None:
+def child(models: Sequence[str]) -> Link | None:
+    """A model process of this session's own, on its stdin and stdout."""
     try:
         process = subprocess.Popen(
             [sys.executable, "-I", "-c", CODE, HOME, f"{IDLE:g}", "-", *models],

@@ -25,7 +25,9 @@ def start(models: Sequence[str], keep: float | None = None) -> None:
     """Have litellm made ready for ``models`` while other work goes on; ``keep``: the seconds
     the model process stays for the next session (kept.seconds)."""
     seconds = kept.seconds(keep)
-    opener = (lambda: kept.reach(models, seconds)) if seconds > 0 else None
+    # Where the kept one cannot be reached (its name held by another user, no abstract sockets),
+    # one of the session's own.
+    opener = (lambda: kept.reach(models, seconds) or remote.child(models)) if seconds else None
     if not remote.begin(models, opener):
         threading.Thread(target=warm, args=(models,), name="caretaker-import", daemon=True).start()
 

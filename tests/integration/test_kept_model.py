@@ -158,7 +158,8 @@ def test_another_user_gets_no_answer_and_is_never_asked(env: dict[str, str]) -> 
         [sys.executable, "-c", attacker, name, request], capture_output=True, text=True, timeout=30
     )
     end(pid)
-    # Nobody holds the name first: the user's session must not talk to it, and asks in itself.
+    # Nobody holds the name first: the user's session must not talk to it; it starts a model
+    # process of its own instead, as with keep 0.
     squatter = subprocess.Popen(
         [sys.executable, "-c", _SQUAT, name], stdout=subprocess.PIPE, text=True
     )
@@ -168,10 +169,13 @@ def test_another_user_gets_no_answer_and_is_never_asked(env: dict[str, str]) -> 
     finally:
         squatter.kill()
         squatter.wait()
+    assert squatter.stdout is not None
+    heard = squatter.stdout.read()
 
     assert answered.returncode == 0, answered.stderr[-2000:]
     assert answered.stdout.strip() in ("b''", "reset")  # closed at once, no answer
-    assert seen["text"] == "hi" and seen["pid"] is None and seen["litellm here"] is True
+    assert heard == ""  # not one byte of the session's requests
+    assert seen["text"] == "hi" and seen["started here"] is True and seen["litellm here"] is False
 
 
 _SQUAT = """\
@@ -183,7 +187,9 @@ s.listen()
 print("listening", flush=True)
 while True:
     connection, _ = s.accept()
-    connection.recv(100000)
+    data = connection.recv(100000)
+    if data:
+        print(repr(data), flush=True)
 """
 
 
