@@ -34,7 +34,7 @@ import pytest
 
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.verify import pytest_private
-from pytest_caretaker.verify.channel import cap_memory
+from pytest_caretaker.verify.channel import cap_memory, learn_module_files
 from pytest_caretaker.verify.protocol import RunSpec
 from pytest_caretaker.verify.taint import ImportGraph, tainted
 from pytest_caretaker.verify.timer import Limits
@@ -91,6 +91,7 @@ class CollectedSession(WorkerPlugin):
             if key is not None:
                 self._by_id.setdefault(key, []).append(name)
         self._files = _by_file(session.items)
+        learn_module_files()
         gc.freeze()  # children share the server's memory copy-on-write; a collection touches all
         self.ready()
         for line in self.commands:

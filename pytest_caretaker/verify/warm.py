@@ -26,7 +26,7 @@ import pytest
 
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.verify import sandbox
-from pytest_caretaker.verify.channel import MEMORY_HEADROOM, fork
+from pytest_caretaker.verify.channel import MEMORY_HEADROOM, fork, learn_module_files
 from pytest_caretaker.verify.protocol import SandboxPolicy, Session
 from pytest_caretaker.verify.worker import run_spec
 
@@ -59,6 +59,7 @@ def preload(root: Path) -> None:
         filename = getattr(module, "__file__", None)
         if filename and project_relpath(filename, root) is not None:
             del sys.modules[name]
+    learn_module_files()
 
 
 def serve(root: str, rules: SandboxPolicy | None = None, session: Session | None = None) -> int:

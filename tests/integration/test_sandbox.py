@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -137,9 +138,10 @@ def project(
     thread = threading.Thread(target=accept, daemon=True)
     thread.start()
     model_socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    model_socket.bind(f"\0caretaker-models-test-{tmp_path.name}")
+    name = f"caretaker-models-test-{uuid.uuid4().hex}"  # abstract names are machine-wide
+    model_socket.bind("\0" + name)
     model_socket.listen()
-    monkeypatch.setenv("MODEL_SOCKET", f"caretaker-models-test-{tmp_path.name}")
+    monkeypatch.setenv("MODEL_SOCKET", name)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("SERVICE_TOKEN", "tok-123456")
     monkeypatch.setenv("LISTENER_PORT", str(listener.getsockname()[1]))
