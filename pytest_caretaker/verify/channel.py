@@ -225,7 +225,8 @@ def learn_module_files() -> None:
     loaded module (hundreds of lstat calls, ~20 ms) again in each forked run that fails."""
     import inspect
 
-    inspect.getmodule(learn_module_files.__code__)
+    # Code of no file: getmodule finds it in no cache and walks sys.modules, learning each one.
+    inspect.getmodule(compile("", "<caretaker: learn the modules' files>", "exec"))
 
 
 def cap_memory(headroom: int = MEMORY_HEADROOM) -> None:
