@@ -46,14 +46,20 @@ def start(
 
 
 @contextlib.contextmanager
-def ending() -> Iterator[None]:
-    """Around healing: the model process, if one was started, ends with it."""
+def ending(notes: list[str]) -> Iterator[None]:
+    """Around healing: the model process, if one was started, ends with it, or is kept for the
+    next session (llm/kept.py), which a note says when this session started it."""
     from pytest_caretaker.llm import remote
 
     try:
         yield
     finally:
-        remote.stop()
+        kept = remote.stop()
+        if kept:
+            notes.append(
+                f"caretaker: the model process (litellm, imported) stays {kept:g} s for the next "
+                "heal; --heal-model-keep 0 ends it with the session"
+            )
 
 
 def collected_files(root: Path, nodeid: str, items: Sequence[pytest.Item]) -> tuple[str, ...]:

@@ -216,7 +216,7 @@ class HealSession(Recorder):
         runner, self.runner = self.runner, None
         if runner is None:
             return
-        with runner, overlap.ending():
+        with runner, overlap.ending(self.notes):
             if exitstatus == pytest.ExitCode.INTERRUPTED:
                 return
             try:

@@ -60,6 +60,7 @@ def reach(models: Sequence[str], keep: float) -> remote.Link | None:
     env = remote.environment()
     name = address(env)
     connection = _connect(name)
+    started = 0
     if connection is None:
         process = subprocess.Popen(
             [
@@ -80,6 +81,7 @@ def reach(models: Sequence[str], keep: float) -> remote.Link | None:
             start_new_session=True,  # nor gets the terminal's Ctrl-C meant for the session
         )
         _STARTED.append(process)  # dropped while it runs, a Popen warns: it outlives us by design
+        started = process.pid
         deadline = time.monotonic() + LISTENING
         while connection is None and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -99,7 +101,8 @@ def reach(models: Sequence[str], keep: float) -> remote.Link | None:
             with contextlib.suppress(OSError):
                 stream.close()
 
-    return remote.Link(reader, writer, end, peer(connection)[0])
+    pid = peer(connection)[0]
+    return remote.Link(reader, writer, end, pid, kept=keep if pid == started else 0.0)
 
 
 def address(env: dict[str, str]) -> str:

@@ -70,6 +70,8 @@ class Link:
     pid: int
     #: The process, when this side started it and it ends with the session (not a kept one).
     process: subprocess.Popen[str] | None = None
+    #: Seconds a kept process this side started stays after the session (0: none started here).
+    kept: float = 0.0
 
     @classmethod
     def of(cls, process: subprocess.Popen[str]) -> Link:
@@ -245,13 +247,17 @@ def begin(models: Sequence[str], opener: Callable[[], Link | None] | None = None
         return True
 
 
-def stop() -> None:
-    """End the model process, if one runs (at the end of a session)."""
+def stop() -> float:
+    """Let go of the model process, if one runs (at the end of a session); the seconds it stays
+    for the next session when this one started it kept, else 0."""
     global _PROCESS
     with _STARTING:
         process, _PROCESS = _PROCESS, None
-    if process is not None and process.owner == os.getpid():  # a forked copy only forgets it
-        process.close()
+    if process is None or process.owner != os.getpid():  # a forked copy only forgets it
+        return 0.0
+    process.close()
+    link = process.link
+    return link.kept if link is not None else 0.0
 
 
 def running() -> ModelProcess | None:

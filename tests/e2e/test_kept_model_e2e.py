@@ -60,19 +60,22 @@ def test_the_next_session_heals_with_the_model_process_the_first_one_kept(projec
     for name in ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILD_NUMBER", "JENKINS_URL"):
         env.pop(name, None)
     fix = tool_call("divide by the count", [{"path": "calc.py", "code": GOOD_MEAN}])
-    pids = []
+    pids, outs = [], []
     try:
         with ScriptedServer(responder=lambda body: fix).start() as server:
             for _ in range(2):
-                out = heal(project, server, env, "--heal-model-keep", "60")
+                outs.append(heal(project, server, env, "--heal-model-keep", "60"))
                 pids.append(listening(env))
-                assert "HEALED test_calc.py::test_mean" in out, out
+                assert "HEALED test_calc.py::test_mean" in outs[-1], outs[-1]
     finally:
         for pid in {pid for pid in pids if pid}:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
 
     assert pids[0] is not None and pids[0] == pids[1]  # started by the first, used by the second
+    # The session that leaves it running says so; the next one, which only used it, does not.
+    said = "caretaker: the model process (litellm, imported) stays 60 s for the next heal"
+    assert said in outs[0] and said not in outs[1]
 
 
 def test_in_ci_the_model_process_ends_with_the_session(project: Path) -> None:
@@ -88,4 +91,5 @@ def test_in_ci_the_model_process_ends_with_the_session(project: Path) -> None:
 
     assert "HEALED test_calc.py::test_mean" in out, out
     assert left is None
+    assert "for the next heal" not in out
     assert TOOLS_MODEL in out  # the model healed it, not the built-in repairer

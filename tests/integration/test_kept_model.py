@@ -148,10 +148,10 @@ def test_another_user_gets_no_answer_and_is_never_asked(env: dict[str, str]) -> 
         "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
         "s.connect('\\0' + sys.argv[1])\n"
         "s.settimeout(10)\n"
-        "s.sendall(sys.argv[2].encode() + b'\\n')\n"
-        "try:\n"
+        "try:\n"  # closed at once: the request may not even get out
+        "    s.sendall(sys.argv[2].encode() + b'\\n')\n"
         "    print(repr(s.makefile('rb').read()))\n"
-        "except ConnectionResetError:\n"
+        "except (BrokenPipeError, ConnectionResetError):\n"
         "    print('reset')\n"
     )
     answered = subprocess.run(
@@ -246,10 +246,10 @@ def test_a_process_in_a_user_namespace_of_its_own_gets_no_answer(env: dict[str, 
         "s.connect('\\0' + sys.argv[1])\n"
         "s.settimeout(20)\n"
         "request = {'id': 1, 'op': 'info', 'args': {'model': sys.argv[3], 'local': False}}\n"
-        "s.sendall(json.dumps(request).encode() + b'\\n')\n"
-        "try:\n"
+        "try:\n"  # closed at once: the request may not even get out
+        "    s.sendall(json.dumps(request).encode() + b'\\n')\n"
         "    print(next((line for line in s.makefile('r') if '\"id\"' in line), 'none'))\n"
-        "except (ConnectionResetError, TimeoutError):\n"
+        "except (BrokenPipeError, ConnectionResetError, TimeoutError):\n"
         "    print('no answer')\n"
     )
     seen = {}
