@@ -53,8 +53,7 @@ def main(idle: float, listen: str, models: Sequence[str]) -> None:
     except OSError:
         os._exit(0)  # another one took the name first: the sessions talk to it
     listener.listen(64)
-    clock = _Idle(idle, float(keep))
-    clock.connections = 0
+    clock = _Idle(idle, float(keep), connections=0)
     _start(models, began, warmed, clock)
     while True:
         connection, _ = listener.accept()
@@ -112,12 +111,12 @@ class _Idle:
     """Ends the process once no request has been in flight for ``limit`` seconds, or for
     ``keep`` seconds when no session is connected (the kept process; a pipe is one session)."""
 
-    def __init__(self, limit: float, keep: float) -> None:
+    def __init__(self, limit: float, keep: float, connections: int = 1) -> None:
         self.limit = limit
         self.keep = keep
         self.lock = threading.Lock()
         self.flying = 0
-        self.connections = 1
+        self.connections = connections
         self.since = time.monotonic()
 
     def busy(self, change: int) -> None:
