@@ -34,7 +34,7 @@ def main(argv: Sequence[str]) -> None:
     sys.dont_write_bytecode = True
     rules = spec.get("sandbox")
     if rules is not None:  # this process waits, its child runs confined
-        sandbox.enter(rules["network"])
+        sandbox.enter(rules)
         sandbox.confine_run(rules, str(spec_path.parent), MEMORY_HEADROOM)
     patches = serve(spec["patches"])
     tracer = Tracer(Path(spec["root"]).resolve()) if spec["trace"] else None

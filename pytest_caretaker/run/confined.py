@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from collections.abc import Sequence
 
@@ -26,7 +27,7 @@ NOT_EXECUTABLE = 126
 def main(argv: Sequence[str]) -> int:
     workdir, tree, command = argv[0], argv[1], list(argv[2:])
     rules = json.loads(os.environ.pop(POLICY_ENV))
-    sandbox.enter(rules["network"])
+    sandbox.enter(rules, _installation(command[0]))
     sandbox.confine_run(rules, workdir, MEMORY_HEADROOM)
     os.chdir(tree)
     try:
@@ -37,6 +38,15 @@ def main(argv: Sequence[str]) -> int:
     except PermissionError:
         print(f"caretaker: command not executable: {command[0]}", file=sys.stderr)
         return NOT_EXECUTABLE
+
+
+def _installation(program: str) -> list[str]:
+    """Where the command's program is installed (another interpreter's prefix, a venv), so that
+    the sandbox's view shows it: the folder above its bin/, as named and as resolved."""
+    found = shutil.which(program)
+    if found is None:
+        return []
+    return [os.path.dirname(os.path.dirname(p)) for p in (found, os.path.realpath(found))]
 
 
 if __name__ == "__main__":

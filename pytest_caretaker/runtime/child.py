@@ -40,7 +40,7 @@ def main(argv: Sequence[str]) -> None:
     os.environ["CARETAKER_RUNTIME"] = "off"  # the replayed function records and heals nothing
     rules = spec.get("sandbox")
     if rules is not None:  # this process waits, its child runs confined
-        sandbox.enter(rules["network"])
+        sandbox.enter(rules)
         sandbox.confine_run(rules, str(spec_path.parent), MEMORY_HEADROOM)
     patches = serve(spec["patches"])
     sys.path[:] = spec["sys_path"]

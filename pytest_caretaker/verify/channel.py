@@ -127,10 +127,26 @@ class Server(Channel):
                     return None
         output = read_tail(spec_file.with_name("output.txt"))
         if problem is None and done.startswith("done "):
-            code = os.waitstatus_to_exitcode(int(done.split()[1]))
-            if code < 0:
-                problem = f"the test process was killed by signal {-code}"
+            problem = ended(os.waitstatus_to_exitcode(int(done.split()[1])), output)
         return output, problem
+
+
+#: The status of a forked run whose own code raised (fork's child).
+RAISED = 70
+
+
+def ended(code: int, output: str) -> str | None:
+    """Why a run that exited with code did not report (None: it ended cleanly, status 0). Only
+    the worker's own clean end is a verdict: whatever a run left in its result file before any
+    other end is never read."""
+    if code == 0:
+        return None
+    if code < 0:
+        return f"the test process was killed by signal {-code}"
+    last = next((line.strip() for line in reversed(output.splitlines()) if line.strip()), "")
+    if code == RAISED and last:
+        return f"caretaker's test process failed: {last[:300]}"
+    return f"the test process exited with code {code} (did the code exit the interpreter?)"
 
 
 #: Bytes of a run's output the parent reads: its end, where the failure is.
@@ -162,9 +178,7 @@ def run_process(
         text = read_tail(output)
         return text, f"the tests did not finish within {timeout:g} s (does the code loop forever?)"
     text = read_tail(output)
-    if process.returncode < 0:
-        return text, f"the test process was killed by signal {-process.returncode}"
-    return text, None
+    return text, ended(process.returncode, text)
 
 
 def kill_group(pid: int) -> None:
@@ -204,12 +218,12 @@ def fork(child: Callable[[], object]) -> int:
     """Run child in a forked process and return its pid.
 
     The process leads its own session, so kill_group ends it with everything it starts, and it
-    exits as soon as child ends (status 0, or 70 if child raised): it never returns into the
+    exits as soon as child ends (status 0, or RAISED if child raised): it never returns into the
     caller's loop, where it would be a second server reading the same requests.
     """
     pid = os.fork()
     if pid == 0:
-        status = 70
+        status = RAISED
         try:
             os.setsid()
             child()

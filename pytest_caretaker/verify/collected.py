@@ -4,7 +4,7 @@ run forked from it per request that costs only the tests it runs.
 warm.py starts a pytest session over the test files the Runner names. Instead of running them it
 serves (pytest_runtestloop): each request forks a child which picks the collected items of its
 node ids and runs them through pytest's own protocol and reporting, with its own limits
-(timer.py), tracer and temporary folder, then writes its result like worker.py's run_spec.
+(timer.py), tracer and temporary folder, then returns its result like worker.py's run_spec.
 
 A candidate's bytes must be what the tests see. Modules not yet imported are patched at import
 by the PatchFinder that the session put in front of every finder. Modules the server already
@@ -35,7 +35,7 @@ import pytest
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.verify import pytest_private
 from pytest_caretaker.verify.channel import cap_memory, learn_module_files
-from pytest_caretaker.verify.protocol import RunSpec
+from pytest_caretaker.verify.protocol import RunReport, RunSpec
 from pytest_caretaker.verify.taint import ImportGraph, tainted
 from pytest_caretaker.verify.timer import Limits
 from pytest_caretaker.verify.worker import (
@@ -45,11 +45,10 @@ from pytest_caretaker.verify.worker import (
     file_id,
     load_patches,
     run_spec,
-    write_result,
 )
 
 #: Serve one request: fork a child that runs the spec at this path; the child's wait status.
-Serve = Callable[[Callable[[str], None], str], int]
+Serve = Callable[[Callable[[str], RunReport], str], int]
 
 
 class CollectedSession(WorkerPlugin):
@@ -101,15 +100,15 @@ class CollectedSession(WorkerPlugin):
 
     # -- in a forked child -------------------------------------------------------------------
 
-    def run_fresh(self, spec_path: str) -> None:
+    def run_fresh(self, spec_path: str) -> RunReport:
         """The whole session afresh, every project module imported again."""
         for name in self._project:
             sys.modules.pop(name, None)
         # The session run_spec starts puts its own import hooks in front.
         sys.meta_path[:] = [f for f in sys.meta_path if not _session_hook(f)]
-        run_spec(spec_path)
+        return run_spec(spec_path)
 
-    def run(self, spec_path: str) -> None:
+    def run(self, spec_path: str) -> RunReport:
         spec: RunSpec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
         assert self.session is not None
         session, config = self.session, self.session.config
@@ -133,8 +132,7 @@ class CollectedSession(WorkerPlugin):
         # As pytest does, a test module that does not import stops the run before any test.
         exit_code = _run_items(session, items, len(self.collect_errors))
         config.hook.pytest_sessionfinish(session=session, exitstatus=exit_code)
-        write_result(spec, self.result(int(exit_code)))
-        return None
+        return self.result(int(exit_code))
 
     def _stale(self, patches: dict[tuple[int, int], bytes]) -> set[str] | None:
         """The modules to import again for these patches; None when only a fresh session will

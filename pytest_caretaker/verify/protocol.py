@@ -11,18 +11,26 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
+#: A run's result file, beside its spec: the parent reads it after the run's clean exit.
+RESULT = "result.json"
+#: The folder beside a run's spec that the run may write in; the spec, the candidate's files,
+#: the output and the result around it are not writable to the run.
+RUN_SPACE = "work"
+
 #: How the detail of a test that outlived its own time limit ends (timer.py writes it; the
 #: parent's side recognises a hang by it).
 HUNG = "the test did not finish within"
 
 
 class SandboxPolicy(TypedDict):
-    """What a sandboxed child may do (sandbox.py): write only under scratch, read everything but
-    the hidden paths, and reach the network only when network is true."""
+    """What a sandboxed child may do (sandbox.py): see the system, its interpreter and the
+    visible paths (view.py), write only under scratch, read none of the hidden paths, and reach
+    the network only when network is true."""
 
     scratch: str
     hidden: list[str]
     network: bool
+    visible: list[str]
 
 
 class SessionSpec(TypedDict):
@@ -44,7 +52,6 @@ class RunSpec(SessionSpec):
 
     patches: dict[str, str]  # absolute path of a project file -> a file with its new bytes
     trace: bool
-    result: str  # where the worker writes its RunReport
 
 
 class TrialSpec(SessionSpec):

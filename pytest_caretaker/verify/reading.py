@@ -17,6 +17,8 @@ def unreadable(result_file: Path) -> str | None:
     try:
         size = result_file.stat().st_size
     except OSError:
+        size = 0
+    if size == 0:  # opened before the run, written as its last act
         return "the test process exited before reporting (did the code exit the interpreter?)"
     if size > MAX_RESULT:
         return f"the test process wrote a result of {size} bytes, more than {MAX_RESULT}"

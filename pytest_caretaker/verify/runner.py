@@ -21,12 +21,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_caretaker.record.secrets import env_secret_name
+from pytest_caretaker.children import WORKER_ENV, worker_token
 from pytest_caretaker.results import Executed
-from pytest_caretaker.settings import WORKER_ENV
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import Server, run_process
-from pytest_caretaker.verify.protocol import RunReport, RunSpec, SandboxPolicy, Session
+from pytest_caretaker.verify.environment import candidate_env
+from pytest_caretaker.verify.protocol import (
+    RESULT,
+    RUN_SPACE,
+    RunReport,
+    RunSpec,
+    SandboxPolicy,
+    Session,
+)
 from pytest_caretaker.verify.reading import executed, unreadable
 
 #: Fork-based warm runs where fork is safe and cheap; a fresh process per run elsewhere.
@@ -153,14 +160,15 @@ class Runner:
             target = workdir / f"patch{index}.py"
             target.write_bytes(data)
             patch_files[str(self.root / rel)] = str(target)
-        result_file = workdir / "result.json"
+        result_file = workdir / RESULT
+        space = workdir / RUN_SPACE  # the run writes here alone; the rest of workdir is read-only
+        space.mkdir()
         spec: RunSpec = {
             "root": str(self.root),
-            "args": [*self.args, "--basetemp", str(workdir / "basetemp")],
+            "args": [*self.args, "--basetemp", str(space / "basetemp")],
             "nodeids": [self.absolute(nodeid) for nodeid in nodeids],
             "patches": patch_files,
             "trace": trace,
-            "result": str(result_file),
             "sandbox": self.policy,
             "test_limit": test_limit,
             "run_limit": timeout,
@@ -174,7 +182,11 @@ class Runner:
             problem = unreadable(result_file)
         if problem is not None:
             return RunResult({}, {}, problem=problem, output=output, seconds=seconds)
-        report: RunReport = json.loads(result_file.read_text(encoding="utf-8"))
+        try:
+            report: RunReport = json.loads(result_file.read_text(encoding="utf-8"))
+        except ValueError:
+            problem = "the test process's result could not be read"
+            return RunResult({}, {}, problem=problem, output=output, seconds=seconds)
         return RunResult(
             outcomes={k: Outcome(v["outcome"], v["detail"]) for k, v in report["outcomes"].items()},
             executed=executed(report["trace"]),
@@ -263,9 +275,9 @@ class Runner:
 
     def spawn(self, command: list[str], **options: Any) -> subprocess.Popen[bytes]:
         env = {key: value for key, value in os.environ.items() if key not in _DROPPED_ENV}
-        if self.policy is not None:  # candidate code never sees a secret of the environment
-            env = hidden_env(env)
-        env[WORKER_ENV] = "1"
+        if self.policy is not None:  # candidate code: no secret, no socket of the user's
+            env = candidate_env(env)
+        env[WORKER_ENV] = worker_token()
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         return subprocess.Popen(
             command, cwd=self.invocation_dir, env=env, start_new_session=True, **options
@@ -274,12 +286,3 @@ class Runner:
     def absolute(self, nodeid: str) -> str:
         path, sep, rest = nodeid.partition("::")
         return str(self.root / path) + sep + rest
-
-
-#: What candidate code sees instead of the value of a secret environment variable.
-PLACEHOLDER = "caretaker-sandbox-hidden"
-
-
-def hidden_env(env: Mapping[str, str]) -> dict[str, str]:
-    """env with the value of each variable the redactor takes for a secret replaced."""
-    return {key: PLACEHOLDER if env_secret_name(key) else value for key, value in env.items()}

@@ -28,10 +28,13 @@ import struct
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
-from pytest_caretaker.verify import landlock, pids
+from pytest_caretaker.verify import landlock, pids, view
 from pytest_caretaker.verify.protocol import SandboxPolicy
 
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWIPC = 0x08000000
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWPID = 0x20000000
 _CLONE_NEWNET = 0x40000000
@@ -60,6 +63,8 @@ HOME_SECRETS = (
     ".cargo/credentials",
     ".cargo/credentials.toml",
 )
+#: Files of the system that hold secrets (root alone may read them; candidates run as root too).
+SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/ssh", "/etc/sudoers", "/etc/sudoers.d")
 #: Devices a run may write besides its scratch folder.
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm")
 #: Bytes one file written by a run may reach; core dumps are off.
@@ -73,21 +78,28 @@ class SandboxError(OSError):
 def policy(root: Path, scratch: Path, network: bool, home: str | None = None) -> SandboxPolicy:
     """The policy for a project at root whose runs write under scratch."""
     home = home if home is not None else os.path.expanduser("~")
-    hidden = [str(root / ".git")]
+    hidden = [str(root / ".git"), *SYSTEM_SECRETS]
     if home and home != "~":
         hidden += [os.path.join(home, name) for name in HOME_SECRETS]
-    return {"scratch": str(scratch), "hidden": hidden, "network": network}
+    return {"scratch": str(scratch), "hidden": hidden, "network": network, "visible": [str(root)]}
 
 
-def enter(network: bool) -> None:
-    """Go on as pid 1 of new user, pid and (unless network) network namespaces.
+def enter(rules: SandboxPolicy, visible: Sequence[str] = ()) -> list[str]:
+    """Go on as pid 1 of new user, pid, mount, IPC and (unless the policy keeps the network)
+    network namespaces, in the filesystem view (view.py) of the policy's visible paths, the
+    extra visible ones and this interpreter's.
 
     Call in a single-threaded process. This process becomes a waiter that never returns: it
-    exits as its child does. Raises SandboxError (in this process) when the kernel refuses.
+    exits as its child does. Raises SandboxError when the kernel refuses; returns the parts of
+    the view the kernel refused (view.PARTS).
     """
+    network = rules["network"]
+    paths = view.visible([*rules["visible"], *visible])  # before: the old root has them
+    home = os.path.expanduser("~")
     uid, gid = os.geteuid(), os.getegid()
     cgroup = pids.join()  # before the user namespace: it takes root's right to make one
-    flags = _CLONE_NEWUSER | _CLONE_NEWPID | (0 if network else _CLONE_NEWNET)
+    flags = _CLONE_NEWUSER | _CLONE_NEWPID | _CLONE_NEWNS | _CLONE_NEWIPC
+    flags |= 0 if network else _CLONE_NEWNET
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.unshare(flags) != 0:
         error = ctypes.get_errno()
@@ -100,11 +112,14 @@ def enter(network: bool) -> None:
         message = f"cannot map the user into its namespace: {error}"
         raise SandboxError(error.errno, message) from None
     pid = os.fork()
-    if pid == 0:
-        if not network:
-            _loopback_up()
-        return
-    _mirror(pid, cgroup)
+    if pid != 0:
+        _mirror(pid, cgroup)
+    if not network:
+        _loopback_up()
+    try:
+        return view.build(rules["scratch"], paths, home)
+    except view.ViewError as error:
+        raise SandboxError(error.errno, str(error.strerror)) from None
 
 
 def _loopback_up() -> None:
@@ -117,7 +132,7 @@ def _loopback_up() -> None:
         fcntl.ioctl(sock.fileno(), siocsifflags, request)
 
 
-def _mirror(pid: int, cgroup: Path | None) -> None:
+def _mirror(pid: int, cgroup: Path | None) -> NoReturn:
     """Wait for pid, then end this process the way pid ended."""
     while True:
         try:
@@ -196,7 +211,7 @@ def _grant(folder: str, hidden: set[str], granted: list[str], listed: list[str])
 def confine_server(rules: SandboxPolicy) -> None:
     """Make this (single-threaded) process a sandboxed server: pid 1 of its own namespaces,
     writing only under the scratch folder, its temp files there too."""
-    enter(rules["network"])
+    enter(rules)
     restrict(rules, [rules["scratch"]])
     _temp_in(tempfile.mkdtemp(prefix="server-", dir=rules["scratch"]))
 

@@ -27,8 +27,8 @@ import pytest
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import MEMORY_HEADROOM, fork, learn_module_files
-from pytest_caretaker.verify.protocol import SandboxPolicy, Session
-from pytest_caretaker.verify.worker import run_spec
+from pytest_caretaker.verify.protocol import RunReport, SandboxPolicy, Session
+from pytest_caretaker.verify.worker import open_result, report_to, run_space, run_spec
 
 
 def preload(root: Path) -> None:
@@ -108,7 +108,7 @@ def _serve_one(
     replies: IO[str],
     rules: SandboxPolicy | None,
     protocol: tuple[IO[str], IO[str]],
-    run: Callable[[str], None],
+    run: Callable[[str], RunReport],
     spec_path: str,
 ) -> int:
     """Run one spec in a forked child; tell the parent its pid, then its wait status."""
@@ -124,22 +124,24 @@ def _serve_one(
 
 
 def _run_logged(
-    run: Callable[[str], None],
+    run: Callable[[str], RunReport],
     spec_path: str,
     output: Path,
     rules: SandboxPolicy | None,
     protocol: tuple[IO[str], IO[str]],
 ) -> None:
-    """run with this process's stdout and stderr (and so the run's own) going to output."""
+    """run with this process's stdout and stderr (and so the run's own) going to output; its
+    report to the result file, opened (like output) before the run is confined."""
     for stream in protocol:  # a run must not read the next request nor answer for the server
         os.close(stream.fileno())
     fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
+    result = open_result(spec_path)
     try:
         if rules is not None:
-            sandbox.confine_run(rules, str(output.parent), MEMORY_HEADROOM)
-        run(spec_path)
+            sandbox.confine_run(rules, run_space(spec_path), MEMORY_HEADROOM)
+        report_to(result, run(spec_path))
     except BaseException:
         with output.open("a", encoding="utf-8") as file:  # why the run did not report
             traceback.print_exc(file=file)

@@ -8,8 +8,9 @@ and, when the module's file is one the candidate changes, swaps in a loader that
 patched bytes instead — through pytest's own assertion rewriting for test modules. Bytecode writing
 is off, so no cached .pyc of a candidate can outlive the run. Each test has its own time limit
 (timer.py): one that hangs fails, with the lines it ran, and the run goes on. Results go to a JSON
-file named in the spec (protocol.py types both). Like trial_server.py, it imports nothing of the
-parent's side: the standard library, pytest, and the small modules both sides share.
+file beside the spec, opened before the run is confined and written last (protocol.py types
+both). Like trial_server.py, it imports nothing of the parent's side: the standard library,
+pytest, and the small modules both sides share.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import MEMORY_HEADROOM, cap_memory
 from pytest_caretaker.verify.protocol import (
+    RESULT,
+    RUN_SPACE,
     ReportedOutcome,
     RunReport,
     RunSpec,
@@ -246,7 +249,7 @@ class WorkerPlugin:
         }
 
 
-def run_spec(spec_path: str) -> None:
+def run_spec(spec_path: str) -> RunReport:
     spec: RunSpec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     sys.dont_write_bytecode = True
     cap_memory()
@@ -255,7 +258,7 @@ def run_spec(spec_path: str) -> None:
         Path(spec["root"]).resolve(), load_patches(spec), bool(spec["trace"]), limits
     )
     exit_code = int(pytest.main([*spec["args"], *spec["nodeids"]], plugins=plugin.plugins()))
-    write_result(spec, plugin.result(exit_code))
+    return plugin.result(exit_code)
 
 
 def load_patches(spec: RunSpec) -> dict[tuple[int, int], bytes]:
@@ -268,21 +271,38 @@ def load_patches(spec: RunSpec) -> dict[tuple[int, int], bytes]:
     return patches
 
 
-def write_result(spec: RunSpec, report: RunReport) -> None:
-    """Write a run's report where the parent reads it, whole or not at all."""
-    result = Path(spec["result"])
-    draft = result.with_suffix(".partial")
-    draft.write_text(json.dumps(report), encoding="utf-8")
-    draft.replace(result)
+def open_result(spec_path: str) -> int:
+    """The run's result file, opened for writing before the run is confined: the run's folder is
+    not writable to the run (only its RUN_SPACE is), so candidate code cannot open it again,
+    plant it, or replace it. The parent reads it only after a clean exit."""
+    path = Path(spec_path).with_name(RESULT)
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+
+
+def run_space(spec_path: str) -> str:
+    """The one folder a run of this spec may write in (its tmp_path, its temp files)."""
+    return str(Path(spec_path).with_name(RUN_SPACE))
+
+
+def report_to(fd: int, report: RunReport) -> None:
+    """Write a run's report to its result file, as the worker's last act: from its start and
+    to its end, whatever else was written there."""
+    data = json.dumps(report).encode()
+    done = 0
+    while done < len(data):
+        done += os.pwrite(fd, data[done:], done)
+    os.ftruncate(fd, done)
+    os.close(fd)
 
 
 def main(argv: Sequence[str]) -> int:
     spec: RunSpec = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
     rules = spec.get("sandbox")
+    result = open_result(argv[0])
     if rules is not None:  # one fresh run: this process waits, its child runs confined
-        sandbox.enter(rules["network"])
-        sandbox.confine_run(rules, str(Path(argv[0]).parent), MEMORY_HEADROOM)
-    run_spec(argv[0])
+        sandbox.enter(rules)
+        sandbox.confine_run(rules, run_space(argv[0]), MEMORY_HEADROOM)
+    report_to(result, run_spec(argv[0]))
     return 0
 
 

@@ -5,8 +5,11 @@ with the same run unconfined (where each attack works, so the test can fail)."""
 from __future__ import annotations
 
 import os
+import shutil
 import socket
+import subprocess
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -64,6 +67,22 @@ def test_reach_the_kept_model_process():
     connection.close()
 
 
+def test_reach_a_user_socket():
+    # A socket file of the user's, as tmux's, screen's, an agent's or docker's is.
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.connect(os.environ["USER_SOCKET"])
+    connection.sendall(b"x")
+    connection.close()
+
+
+def test_reach_a_socket_in_home():
+    # Where git's credential cache daemon listens.
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.connect(str(HOME / ".cache" / "git" / "credential" / "socket"))
+    connection.sendall(b"x")
+    connection.close()
+
+
 def test_leave_a_process_behind():
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", os.environ["MARKER"]],
                      start_new_session=True)
@@ -99,6 +118,8 @@ def test_start_over_a_thousand_processes():
             os._exit(0)
 """
 ATTACKS = [
+    "test_reach_a_user_socket",
+    "test_reach_a_socket_in_home",
     "test_write_a_project_file",
     "test_read_the_repository",
     "test_read_a_key_in_home",
@@ -128,15 +149,22 @@ def project(
     listener.settimeout(0.2)
     stop = threading.Event()
 
-    def accept() -> None:
+    def accept(listener: socket.socket) -> None:
         while not stop.is_set():
             try:
                 received.append(listener.accept()[0].recv(10) or b"connected")
             except OSError:
                 continue
 
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
+    listeners = [listener]
+    for path in (tmp_path / "run" / "user.sock", home / ".cache/git/credential/socket"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        unix.bind(str(path))
+        unix.listen()
+        unix.settimeout(0.2)
+        listeners.append(unix)
+    monkeypatch.setenv("USER_SOCKET", str(tmp_path / "run" / "user.sock"))
     model_socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     name = f"caretaker-models-test-{uuid.uuid4().hex}"  # abstract names are machine-wide
     model_socket.bind("\0" + name)
@@ -146,10 +174,15 @@ def project(
     monkeypatch.setenv("SERVICE_TOKEN", "tok-123456")
     monkeypatch.setenv("LISTENER_PORT", str(listener.getsockname()[1]))
     monkeypatch.setenv("MARKER", f"caretaker-sandbox-test-{tmp_path.name}")
+    threads = [threading.Thread(target=accept, args=(one,), daemon=True) for one in listeners]
+    for thread in threads:
+        thread.start()
     yield root, home, received
     stop.set()
-    thread.join()
-    listener.close()
+    for thread in threads:
+        thread.join()
+    for one in listeners:
+        one.close()
     model_socket.close()
 
 
@@ -168,10 +201,12 @@ def _cmdline(entry: Path) -> bytes:
         return b""
 
 
-def run(root: Path, confinement: Confinement | None, warm: bool) -> dict[str, str]:
+def run(
+    root: Path, confinement: Confinement | None, warm: bool, tests: str = "test_probes.py"
+) -> dict[str, str]:
     args = ["-q", "-p", "no:cacheprovider", "--rootdir", str(root)]
     with Runner(root, root, args, 30, warm=warm, confinement=confinement) as runner:
-        result = runner.run(["test_probes.py"])
+        result = runner.run([tests])
     assert result.problem is None, result.output[-2000:]
     return {nodeid.split("::")[1]: o.outcome for nodeid, o in result.outcomes.items()}
 
@@ -223,3 +258,101 @@ def test_a_confined_run_that_hangs_is_ended_and_the_next_run_works(tmp_path: Pat
     assert hung.problem is not None and "did not finish within 2 s" in hung.problem
     assert after.problem is None
     assert after.outcomes["test_hang.py::test_ok"].outcome == "passed"
+
+
+SERVERS = """\
+import os
+import subprocess
+
+
+def test_drive_the_users_tmux():
+    keys = "touch " + os.environ["TMUX_MARKER"]
+    tmux = ["tmux", "-S", os.environ["TMUX_SOCKET"], "send-keys", "-t", "main", keys, "Enter"]
+    subprocess.run(tmux, check=True, timeout=10)
+
+
+def test_list_the_keys_of_the_users_ssh_agent():
+    env = {**os.environ, "SSH_AUTH_SOCK": os.environ["AGENT_SOCKET"]}
+    listed = subprocess.run(["ssh-add", "-l"], env=env, timeout=10)
+    assert listed.returncode in (0, 1)  # 1: no keys; 2: the agent cannot be reached
+"""
+
+
+@pytest.fixture
+def servers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A tmux server (a shell in session "main") and an ssh-agent of the test's own, as the user
+    who runs pytest inside tmux with an agent has them."""
+    for program in ("tmux", "ssh-agent", "ssh-add"):
+        if shutil.which(program) is None:
+            pytest.skip(f"{program} is not installed")
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "test_servers.py").write_text(SERVERS)
+    tmux, agent = tmp_path / "tmux.sock", tmp_path / "agent.sock"
+    start = ["tmux", "-S", str(tmux), "-f", "/dev/null", "new-session", "-d", "-s", "main", "sh"]
+    subprocess.run(start, check=True)
+    keeper = subprocess.Popen(["ssh-agent", "-D", "-a", str(agent)], stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while not agent.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        monkeypatch.setenv("TMUX_SOCKET", str(tmux))
+        monkeypatch.setenv("TMUX_MARKER", str(tmp_path / "typed-by-the-candidate"))
+        monkeypatch.setenv("AGENT_SOCKET", str(agent))
+        yield root
+    finally:
+        subprocess.run(["tmux", "-S", str(tmux), "kill-server"], check=False)
+        keeper.kill()
+        keeper.wait()
+
+
+@pytest.mark.parametrize("confined", [True, False], ids=["confined", "unconfined"])
+def test_the_users_tmux_and_ssh_agent_are_out_of_reach(servers: Path, confined: bool) -> None:
+    outcomes = run(servers, Confinement() if confined else None, True, "test_servers.py")
+    marker = Path(os.environ["TMUX_MARKER"])
+    deadline = time.monotonic() + (0.5 if confined else 10)
+    while not marker.exists() and time.monotonic() < deadline:  # the pane runs it on its own
+        time.sleep(0.02)
+
+    expected = "failed" if confined else "passed"
+    assert outcomes == {
+        "test_drive_the_users_tmux": expected,
+        "test_list_the_keys_of_the_users_ssh_agent": expected,
+    }
+    assert marker.exists() is not confined
+
+
+FORGER = """\
+import json
+import os
+from pathlib import Path
+
+
+def test_forges_its_verdict():
+    # The run's folder is above its temporary folder; the spec and the result are there.
+    folder = Path(os.environ["TMPDIR"])
+    while not (folder / "spec.json").exists():
+        folder = folder.parent
+    nodeids = json.loads((folder / "spec.json").read_text())["nodeids"]
+    forged = {"exit_code": 0, "outcomes": {}, "collect_errors": [], "trace": None}
+    for nodeid in nodeids:
+        nodeid = nodeid.rsplit("/", 1)[-1]
+        forged["outcomes"][nodeid] = {"outcome": "passed", "detail": ""}
+    try:
+        (folder / "result.json").write_text(json.dumps(forged))
+        (folder / "result.partial").mkdir()  # the worker's own write then failed
+    except OSError:
+        pass
+    assert False, "the code under test is wrong"
+"""
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["warm server", "fresh process"])
+def test_a_run_cannot_forge_its_result(tmp_path: Path, warm: bool) -> None:
+    (tmp_path / "test_forger.py").write_text(FORGER)
+    args = ["-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path)]
+    with Runner(tmp_path, tmp_path, args, 30, warm=warm, confinement=Confinement()) as runner:
+        result = runner.run(["test_forger.py::test_forges_its_verdict"])
+
+    assert result.problem is None, result.output[-2000:]
+    assert result.outcomes["test_forger.py::test_forges_its_verdict"].outcome == "failed"
