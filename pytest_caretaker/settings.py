@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
+from pytest_caretaker.children import WORKER_ENV, is_worker
 from pytest_caretaker.options import OPTIONS, Option
 from pytest_caretaker.parsers import (
     SCOPES,
@@ -64,9 +65,6 @@ __all__ = [
     "parse_tokens",
     "resolve",
 ]
-
-#: Set in the environment of caretaker's own verification runs so that they never heal themselves.
-WORKER_ENV = "CARETAKER_WORKER"
 
 #: The model-free repairer's name in a model chain, and the chain when no model is configured.
 BUILTIN = "builtin"
@@ -191,7 +189,7 @@ def _pick(option: Option, raw: RawValues) -> tuple[object, str] | None:
 
 def resolve(raw: RawValues) -> Settings:
     """Resolve the raw values into Settings; a SettingError names the bad value's origin."""
-    if raw.env.get(WORKER_ENV):
+    if is_worker(raw.env):  # caretaker's own child (children.py): never heals itself
         return Settings()
     values: dict[str, object] = {}
     origin: dict[str, str] = {}

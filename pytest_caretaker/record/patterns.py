@@ -35,9 +35,10 @@ SHAPES: tuple[tuple[re.Pattern[str], str], ...] = (
         "JSON web token",
     ),
 )
-#: user:password@ in a URL: the password goes. The scheme starts a run of scheme characters.
+#: user:password@ in a URL (redis://:password@ has no user): the password goes. The scheme
+#: starts a run of scheme characters.
 URL_PASSWORD = re.compile(
-    r"(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]{0,30}://[^\s:/@'\"]{1,200}:(?P<value>[^\s@/'\"]+)@"
+    r"(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]{0,30}://[^\s:/@'\"]{0,200}:(?P<value>[^\s@/'\"]+)@"
 )
 #: Basic <base64 of user:password>, Bearer <token>.
 AUTH_SCHEME = re.compile(

@@ -8,9 +8,9 @@ import os
 import tempfile
 from pathlib import Path
 
+from pytest_caretaker.children import WORKER_ENV, worker_token
 from pytest_caretaker.run.command import Command, Run, shown, start
 from pytest_caretaker.run.hook import RECORD_ENV, ROOT_ENV, SITECUSTOMIZE
-from pytest_caretaker.settings import WORKER_ENV
 
 
 def heal(command: Command, run: Run) -> int:
@@ -38,5 +38,5 @@ def child_env(command: Command, hook: Path) -> dict[str, str]:
     env = dict(command.env)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(hook), env.get("PYTHONPATH", "")) if p)
     env[ROOT_ENV] = str(command.root)
-    env[WORKER_ENV] = "1"  # a pytest run inside the command must not heal itself
+    env[WORKER_ENV] = worker_token()  # a pytest run inside the command must not heal itself
     return env

@@ -36,6 +36,8 @@ from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.text import plural
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.confinement import confinement_for
+from pytest_caretaker.verify.environment import candidate_env
+from pytest_caretaker.verify.protocol import SandboxPolicy
 from pytest_caretaker.verify.runner import Runner
 
 #: How the project's own tests are rerun: quietly, no cache, no caretaker inside.
@@ -76,18 +78,18 @@ class Repairs:
         confinement = confinement_for(settings)
         if isinstance(confinement, str):
             raise Unrepairable(confinement)
-        policy = None
-        if confinement is not None:
+        policy: SandboxPolicy | None = None
+        env = dict(work.env)
+        if confinement is not None:  # candidate code: no secret, no socket of the user's
             policy = sandbox.policy(work.root, work.scratch, settings.sandbox_network)
+            env = candidate_env(env)
         if work.target is not None:
             self.commands = Commands(
-                work.target, work.root, work.env, settings.timeout, work.scratch, policy
+                work.target, work.root, env, settings.timeout, work.scratch, policy
             )
             self.rerun = self.commands
         else:
-            self.rerun = Copies(
-                work.argv, work.root, work.env, settings.timeout, work.scratch, policy
-            )
+            self.rerun = Copies(work.argv, work.root, env, settings.timeout, work.scratch, policy)
         if work.tests is not False:
             runner = Runner(work.root, work.root, PYTEST_ARGS, settings.timeout, False, confinement)
             self.tests = self._stack.enter_context(runner)

@@ -18,15 +18,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_caretaker.children import WORKER_ENV, worker_token
 from pytest_caretaker.problem import Problem
 from pytest_caretaker.results import Executed, Verdict
 from pytest_caretaker.runtime.child import CASE
 from pytest_caretaker.runtime.records import Crash
-from pytest_caretaker.settings import WORKER_ENV
+from pytest_caretaker.verify.environment import candidate_env
 from pytest_caretaker.verify.judge import judge
 from pytest_caretaker.verify.protocol import SandboxPolicy
 from pytest_caretaker.verify.reading import executed_in
-from pytest_caretaker.verify.runner import Runner, hidden_env
+from pytest_caretaker.verify.runner import Runner
 
 CHILD = "pytest_caretaker.runtime.child"
 MAX_DETAIL = 3_000
@@ -85,9 +86,10 @@ class Replay:
         interpreter = str(self.crash.data.get("interpreter") or "")
         python = interpreter if os.path.isfile(interpreter) else _python()
         env = dict(os.environ)
-        if self.policy is not None:  # the replayed code never sees a secret of the environment
-            env = hidden_env(env)
-        env.update({WORKER_ENV: "1", "CARETAKER_RUNTIME": "off", "PYTHONDONTWRITEBYTECODE": "1"})
+        if self.policy is not None:  # the replayed code: no secret, no socket of the user's
+            env = candidate_env(env)
+        env.update({WORKER_ENV: worker_token(), "CARETAKER_RUNTIME": "off"})
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
         cwd = str(self.crash.data.get("cwd") or self.root)
         nonce = secrets.token_hex(16)
         started = time.monotonic()

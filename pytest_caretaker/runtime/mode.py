@@ -7,15 +7,13 @@ import os
 from pathlib import Path
 from typing import Literal, Protocol
 
+from pytest_caretaker.children import is_worker
 from pytest_caretaker.config import find_root
 
 Mode = Literal["off", "record", "heal"]
 MODES: tuple[Mode, ...] = ("off", "record", "heal")
 MODE_ENV = "CARETAKER_RUNTIME"
 ROOT_ENV = "CARETAKER_ROOT"
-#: Set in caretaker's own child processes (verify/runner.py, runtime/check.py): nothing there
-#: records or heals, whatever the environment says.
-WORKER_ENV = "CARETAKER_WORKER"
 
 
 class Store(Protocol):
@@ -30,7 +28,7 @@ class Store(Protocol):
 def resolve_mode(given: str | None) -> Mode:
     """given, else $CARETAKER_RUNTIME, else record; off in caretaker's own children. Raises
     ValueError for a mode that does not exist, naming the way out."""
-    if os.environ.get(WORKER_ENV):
+    if is_worker(os.environ):  # caretaker's own child (children.py)
         return "off"
     where = "mode=" if given is not None else f"${MODE_ENV}"
     value = (given if given is not None else os.environ.get(MODE_ENV, "")).strip().lower()

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import pytest
 
+from pytest_caretaker.children import worker_token
 from pytest_caretaker.settings import (
     DEFAULT_ATTEMPTS,
     DEFAULT_TIMEOUT,
@@ -157,12 +158,18 @@ def test_resolve_worker_env_forces_heal_off() -> None:
     settings = resolve(
         raw_values(
             cli={"heal": True, "models": ["m"], "attempts": "5"},
-            env={"CARETAKER_WORKER": "1", "CARETAKER_HEAL": "1"},
+            env={"CARETAKER_WORKER": worker_token(), "CARETAKER_HEAL": "1"},
             ini={"heal": True},
         )
     )
     assert settings.heal is False
     assert settings == Settings()
+
+
+@pytest.mark.parametrize("value", ["1", "true", "yes"])
+def test_resolve_a_worker_flag_set_by_hand_is_not_caretakers_mark(value: str) -> None:
+    settings = resolve(raw_values(cli={"heal": True}, env={"CARETAKER_WORKER": value}))
+    assert settings.heal is True
 
 
 def test_resolve_bad_ini_value_names_the_ini_option() -> None:

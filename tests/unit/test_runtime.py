@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from pytest_caretaker.children import worker_token
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.results import Edit
 from pytest_caretaker.runtime import heal, records, store
@@ -134,8 +135,15 @@ def test_a_bad_mode_says_the_way_out(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_caretakers_own_children_record_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CARETAKER_WORKER", "1")
+    monkeypatch.setenv("CARETAKER_WORKER", worker_token())
     assert resolve_mode("heal") == "off"
+
+
+def test_a_worker_flag_in_the_users_shell_does_not_turn_healing_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CARETAKER_WORKER", "1")
+    assert resolve_mode("heal") == "heal"
 
 
 def test_records_are_bounded_in_number_and_call_size(
