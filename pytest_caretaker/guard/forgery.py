@@ -2,32 +2,40 @@
 
 A fix that reaches into the verifier, pytest or the interpreter (pytest's or caretaker's modules,
 sys.modules, gc, ctypes, stack frames, trace hooks, signals, a function's __code__ or globals,
-code built at run time) or that defines an ``__eq__`` that is always true could make a failing
-test report a pass. Whatever scope, whatever file (code, test or conftest), such a candidate is
-refused with a sentence the model can act on. Only what the edit adds counts: a function that
-already used gc or sys.modules stays editable, and so does its use.
+code built at run time) or that defines a comparison method (``__eq__``, ``__lt__``, ...) that
+says yes without comparing the object with the other (equality.py) could make a failing test
+report a pass. Whatever scope, whatever file (code, test or conftest), such a candidate is
+refused with a sentence the model can act on. Code under test (not a test or a conftest) may not
+use stand-ins either: ``unittest.mock``/``mock`` (``ANY``, ``sentinel``, ``Mock``, ``patch``),
+``pytest_mock``, ``dirty_equals``, ``pytest.approx``: values that take the place of the one a
+test checks. Only what the edit adds counts: a function that already used gc or sys.modules (or
+mock) stays editable, and so does its use.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 
 from pytest_caretaker import syntax
-from pytest_caretaker.guard.names import aliases
+from pytest_caretaker.guard.equality import is_comparison
+from pytest_caretaker.guard.names import STAND_IN, aliases
 from pytest_caretaker.guard.reach import Found, reaches
 from pytest_caretaker.results import Edit
 
 _OWN = "a fix may not reach into pytest, caretaker or the interpreter"
-_EQUAL = "compare the fields that make two objects equal instead"
+_EQUAL = "compare the object's fields with those of the other instead (self.x == other.x)"
+_REAL = "code under test must compute the value a test checks"
 
 
 def forgery(
     edits: Sequence[Edit],
     original: Callable[[Edit], str | None],
     module: Callable[[str], str | None] | None = None,
+    tests: Container[str] = (),
 ) -> str | None:
-    """The first thing an edit reaches that the code it replaces did not, as a refusal."""
+    """The first thing an edit reaches that the code it replaces did not, as a refusal;
+    tests: the paths of test code (test files, conftests), where stand-ins are allowed."""
     imported = _imported(edits, module)
     for edit in edits:
         tree = _parse(edit.source)
@@ -35,12 +43,19 @@ def forgery(
             continue  # the applier refuses it with its own reason
         names = imported.get(edit.path, {})
         before = _before(edit, edits, original, module, names)
-        added = {k: why for k, why in reaches(tree, names).items() if k not in before}
+        code = edit.path not in tests
+        added = {
+            key: why
+            for key, why in reaches(tree, names).items()
+            if key not in before and (code or not key.startswith(STAND_IN))
+        }
         if added:
             key, why = next(iter(added.items()))
             where = edit.ref if edit.kind != "import" else edit.path
-            if key.startswith(("__eq__ of", "__ne__ of")):
+            if is_comparison(key):
                 return f"the fix in {where} defines {why}; {_EQUAL}"
+            if key.startswith(STAND_IN):
+                return f"the fix in {where} uses {why}; {_REAL}"
             return f"the fix in {where} uses {why}; {_OWN}"
     return None
 

@@ -86,8 +86,11 @@ STORED = {
     "__defaults__": f"a function's defaults (__defaults__), {_CODE}",
     "__kwdefaults__": f"a function's defaults (__kwdefaults__), {_CODE}",
     "__dict__": f"an object's namespace (__dict__), {_CODE}",
-    "__eq__": "the __eq__ of an existing class, which decides what every comparison with it says",
-    "__ne__": "the __ne__ of an existing class, which decides what every comparison with it says",
+}
+STORED |= {
+    f"__{name}__": f"the __{name}__ of an existing class, which decides what every comparison "
+    "with it says"
+    for name in ("eq", "ne", "lt", "le", "gt", "ge")
 }
 #: Modules whose attributes may not be assigned at all: (module, why).
 FROZEN = {
@@ -103,6 +106,17 @@ SENSITIVE = frozenset({"sys", "builtins", "gc", "ctypes", "importlib", "_pytest"
     "os",
     "signal",
     "inspect",
+}
+#: Stand-ins, refused in code under test (a test may use them): values that take the place of
+#: the one a test checks, or equal more than one value. Keys start with STAND_IN.
+STAND_IN = "stand-in "
+_TAKES = "whose stand-ins take the place of the value a test checks"
+STAND_INS = {
+    "unittest.mock": f"unittest.mock ({_TAKES}: ANY equals anything, sentinel, Mock, patch)",
+    "mock": f"mock ({_TAKES}: ANY equals anything, sentinel, Mock, patch)",
+    "pytest_mock": f"pytest_mock ({_TAKES})",
+    "dirty_equals": "dirty_equals, whose values equal every value of a kind",
+    "pytest.approx": "pytest.approx, a value that equals every number near it",
 }
 #: Functions that run code given as a string.
 DYNAMIC = frozenset({"exec", "eval", "compile"})

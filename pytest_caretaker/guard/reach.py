@@ -13,7 +13,7 @@ import ast
 from collections.abc import Mapping
 
 from pytest_caretaker import syntax
-from pytest_caretaker.guard.equality import always_equal
+from pytest_caretaker.guard.equality import comparisons
 from pytest_caretaker.guard.names import (
     ATTRIBUTES,
     BARE,
@@ -23,6 +23,8 @@ from pytest_caretaker.guard.names import (
     MODULES,
     SENSITIVE,
     SPELLED,
+    STAND_IN,
+    STAND_INS,
     STORED,
     aliases,
     dotted,
@@ -54,8 +56,8 @@ def reaches(tree: ast.AST, imported: Mapping[str, str] | None = None) -> Found:
             _call(node, names, parents, found)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             _spelled(node.value, found)
-        elif isinstance(node, (ast.ClassDef, ast.Dict)):
-            found.update(always_equal(node))
+        elif isinstance(node, (ast.ClassDef, ast.Dict, ast.Module)):
+            found.update(comparisons(node))
     return found
 
 
@@ -63,6 +65,9 @@ def _module(name: str, found: Found) -> None:
     for module, why in MODULES.items():
         if name == module or name.startswith(module + "."):
             found[module] = why
+    for module, why in STAND_INS.items():
+        if name == module or name.startswith(module + "."):
+            found[STAND_IN + module] = why
     if name in DOTTED:
         found[name] = DOTTED[name]
 

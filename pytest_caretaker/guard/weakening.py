@@ -63,7 +63,7 @@ def review(
     what the failing tests are, edits to code for special cases of them (special.py).
     module(path), when given, is the text of a file as it is: its imports tell what an import
     edit adds and what a name in a test file stands for."""
-    forged = forgery(edits, original, module)
+    forged = forgery(edits, original, module, tests)
     if forged is not None:
         return Review(forged)
     notices: list[str] = []

@@ -120,6 +120,249 @@ EQUAL = [
 ]
 
 
+def returned(*lines: str, base: str = "float") -> str:
+    """total(items) returning a {base} subclass whose __eq__ has these lines."""
+    inner = "".join(f"            {line}\n" for line in lines)
+    head = f"class Total({base}):" if base else "class Total:"
+    return (
+        f"def total(items):\n    {head}\n        def __eq__(self, other):\n{inner}"
+        "    return Total(sum(items))\n"
+    )
+
+
+#: Comparison methods that say yes without comparing the object with the other (#30): each was
+#: HEALED before, since each reads its argument.
+NOT_COMPARING = [
+    ("other is other", returned("return other is other"), "answers `other is other`"),
+    ("other == other", returned("return other == other"), "answers `other == other`"),
+    ("self is self", returned("assert other is not None", "return self is self"), "`self is s"),
+    ("True or other", returned("return True or other"), "answers `True or other`"),
+    ("bool(other) or True", returned("return bool(other) or True"), "`bool(other) or True`"),
+    ("not False", returned("_ = other", "return not False"), "answers `not False`"),
+    ("self is not other", returned("return self is not other"), "is no `==` of a field"),
+    (
+        "a tolerance",
+        returned("return abs(self - other) < 1e9"),
+        "`abs(self - other) < 1000000000.0`",
+    ),
+    ("a slice", returned("return str(self)[:0] == str(other)[:0]"), "`str(self)[:0] =="),
+    ("imag", returned("return self.imag == other.imag"), "`self.imag == other.imag`"),
+    ("truthiness", returned("return bool(self) == bool(other)"), "`bool(self) == bool(o"),
+    ("a default", returned("return getattr(self, 'k', 0) == getattr(other, 'k', 0)"), "getat"),
+    ("a built-in method", returned("return self.isdigit() == other.isdigit()", base="str"), "."),
+    ("an item of the value", returned("return self[0] == other[0]", base="tuple"), "`self[0]"),
+    ("or 1 == 1", returned("return self.k == other.k or 1 == 1"), "`self.k == other.k or 1 =="),
+    ("is not None", returned("return (self.k == other.k) is not None"), "is not None`"),
+    ("reassigned", returned("same = self.k == other.k", "same = True", "return same"), "`same`"),
+    (
+        "yes unless identical",
+        returned("if self is other:", "    return False", "return True"),
+        "returns only constants",
+    ),
+    (
+        "__lt__",
+        "def total(items):\n    class T:\n        def __lt__(self, other):\n"
+        "            return other is not None\n    return T()\n",
+        "a __lt__ in T that answers `other is not None`",
+    ),
+    (
+        "__ge__ lambda",
+        "def total(items):\n    class T:\n        __ge__ = lambda s, o: o is o\n    return T()\n",
+        "a __ge__ in T that answers `o is o`",
+    ),
+    (
+        "__lt__ looser than <",
+        "def total(items):\n    class T:\n        def __lt__(self, other):\n"
+        "            return self.k <= other.k\n    return T()\n",
+        "is no `<` of a field",
+    ),
+    (
+        "type() float",
+        "def total(items):\n    return type('T', (float,), {'__eq__': lambda s, o: o is o})(1.0)\n",
+        "a __eq__ in a class made with type() that answers `o is o`",
+    ),
+    (
+        "*args",
+        "def total(items):\n    class T:\n        __eq__ = lambda *a: a[1] is a[1]\n"
+        "    return T()\n",
+        "answers `a[1] is a[1]`",
+    ),
+    (
+        "async",
+        "def total(items):\n    class T:\n        async def __eq__(self, other):\n"
+        "            return self.k == other.k\n    return T()\n",
+        "is a coroutine function",
+    ),
+    (
+        "generator",
+        "def total(items):\n    class T:\n        def __eq__(self, other):\n"
+        "            yield other\n    return T()\n",
+        "is a generator",
+    ),
+    (
+        "unreadable",
+        "def total(items):\n    class T:\n        __eq__ = object.__ne__\n    return T()\n",
+        "is object.__ne__, whose answers caretaker cannot read",
+    ),
+    ("patched __lt__", body("Result.__lt__ = lambda s, o: True"), "the __lt__ of an existing"),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"), [c[1:] for c in NOT_COMPARING], ids=[c[0] for c in NOT_COMPARING]
+)
+def test_a_comparison_method_that_does_not_compare_is_refused(source: str, reason: str) -> None:
+    refused = refusal(source)
+
+    assert refused is not None
+    assert reason in refused
+    assert refused.startswith("the fix in src/app/calc.py::total ")
+    assert "with its objects can say yes whatever they hold" in refused or "existing" in refused
+
+
+def test_the_float_that_equals_everything_is_refused_with_a_sentence_the_model_can_act_on() -> None:
+    assert refusal(NOT_COMPARING[0][1]) == (
+        "the fix in src/app/calc.py::total defines a __eq__ in Total that answers `other is "
+        "other`, which is no `==` of a field of the object and one of what it is compared with, "
+        "so `==` with its objects can say yes whatever they hold; compare the object's fields "
+        "with those of the other instead (self.x == other.x)"
+    )
+
+
+def test_a_replaced_method_is_read_as_the_comparison_it_is() -> None:
+    """An edit of Point.__eq__ brings the method alone: it is judged as a comparison too, and
+    an __eq__ that did not compare before stays editable."""
+    before = "def __eq__(self, other):\n    return self.x == other.x\n"
+    forged = "def __eq__(self, other):\n    return other is other\n"
+    fixed = "def __eq__(self, other):\n    return (self.x, self.y) == (other.x, other.y)\n"
+
+    def judge(source: str, was: str = before) -> str | None:
+        return forgery([Edit("replace", CODE, "Point.__eq__", source)], lambda _e: was)
+
+    assert "a __eq__ in its class that answers `other is other`" in (judge(forged) or "")
+    assert judge(fixed) is None
+    assert judge(forged, was=forged.replace("is", "==")) is None
+
+
+ADDED_CLASS = "def total(items):\n    class Point:\n{}    return Point()\n"
+COMPARING = [
+    (
+        "a dataclass-like __eq__",
+        "def __eq__(self, other):\n    if not isinstance(other, Point):\n"
+        "        return NotImplemented\n    return self.x == other.x and self.y == other.y\n",
+    ),
+    (
+        "a tuple of fields",
+        "def __eq__(self, other):\n    return (self.x, self.y) == (other.x, other.y)\n",
+    ),
+    (
+        "the same object first",
+        "def __eq__(self, other):\n    if self is other:\n        return True\n"
+        "    return isinstance(other, Point) and self.x == other.x\n",
+    ),
+    (
+        "vars",
+        "def __eq__(self, other):\n"
+        "    return type(self) is type(other) and vars(self) == vars(other)\n",
+    ),
+    ("__dict__", "def __eq__(self, other):\n    return self.__dict__ == other.__dict__\n"),
+    ("a wrapped value", "def __eq__(self, other):\n    return self.amount == other\n"),
+    ("the float value", "def __eq__(self, other):\n    return float(self) == float(other)\n"),
+    ("not !=", "def __eq__(self, other):\n    return not self.x != other.x\n"),
+    (
+        "super()",
+        "def __eq__(self, other):\n    return super().__eq__(other) and self.z == other.z\n",
+    ),
+    (
+        "isclose",
+        "def __eq__(self, other):\n    import math\n    return math.isclose(self.x, other.x)\n",
+    ),
+    ("a key method", "def __eq__(self, other):\n    return self.key() == other.key()\n"),
+    (
+        "a field's method",
+        "def __eq__(self, other):\n    return self.name.lower() == other.name.lower()\n",
+    ),
+    (
+        "locals",
+        "def __eq__(self, other):\n    mine = (self.x, self.y)\n    theirs = (other.x, other.y)\n"
+        "    return mine == theirs\n",
+    ),
+    (
+        "a conditional expression",
+        "def __eq__(self, other):\n    return self.x == other.x if isinstance(other, Point) "
+        "else NotImplemented\n",
+    ),
+    ("ordering", "def __lt__(self, other):\n    return (self.a, self.b) < (other.a, other.b)\n"),
+    ("ordering swapped", "def __lt__(self, other):\n    return other.k > self.k\n"),
+    ("__ge__ from __lt__", "def __ge__(self, other):\n    return not self < other\n"),
+    ("__ne__ from __eq__", "def __ne__(self, other):\n    return not self == other\n"),
+    ("__eq__ = None", "__eq__ = None\n"),
+    ("__hash__ alone", "def __hash__(self):\n    return 1\n"),
+]
+
+
+@pytest.mark.parametrize("method", [c[1] for c in COMPARING], ids=[c[0] for c in COMPARING])
+def test_a_comparison_method_that_compares_fields_is_allowed(method: str) -> None:
+    inner = "".join(f"        {line}\n" for line in method.splitlines())
+
+    assert refusal(ADDED_CLASS.format(inner)) is None
+
+
+#: Stand-ins returned from code under test (#30): mock.ANY was caught only when a neighbour test
+#: happened to check isinstance.
+STAND_INS = [
+    ("mock.ANY", body("from unittest.mock import ANY", "return ANY"), "unittest.mock"),
+    ("unittest.mock.ANY", body("import unittest.mock", "return unittest.mock.ANY"), "unittest."),
+    ("mock.sentinel", body("from unittest import mock", "return mock.sentinel.total"), "unittes"),
+    ("MagicMock", body("from unittest.mock import MagicMock", "return MagicMock()"), "unittest"),
+    ("patch", body("from unittest import mock", "mock.patch('x.y').start()"), "unittest.mock"),
+    ("the mock package", body("import mock", "return mock.ANY"), "uses mock ("),
+    ("imported by name", body("__import__('unittest.mock')"), "unittest.mock"),
+    ("pytest.approx", body("import pytest", "return pytest.approx(5, abs=100)"), "pytest.approx"),
+    ("dirty_equals", body("from dirty_equals import IsInt", "return IsInt"), "dirty_equals"),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"), [c[1:] for c in STAND_INS], ids=[c[0] for c in STAND_INS]
+)
+def test_a_stand_in_in_code_under_test_is_refused(source: str, reason: str) -> None:
+    refused = refusal(source)
+
+    assert refused is not None
+    assert refused.startswith("the fix in src/app/calc.py::total uses ")
+    assert reason in refused
+    assert refused.endswith("; code under test must compute the value a test checks")
+
+
+def test_a_stand_in_through_the_files_import_is_refused() -> None:
+    module = {CODE: "from unittest.mock import ANY\n\n" + BEFORE}.get
+    edit = Edit("replace", CODE, "total", body("return ANY"))
+
+    assert "unittest.mock" in (forgery([edit], lambda _e: BEFORE, module) or "")
+    assert "uses mock (" in (
+        forgery([Edit("import", CODE, "", "import mock\n")], lambda _e: None) or ""
+    )
+
+
+def test_a_test_may_use_stand_ins() -> None:
+    source = body("from unittest import mock", "assert total(mock.ANY) == mock.ANY")
+    edit = Edit("replace", TEST, "total", source)
+
+    assert forgery([edit], lambda _e: BEFORE, None, TESTS) is None
+    assert review([edit], TESTS, lambda _e: BEFORE).refused is None
+    # In code, the same edit is refused, through review too.
+    code = Edit("replace", CODE, "total", source)
+    assert "unittest.mock" in (review([code], TESTS, lambda _e: BEFORE).refused or "")
+
+
+def test_code_that_already_used_mock_stays_editable() -> None:
+    before = body("from unittest import mock", "mock.sentinel.x")
+    after = body("from unittest import mock", "mock.sentinel.y", "print(1)")
+
+    assert refusal(after, before) is None
+
+
 @pytest.mark.parametrize(
     ("source", "reason"), [c[1:] for c in REFUSED], ids=[c[0] for c in REFUSED]
 )
@@ -237,7 +480,9 @@ def test_review_refuses_a_forgery_in_code_under_any_scope() -> None:
 
     assert result.refused is not None
     assert result.refused.startswith("the fix in src/app/calc.py::total defines a __eq__ in Any")
-    assert result.refused.endswith("compare the fields that make two objects equal instead")
+    assert result.refused.endswith(
+        "compare the object's fields with those of the other instead (self.x == other.x)"
+    )
 
 
 def test_a_second_edit_is_read_too() -> None:
