@@ -3,7 +3,7 @@
     python benchmarks/sandbox.py [--repeat 20]
 
 1. Verification per candidate through the warm server, sandboxed and not, interleaved: medians
-   and their ratio (target at most 1.2).
+   and their ratio (target at most 1.1).
 2. The same for a fresh process per run (the fallback when the warm server is not used).
 3. The built-in repairer's trials per second (trial server, a candidate swapped in per trial),
    sandboxed and not.
@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from pytest_caretaker.verify import probe as probe_module
 from pytest_caretaker.verify.probe import unavailable
 from pytest_caretaker.verify.runner import Confinement, Runner
 from pytest_caretaker.verify.trials import Trials
@@ -90,7 +91,7 @@ def main() -> None:
     try:
         started = time.perf_counter()
         for _ in range(5):
-            unavailable(False)
+            probe_module._check.__wrapped__(False, 20.0)  # the session's answer is cached
         probe = (time.perf_counter() - started) / 5
         print(f"{'probe (once per --heal session)':<34} {probe * 1000:.1f} ms")
         starts = []

@@ -183,6 +183,10 @@ class HealSession(Recorder):
             lines.append("caretaker: candidates run unsandboxed: --heal-sandbox off")
         elif self.unsandboxed is not None:
             lines.append(f"caretaker: candidates run unsandboxed: {self.unsandboxed}")
+        else:
+            from pytest_caretaker.verify.probe import confines
+
+            lines.append(f"caretaker: sandbox on ({confines(self.settings.sandbox_network)})")
         return lines
 
     def failed(self, nodeid: str, items: Sequence[pytest.Item] = ()) -> None:

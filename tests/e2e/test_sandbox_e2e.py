@@ -362,7 +362,13 @@ def quickstart(pytester: pytest.Pytester) -> pytest.Pytester:
 def test_require_runs_sandboxed_where_the_sandbox_works(quickstart: pytest.Pytester) -> None:
     result = quickstart.runpytest("--heal", "--heal-sandbox", "require")
 
-    result.stdout.fnmatch_lines(["HEALED test_textstats.py::test_moving_average"])
+    result.stdout.fnmatch_lines(
+        [
+            "caretaker: sandbox on (user, pid, mount, IPC, network namespaces, Landlock ABI *, "
+            "an allow-listed view*)",
+            "HEALED test_textstats.py::test_moving_average",
+        ]
+    )
     result.stdout.no_fnmatch_line("*unsandboxed*")
 
 
