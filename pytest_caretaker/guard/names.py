@@ -56,6 +56,14 @@ DOTTED = {
 }
 _OS = ("kill", "killpg", "getppid", "_exit", "fork", "forkpty", "setsid", "setpgid", "setpgrp")
 DOTTED |= {f"os.{name}": f"process control (os.{name}), {_PROCESS}" for name in _OS}
+#: A run's result is written through a descriptor the worker opens before the run is confined.
+_FDS = ("write", "pwrite", "writev", "pwritev", "fdopen", "dup", "dup2", "ftruncate", "closerange")
+DOTTED |= {
+    f"os.{name}": f"a raw file descriptor (os.{name}), which can write over the verifier's result"
+    for name in _FDS
+}
+#: Why open() of a descriptor number is refused.
+RAW_OPEN = "open() of a raw file descriptor, which can write over the verifier's result"
 #: Attributes refused on any object (the base does not matter: these names mean one thing).
 ATTRIBUTES = {
     "__code__": f"a function's code (__code__), {_CODE}",

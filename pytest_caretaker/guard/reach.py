@@ -21,6 +21,7 @@ from pytest_caretaker.guard.names import (
     DYNAMIC,
     FROZEN,
     MODULES,
+    RAW_OPEN,
     SENSITIVE,
     SPELLED,
     STAND_IN,
@@ -144,6 +145,18 @@ def _call(
             _module(module, found)
     elif callee in _NAMESPACES:
         _namespace(node, callee, names, parents, found)
+    elif callee in ("open", "io.open", "builtins.open") and _descriptor(node):
+        found["open(fd)"] = RAW_OPEN
+
+
+def _descriptor(node: ast.Call) -> bool:
+    """open() given a number: a descriptor the process already holds, not a file by its name."""
+    first = (
+        node.args[0]
+        if node.args
+        else next((k.value for k in node.keywords if k.arg == "file"), None)
+    )
+    return isinstance(first, ast.Constant) and type(first.value) is int
 
 
 def _attribute_call(node: ast.Call, callee: str, names: Mapping[str, str], found: Found) -> None:

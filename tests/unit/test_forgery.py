@@ -57,6 +57,12 @@ REFUSED = [
     ("globals update", body("globals().update(helper=len)"), "through globals()"),
     ("builtins", body("import builtins", "builtins.len = max"), "assignment to the builtins"),
     ("gc", body("import gc", "gc.get_referrers(items)"), "gc, which can find"),
+    ("os.pwrite", body("import os", "os.pwrite(3, b'{}', 0)"), "a raw file descriptor (os.pwrite)"),
+    ("os.write", body("from os import write", "write(5, b'x')"), "(os.write)"),
+    ("os.fdopen", body("import os", "os.fdopen(4, 'w').write('{}')"), "(os.fdopen)"),
+    ("os.dup2", body("import os", "os.dup2(1, 3)"), "(os.dup2)"),
+    ("open a descriptor", body("open(3, 'w').write('{}')"), "open() of a raw file descriptor"),
+    ("open(file=fd)", body("open(file=4, mode='w')"), "open() of a raw file descriptor"),
     ("ctypes", body("import ctypes", "ctypes.pythonapi"), "ctypes"),
     ("_getframe", body("import sys", "sys._getframe(1)"), "sys._getframe"),
     ("currentframe", body("import inspect", "inspect.currentframe()"), "currentframe"),
@@ -400,6 +406,8 @@ ALLOWED = [
     ("getattr self", body("getattr(self, name)")),
     ("vars of an object", body("vars(options)")),
     ("os.path", body("import os", "os.path.join('a', 'b')")),
+    ("open a file", body("open('out.txt', 'w').write('x')", "open(path)")),
+    ("os.open", body("import os", "fd = os.open(path, os.O_RDONLY)", "os.close(fd)")),
     (
         "an __eq__ that compares",
         "def total(items):\n    class P:\n        def __eq__(self, other):\n"
