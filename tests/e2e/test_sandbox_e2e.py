@@ -106,6 +106,22 @@ FORGERIES: dict[str, str] = {
     "            v.__code__ = (lambda: None).__code__\n"
     "return x + 1",
     "kill the parent": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nreturn x",
+    # The run's folder holds its spec and result: write a result saying every test passed, then
+    # make the worker's own write of it fail (it wrote result.partial, then renamed it).
+    "write its own verdict": "import json, os\n"
+    "from pathlib import Path\n"
+    "folder = Path(os.environ.get('TMPDIR', '/'))\n"
+    "while not (folder / 'spec.json').exists() and folder != folder.parent:\n"
+    "    folder = folder.parent\n"
+    "try:\n"
+    "    ids = json.loads((folder / 'spec.json').read_text())['nodeids']\n"
+    "    passed = {i.rsplit('/', 1)[-1]: {'outcome': 'passed', 'detail': ''} for i in ids}\n"
+    "    forged = {'exit_code': 0, 'outcomes': passed, 'collect_errors': [], 'trace': None}\n"
+    "    (folder / 'result.json').write_text(json.dumps(forged))\n"
+    "    (folder / 'result.partial').mkdir()\n"
+    "except OSError:\n"
+    "    pass\n"
+    "return x + 1",
 }
 
 
