@@ -28,7 +28,8 @@ from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import MEMORY_HEADROOM, fork, learn_module_files
 from pytest_caretaker.verify.protocol import RunReport, SandboxPolicy, Session
-from pytest_caretaker.verify.worker import open_result, report_to, run_space, run_spec
+from pytest_caretaker.verify.verdict import open_result, report_to, run_space
+from pytest_caretaker.verify.worker import run_spec
 
 
 def preload(root: Path) -> None:

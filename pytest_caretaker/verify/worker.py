@@ -34,8 +34,6 @@ from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import MEMORY_HEADROOM, cap_memory
 from pytest_caretaker.verify.protocol import (
-    RESULT,
-    RUN_SPACE,
     ReportedOutcome,
     RunReport,
     RunSpec,
@@ -43,6 +41,7 @@ from pytest_caretaker.verify.protocol import (
 )
 from pytest_caretaker.verify.pytest_private import rewrite_asserts
 from pytest_caretaker.verify.timer import Limits, TimeLimits
+from pytest_caretaker.verify.verdict import open_result, report_to, run_space
 
 MAX_DETAIL = 3_000
 
@@ -269,30 +268,6 @@ def load_patches(spec: RunSpec) -> dict[tuple[int, int], bytes]:
         if key is not None:
             patches[key] = Path(patched).read_bytes()
     return patches
-
-
-def open_result(spec_path: str) -> int:
-    """The run's result file, opened for writing before the run is confined: the run's folder is
-    not writable to the run (only its RUN_SPACE is), so candidate code cannot open it again,
-    plant it, or replace it. The parent reads it only after a clean exit."""
-    path = Path(spec_path).with_name(RESULT)
-    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-
-
-def run_space(spec_path: str) -> str:
-    """The one folder a run of this spec may write in (its tmp_path, its temp files)."""
-    return str(Path(spec_path).with_name(RUN_SPACE))
-
-
-def report_to(fd: int, report: RunReport) -> None:
-    """Write a run's report to its result file, as the worker's last act: from its start and
-    to its end, whatever else was written there."""
-    data = json.dumps(report).encode()
-    done = 0
-    while done < len(data):
-        done += os.pwrite(fd, data[done:], done)
-    os.ftruncate(fd, done)
-    os.close(fd)
 
 
 def main(argv: Sequence[str]) -> int:

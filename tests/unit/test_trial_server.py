@@ -103,5 +103,7 @@ def test_the_children_import_nothing_of_the_parent_side() -> None:
         "pytest_caretaker.verify.sandbox",
         "pytest_caretaker.verify.timer",
         "pytest_caretaker.verify.trial_server",
+        "pytest_caretaker.verify.verdict",
+        "pytest_caretaker.verify.view",
         "pytest_caretaker.verify.worker",
     ]
