@@ -45,6 +45,9 @@ class ModelRepairer:
     describe: Callable[[str, str | None], models.Info] = models.info
 
     def repair(self, task: Task) -> Healed | Failed:
+        lead = task.problem.lead
+        shown = [lead.path, *(f.path for f in lead.frames), *(s.path for s in task.suspects)]
+        self.redactor.learn_code(self.files.root, shown)  # the literals of what the prompt shows
         described = self.describe(self.name, self.api_base)
         tools = described.tools is True
         room = conversation.room_for(described.context)

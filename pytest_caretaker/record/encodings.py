@@ -1,7 +1,8 @@
 """Encodings: the forms a secret takes on its way into a failure's text.
 
 A password is rarely printed as itself alone: it goes into a URL (percent-encoded), a JSON body
-(escaped), an ``Authorization: Basic`` header (base64 of ``user:password``) or a repr. Base64 of
+(escaped), an ``Authorization: Basic`` header (base64 of ``user:password``) or a repr, and a
+candidate that reads one may print it reversed. Base64 of
 a longer text holds the secret's encoding at one of three alignments, so each alignment's stable
 characters are learnt; a whole base64 token can also be decoded and searched (``decoded``).
 """
@@ -34,6 +35,7 @@ def forms(value: str) -> dict[str, str]:
         (quote(value), "URL-encoded"),
         (quote_plus(value), "URL-encoded"),
         (value.encode().hex(), "hex"),
+        (value[::-1], "reversed"),  # the simplest encoding a candidate could print it in
     ]
     for form, name in candidates:
         found.setdefault(form, name)

@@ -1,7 +1,8 @@
 """Record: what a failed test left behind, as plain frozen data.
 
-Runs inside pytest_runtest_makereport for failed phases only, so it must stay cheap: no source
-parsing, no subprocess; localization happens after the run.
+Runs inside pytest_runtest_makereport for failed phases only, so it must stay cheap: no
+subprocess, and the only source parsed is the secrets' learning (code.py), once a file per
+session; localization happens after the run.
 """
 
 from __future__ import annotations
@@ -45,8 +46,11 @@ def _visible(f_locals: dict[str, Any]) -> list[tuple[str, Any]]:
 
 
 def project_frames(
-    tb: TracebackType | None, root: Path, redactor: Redactor | None = None
+    tb: TracebackType | None, root: Path, redactor: Redactor | None = None, test: str = ""
 ) -> tuple[Frame, ...]:
+    """The frames of project files, their locals redacted. The redactor first learns the
+    secret-named locals of every frame, then the secrets the code of the test file (test) and
+    of the frames' files holds (code.py), before anything is shown."""
     entries: list[tuple[str, int, str, list[tuple[str, Any]]]] = []
     while tb is not None:
         code = tb.tb_frame.f_code
@@ -59,6 +63,7 @@ def project_frames(
             for name, value in items:
                 if secret_name(name):
                     redactor.remember(value, f"value of local {name}")
+        redactor.learn_code(root, [*([test] if test else []), *(rel for rel, *_ in entries)])
     return tuple(
         Frame(
             rel,
@@ -89,8 +94,8 @@ def record(
 ) -> Failure:
     """The failure as data, with every secret the redactor knows or recognises removed."""
     redactor = redactor if redactor is not None else Redactor(os.environ)
-    frames = project_frames(exc.__traceback__, root, redactor)  # first: it learns the secrets
     rel = project_relpath(str(test_path), root) or test_path.name
+    frames = project_frames(exc.__traceback__, root, redactor, rel)  # first: it learns secrets
     try:
         message = str(exc) or ("assert" if isinstance(exc, AssertionError) else "")
     except Exception as error:  # a user's __str__ may raise anything

@@ -53,8 +53,12 @@ NAMED: tuple[re.Pattern[str], ...] = (
         r"(?m)^(?P<name>[A-Za-z_][\w.\-]*)[ \t]*[:=][ \t]*"
         r"(?P<value>[^\s#;'\"(){}\[\],|][^\n(){}\[\],|]*)$"
     ),
-    # name = "value", name: 'value', "name": "value", pw='value' in a repr
-    re.compile(_NAME + r"['\"]?[ \t]*[:=][ \t]*(?P<q>['\"])(?P<value>[^'\"\n]+)(?P=q)"),
+    # name = "value", name: 'value', "name": "value", pw='value' in a repr; pw="it's" and
+    # pw=b'…' too (a repr quotes a value holding ' with "); a value ends within 200 characters
+    re.compile(
+        _NAME
+        + r"['\"]?[ \t]*[:=][ \t]*[bB]?(?P<q>['\"])(?P<value>(?:(?!(?P=q))[^\n]){1,200})(?P=q)"
+    ),
     # NAME=value as in an environment dump or a shell line
     re.compile(r"(?<![\w.\-])(?P<name>[A-Z][A-Z0-9_]*)=(?P<value>[^\s'\"]+)"),
     # name=value, name: value: a libpq conninfo, a repr, an X-Api-Key header

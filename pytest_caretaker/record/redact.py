@@ -1,8 +1,10 @@
 """Redact: keep secrets out of everything that could leave the machine.
 
 One Redactor per session knows the secret values of this run (environment variables, the
-project's .env files, ~/.netrc and ~/.pgpass, locals whose names look like secrets) in every
-encoding they take (raw, escaped, URL-encoded, JSON-escaped, base64 at any alignment, hex), and
+project's .env and config files, git's config, ~/.netrc, ~/.pgpass and the shell's history:
+sources.py; locals whose names look like secrets; the literals of the project's code that hold
+one: code.py) in every encoding they take (raw, escaped, URL-encoded, JSON-escaped, base64 at any
+alignment, hex, reversed), and
 recognises strings that look like secrets wherever they appear (tokens of known shapes, private-key
 blocks, passwords in URLs, assignments, headers and prose, long high-entropy strings). Each is
 replaced by a marker that says what was removed, e.g.
@@ -17,11 +19,12 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_caretaker.record import patterns, secrets
+from pytest_caretaker.project.files import ProjectFiles
+from pytest_caretaker.record import code, patterns, secrets, sources
 from pytest_caretaker.record.encodings import decoded, forms
 from pytest_caretaker.record.patterns import entropy, looks_random
 from pytest_caretaker.record.secrets import MIN_SECRET, plausible, secret_name
@@ -44,17 +47,30 @@ class Redactor:
         self._known: dict[str, str] = {}  # each form of each secret -> what it is
         self._numbers: dict[str, int] = {}  # replaced text -> its marker number
         self._lock = threading.Lock()
+        self._learning = threading.Lock()
+        self._read: set[str] = set()  # the files learn_code read
         for value, what in secrets.from_env(env or {}):
             self.remember(value, what)
 
     @classmethod
     def for_project(cls, root: Path, env: Mapping[str, str], home: Path | None = None) -> Redactor:
-        """A redactor that knows the secrets of env, of root's .env files and of home's (or
-        $NETRC's) .netrc and (or $PGPASSFILE's) .pgpass; home defaults to the user's."""
+        """A redactor that knows the secrets of env, of root's .env and config files, of git's
+        config for root, and of home's credential files and shell history (sources.py); home
+        defaults to the user's."""
         redactor = cls()
-        for value, what in secrets.from_project(root, env, home):
+        for value, what in sources.from_project(root, env, home):
             redactor.remember(value, what)
         return redactor
+
+    def learn_code(self, root: Path, rels: Iterable[str]) -> None:
+        """Learn the secrets that the project's Python files at rels (root-relative), and the
+        project files they import, hold in literals (code.py); each file once."""
+        with self._learning:  # a file another thread is learning is known when this returns
+            new = [rel for rel in dict.fromkeys(rels) if rel not in self._read]
+            self._read.update(new)
+            if new:
+                for value, what in code.from_files(ProjectFiles(root), new):
+                    self.remember(value, what)
 
     def remember(self, value: object, what: str) -> None:
         """Redact this value wherever it appears from now on, in each of its encodings; the

@@ -1,8 +1,10 @@
-"""Secrets: which names hold one, and where a project keeps the values.
+"""Secrets: which names hold one, which values could be one, and how credential files write them.
 
-A value is learnt by name (a local, a key in a repr, an environment variable) or from the files
-that hold credentials: the project's ``.env*`` files, ``~/.netrc`` and ``~/.pgpass``. Only values
-that could be a secret are learnt: "true", "8080" or a path would redact half of every failure.
+A value is learnt by name (a local, a key in a repr, an environment variable, a config key, an
+argument: code.py) or from the files that hold credentials (sources.py finds them: the project's
+``.env*`` and config files, git's config, ``~/.netrc``, ``~/.pgpass``, the shell's history). Only
+values that could be a secret are learnt: "true", "8080" or a path would redact half of every
+failure.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from itertools import pairwise
-from pathlib import Path
 from urllib.parse import urlsplit
+
+from pytest_caretaker.record.patterns import SHAPES, looks_random
 
 #: Words that make a name secret-looking: api_token, STRIPE_SECRET_KEY, passwordHash, pw, …
 SECRET_WORDS = frozenset(
@@ -35,6 +38,17 @@ DESCRIPTORS = frozenset(
     | {"rate", "expiry", "expires", "expiration", "lifetime", "endpoint", "host", "port", "field"}
     | {"error", "errors", "exception", "warning"}
 )
+#: Words that name a secret by themselves (strong_name).
+STRONG = frozenset(
+    {"password", "passwd", "passphrase", "passcode", "pwd", "pw", "pass", "secret", "token"}
+    | {"apikey", "apitoken", "secretkey", "accesskey", "privatekey", "credential", "creds"}
+    | {"bearer"}
+)
+#: Words before "key" that make it a secret: api_key, SECRET_KEY, signing_key, …
+KEY_KINDS = frozenset(
+    {"api", "secret", "access", "private", "signing", "encryption", "client", "master", "auth"}
+    | {"license", "service", "app", "account", "admin", "root", "deploy", "ssh", "gpg"}
+)
 #: Substrings of an environment variable's name that make its value a secret.
 ENV_WORDS = ("PASS", "PWD", "SECRET", "TOKEN", "KEY", "AUTH", "CRED", "COOKIE", "SESSION")
 #: Variables with such a name that hold a path, a socket or a desktop's session kind.
@@ -55,6 +69,11 @@ MAX_FILE = 64_000
 MAX_DOTENV_FILES = 20
 
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_WORDS_ONLY = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)*")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_\-]*")  # api_key, X-Api-Key: a name, not a value
+#: ${NAME}, $NAME, {name}, {{ name }}, %(name)s, %s, <name>: a template, not a value.
+_TEMPLATE = re.compile(r"\$\{|\$[A-Z_]|\{\{|\{[A-Za-z_]*\}|%\(|%s\b|<[A-Za-z_ \-]+>")
 _DOTENV = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][\w.\-]*)\s*[=:]\s*(.*)$")
 
 
@@ -92,6 +111,55 @@ def plausible(value: str) -> bool:
     return not (text.isdigit() and len(text) < 6)  # a port, a timeout, a year
 
 
+def strong_name(name: str) -> bool:
+    """Whether a name speaks of a secret by itself (db_password, API_TOKEN, test_weak_passwords,
+    apiKey), not only of a key, a session or auth, which name lookup keys and flags as often."""
+    listed = [word.lower() for word in _WORDS.findall(name)]
+    if any(word in STRONG or (word.endswith("s") and word[:-1] in STRONG) for word in listed):
+        return True
+    return any(a in KEY_KINDS and b in ("key", "keys") for a, b in pairwise(listed))
+
+
+def secret_shaped(value: str) -> bool:
+    """Whether a value reads as key material or a chosen password, whatever its name: a UUID, a
+    key of a known shape, a long random run, or 8 characters or more without spaces that mix
+    three of upper case, lower case, digits and symbols (Wint3r-Sun!42), and are not words
+    joined by hyphens or a path."""
+    text = value.strip()
+    if _UUID.fullmatch(text) or looks_random(text) or any(p.search(text) for p, _ in SHAPES):
+        return True
+    if (
+        len(text) < 8
+        or any(c.isspace() for c in text)
+        or "/" in text
+        or _WORDS_ONLY.fullmatch(text)
+    ):
+        return False
+    kinds = (str.isupper, str.islower, str.isdigit, lambda c: not c.isalnum())
+    return sum(any(kind(c) for c in text) for kind in kinds) >= 3
+
+
+def worth(value: str) -> bool:
+    """Whether a literal could hold a secret rather than prose, a template, a path or the name of
+    a secret: plausible, at most 200 characters, no spaces, not ``${DB_PASSWORD}``, ``{pw}``,
+    ``<token>`` or ``api_key``."""
+    text = value.strip()
+    if not plausible(text) or len(text) > 200 or any(c.isspace() for c in text):
+        return False
+    if _TEMPLATE.search(text) or text.startswith(("/", "./", "~/")) or "://" in text:
+        return False
+    return not (_IDENTIFIER.fullmatch(text) and secret_name(text))
+
+
+def learnable(name: str, value: str) -> bool:
+    """Whether a value given to a name (an assignment, an argument, a config key) is a secret to
+    learn: a secret's name, a value that could be one, and either a name that says so alone or a
+    value shaped like one (key = "name" is a lookup; key = "8c1e…-…" a key)."""
+    if not secret_name(name) or not worth(value):
+        return False
+    return strong_name(name) or secret_shaped(value)
+
+
 def url_password(value: str) -> str | None:
     """The password of a URL-shaped value (DATABASE_URL=postgres://app:pw@db/app)."""
     if "://" not in value or "@" not in value:
@@ -116,21 +184,13 @@ def _existing_path(value: str) -> bool:
     return value.startswith("/") and "\n" not in value and os.path.exists(value)
 
 
-def _read(path: Path) -> str:
-    try:
-        with path.open("rb") as handle:
-            return handle.read(MAX_FILE).decode("utf-8", "replace")
-    except OSError:
-        return ""
-
-
 def from_dotenv(text: str, source: str) -> Iterator[tuple[str, str]]:
     """(value, what) for the secrets of a .env file: secret-named variables, URL passwords."""
     for line in text.splitlines():
         match = _DOTENV.match(line)
         if match is None:
             continue
-        name, value = match.group(1), _unquote(match.group(2))
+        name, value = match.group(1), unquote(match.group(2))
         if env_secret_name(name):
             yield value, f"value of {name} in {source}"
         password = url_password(value)
@@ -138,7 +198,9 @@ def from_dotenv(text: str, source: str) -> Iterator[tuple[str, str]]:
             yield password, f"password in {name} in {source}"
 
 
-def _unquote(raw: str) -> str:
+def unquote(raw: str) -> str:
+    """A value as a .env, a config or a shell writes it: the text inside its quotes, else up to a
+    comment."""
     raw = raw.strip()
     if raw[:1] in ("'", '"') and raw.find(raw[0], 1) != -1:
         return raw[1 : raw.find(raw[0], 1)]  # a quoted value ends at its quote
@@ -181,25 +243,3 @@ def _pgpass_fields(line: str) -> list[str]:
         else:
             current.append(char)
     return [*fields, "".join(current)]
-
-
-def dotenv_files(root: Path) -> list[Path]:
-    """The project's .env files (.env, .env.local, .envrc, …), not the templates of one."""
-    try:
-        found = sorted(root.glob(".env*"))
-    except OSError:
-        return []
-    templates = (".example", ".sample", ".template", ".dist")
-    return [p for p in found if p.is_file() and not p.name.endswith(templates)][:MAX_DOTENV_FILES]
-
-
-def from_project(
-    root: Path, env: Mapping[str, str], home: Path | None = None
-) -> Iterator[tuple[str, str]]:
-    """(value, what) for every secret the project's environment and credential files hold."""
-    yield from from_env(env)
-    for path in dotenv_files(root):
-        yield from from_dotenv(_read(path), path.name)
-    home = home if home is not None else Path.home()
-    yield from from_netrc(_read(Path(env.get("NETRC") or home / ".netrc")))
-    yield from from_pgpass(_read(Path(env.get("PGPASSFILE") or home / ".pgpass")))

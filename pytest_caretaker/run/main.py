@@ -151,7 +151,7 @@ def run_command(args: argparse.Namespace, root: Path) -> int:
     from pytest_caretaker.run.heal import heal
 
     iterations = args.iterations or DEFAULT_ITERATIONS
-    run = Run(argv, root, settings, Redactor(env), iterations, log)
+    run = Run(argv, root, settings, Redactor.for_project(root, env), iterations, log)
     try:
         return heal(Command(argv, root, settings, env, tests=args.tests), run)
     except KeyboardInterrupt:

@@ -116,6 +116,7 @@ class Repairs:
         """Repair failure on top of base (the fixes made so far); before: what the command
         reported with base, which a fix must not add to; seen: what it reported before that."""
         work, settings = self.work, self.work.settings
+        work.redactor.learn_code(work.root, [failure.path, *(f.path for f in failure.frames)])
         check = CommandCheck(
             self.rerun,
             lambda output: self.findings(output, {**base}),

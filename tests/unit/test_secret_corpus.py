@@ -130,6 +130,17 @@ STATIC = [
         ("b0b-s3cret!",),
     ),
     Placement(
+        "dataclass-field-pw-holding-a-quote",
+        "E   AssertionError: assert Login(user='Bob', pw=\"it's-Bob's-pw9\") == "
+        "Login(user='bob', pw=\"it's-Bob's-pw9\")",
+        ("it's-Bob's-pw9",),
+    ),
+    Placement(
+        "bytes-field-pw",
+        "E   AssertionError: assert Login(user='bob', pw=b'b0b-Bytes!') == None",
+        ("b0b-Bytes!",),
+    ),
+    Placement(
         "libpq-conninfo-pgpassword",
         "E   psycopg.OperationalError: connection failed: dbname=app user=app "
         "password=pg-Zx81-local host=db port=5432",
