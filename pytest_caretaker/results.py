@@ -75,6 +75,9 @@ class Edit:
 class Proposal:
     edits: tuple[Edit, ...]
     explanation: str
+    #: How the reply was read into these edits, when there was a choice: which of several
+    #: definitions was taken, what was left out and why (for the transcript).
+    note: str = ""
 
 
 @dataclass(frozen=True)

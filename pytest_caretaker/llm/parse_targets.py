@@ -14,8 +14,11 @@ a module- or class-level assignment of that name (``assignment``), never to a fu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import ast
+import textwrap
+from collections.abc import Callable, Iterator, Sequence
 
+from pytest_caretaker import syntax
 from pytest_caretaker.project.files import Kind, SourceFile
 from pytest_caretaker.project.localize import Suspect
 
@@ -32,6 +35,54 @@ class Targets:
         self.suspects = suspects
         self.editable = [s for s in suspects if editable(s)]
         self.files = files
+        self._bound: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+
+    def may_edit(self, rel: str) -> bool:
+        """Whether a fix may change rel, as far as the suspects tell (the guard decides)."""
+        known = [s for s in self.suspects if s.path == rel]
+        return not known or any(s in self.editable for s in known)
+
+    def original(self, rel: str, qualname: str) -> str | None:
+        """The source of the definition a replace edit replaces, dedented."""
+        source = self.files(rel)
+        definition = source.find(qualname) if source is not None else None
+        if source is None or definition is None:
+            return None
+        return textwrap.dedent(source.source_of(definition))
+
+    def bound(self, rel: str) -> frozenset[str]:
+        """The names rel binds at module level: definitions, classes, imports, assignments."""
+        return self._names(rel)[0]
+
+    def _names(self, rel: str) -> tuple[frozenset[str], frozenset[str]]:
+        """The names rel binds at module level, and those of its classes."""
+        if rel not in self._bound:
+            source = self.files(rel)
+            try:
+                tree = syntax.parse(source.text) if source is not None else None
+            except (SyntaxError, ValueError, RecursionError):
+                tree = None
+            body = tree.body if tree is not None else []
+            classes = frozenset(n.name for n in body if isinstance(n, ast.ClassDef))
+            self._bound[rel] = (frozenset(_bound_names(body)), classes)
+        return self._bound[rel]
+
+    def home(self, path: str | None) -> list[str]:
+        """The files a new definition may belong to: path, else the suspects' files."""
+        if path is not None:
+            return [path]
+        return list(dict.fromkeys(s.path for s in self.editable + list(self.suspects)))
+
+    def class_file(self, name: str, path: str | None) -> tuple[str, bool] | None:
+        """(file, defined) for a class called name in home(path): the file that defines it,
+        else one that imports it (defined False); None for a class the project lacks."""
+        for rel in self.home(path):
+            if name in self._names(rel)[1]:
+                return rel, True
+        for rel in self.home(path):
+            if name in self.bound(rel):
+                return rel, False
+        return None
 
     def allowed(self) -> str:
         refs = [s.ref for s in self.editable[:6]] or [s.ref for s in self.suspects[:6]]
@@ -145,3 +196,19 @@ def _suspect(pool: Sequence[Suspect], name: str) -> tuple[str, str] | None:
         ):
             return suspect.path, suspect.qualname
     return None
+
+
+def _bound_names(body: Sequence[ast.stmt]) -> Iterator[str]:
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node.name
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield from ((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            yield from (t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.If, ast.Try)):
+            yield from _bound_names(node.body)
+            for handler in getattr(node, "handlers", ()):
+                yield from _bound_names(handler.body)
+            yield from _bound_names(node.orelse)

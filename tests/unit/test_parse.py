@@ -381,15 +381,14 @@ def test_unknown_function_alone_is_unparsed() -> None:
     assert "test_calc.py::test_mean" not in reason  # not editable, so not offered
 
 
-def test_unknown_function_not_called_by_the_fix_is_unparsed() -> None:
+def test_unknown_function_not_called_by_the_fix_is_left_out_and_said_so() -> None:
+    # An alternative under another name (#34): the fix is taken, the alternative is not.
     text = f"```python\ndef median(xs):\n    return sorted(xs)[0]\n\n\n{FIXED_MEAN}```"
 
-    reason = unparsed(parse(text))
+    result = proposal(parse(text))
 
-    assert "median" in reason
-    assert "does not call" in reason
-    assert "calc.py::mean" in reason
-    assert "calc.py::Stack.pop" in reason
+    assert refs(result) == MEAN
+    assert result.note == "median is left out: the fix does not call it"
 
 
 def test_body_with_no_editable_suspect_is_unparsed() -> None:

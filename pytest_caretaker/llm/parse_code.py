@@ -1,0 +1,295 @@
+"""Parse code: what one piece of code from a reply (a block, a tool call's ``code``) proposes.
+
+A ``def`` of a function of the project replaces it; a ``class`` that exists stands for its methods
+and attributes, each replacing its own; a new ``class`` or ``def`` is a helper, added only if the
+fix calls it; an assignment naming one of the project's replaces it; an import joins the edits.
+What restates the project's code unchanged (docstrings and formatting aside) is left out, and so
+is a method the project's class does not have: each with a note that says why. Code with no
+definition is a function's body, when it reads like one; examples, calls, prints and outputs
+never are.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pytest_caretaker import syntax
+from pytest_caretaker.llm.parse_targets import Targets
+from pytest_caretaker.llm.restated import function_of, same
+from pytest_caretaker.results import Edit, Unparsed
+
+FILE_HINT = re.compile(r"^\s*#\s*(?:file|path)\s*:\s*(\S+\.py)\s*$", re.I | re.M)
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@dataclass(frozen=True)
+class Piece:
+    edit: Edit
+    restated: bool = False  # from the block of a class the project has (a restatement of it)
+
+
+@dataclass(frozen=True)
+class Code:
+    pieces: tuple[Piece, ...] = ()
+    notes: tuple[str, ...] = ()  # what was left out, and why
+    body: bool = False  # code without a definition, taken as a function's new body
+
+    @property
+    def replaces(self) -> bool:
+        return any(piece.edit.kind == "replace" for piece in self.pieces)
+
+
+def read_code(
+    code: str,
+    path: str | None,
+    function: str | None,
+    targets: Targets,
+    named: bool = False,
+) -> Code | Unparsed:
+    """The edits code proposes. named: a tool call named the function (a body is that
+    function's, whatever it reads like)."""
+    hint = FILE_HINT.search(code)
+    if path is None and hint:
+        path = hint.group(1).lstrip("./")
+    source = textwrap.dedent(code.replace("\r\n", "\n")).strip("\n") + "\n"
+    tree = module(source)
+    if isinstance(tree, Unparsed):
+        return tree
+    return _Reader(source, path, targets).read(tree, function, named)
+
+
+def module(source: str) -> ast.Module | Unparsed:
+    try:
+        tree = syntax.parse(source)
+    except SyntaxError as error:
+        return Unparsed(
+            f"The code does not parse: {error.msg} at line {error.lineno} of the block. "
+            "Reply with complete, valid Python for the whole function."
+        )
+    except ValueError:  # Python 3.10 and 3.11 refuse NUL bytes with a ValueError
+        return Unparsed("The code holds a NUL byte; reply with plain Python source.")
+    if not tree.body:
+        return Unparsed(
+            "The code block holds no statement. Reply with the complete corrected function."
+        )
+    return tree
+
+
+class _Reader:
+    def __init__(self, source: str, path: str | None, targets: Targets) -> None:
+        self.source = source
+        self.lines = source.splitlines()
+        self.path = path
+        self.targets = targets
+        self.pieces: list[Piece] = []
+        self.notes: list[str] = []
+
+    def read(self, tree: ast.Module, function: str | None, named: bool) -> Code | Unparsed:
+        body = tree.body
+        defs = [n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        classes = [n for n in body if isinstance(n, ast.ClassDef)]
+        imports = [n for n in body if isinstance(n, (ast.Import, ast.ImportFrom))]
+        alone = function if function is not None and len(body) - len(imports) == 1 else None
+        assigned = self._assignments(body, "", alone)
+        loose = len(body) - len(imports) - len(assigned)
+        if not defs and not classes and (loose or not assigned) and len(imports) != len(body):
+            return self._body(tree, function, named)
+        for edit in assigned:
+            self._replace(edit)
+        for node in defs:
+            name = function if function is not None and len(defs) == 1 else node.name
+            self._define(node, name)
+        for cls in classes:
+            self._class(cls)
+        for statement in imports:
+            text = ast.get_source_segment(self.source, statement) or ""
+            self.pieces.append(Piece(Edit("import", self.path or "", "", text)))
+        return Code(tuple(self.pieces), tuple(self.notes))
+
+    # -- definitions ---------------------------------------------------------------------------
+
+    def _define(self, node: Function, name: str, restated: bool = False) -> None:
+        text = segment(self.lines, node)
+        first = node.args.posonlyargs + node.args.args
+        method = bool(first) and first[0].arg in ("self", "cls")
+        found = self.targets.resolve(name, self.path, method=method)
+        path = self.path
+        if found is None and path is not None and self.targets.files(path) is None:
+            # A file caretaker cannot read (outside the project, missing): the guard says why.
+            self.pieces.append(Piece(Edit("replace", path, name, text), restated))
+        elif found is None and "." in name:
+            owner = name.rsplit(".", 1)[0]
+            self.notes.append(
+                f"{name} is left out: the project's class {owner} has no method {node.name}, "
+                "and a fix replaces existing methods only"
+            )
+        elif found is None:
+            self.pieces.append(Piece(Edit("helper", path or "", node.name, text), restated))
+        else:
+            self._replace(Edit("replace", found[0], found[1], text), restated)
+
+    def _replace(self, edit: Edit, restated: bool = False) -> None:
+        if not self.targets.may_edit(edit.path):
+            self.notes.append(f"{edit.ref} is left out: it may not change (it is test code)")
+        elif same(edit.source, self.targets.original(edit.path, edit.qualname)):
+            self.notes.append(f"{edit.ref} is left out: the reply restates it unchanged")
+        else:
+            self.pieces.append(Piece(edit, restated))
+
+    def _class(self, cls: ast.ClassDef) -> None:
+        home = self.targets.class_file(cls.name, self.path)
+        if home is None:  # a class the project does not have: a helper, if the fix needs it
+            text = segment(self.lines, cls)
+            self.pieces.append(Piece(Edit("helper", self.path or "", cls.name, text)))
+            return
+        if not home[1]:
+            self.notes.append(
+                f"class {cls.name} is left out: {home[0]} imports it from elsewhere, and "
+                "restating it does not change it"
+            )
+            return
+        methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        before = len(self.pieces), len(self.notes)
+        for edit in self._assignments(cls.body, f"{cls.name}.", None):
+            self._replace(edit, restated=True)
+        for node in methods:
+            self._define(node, f"{cls.name}.{node.name}", restated=True)
+        if (len(self.pieces), len(self.notes)) == before:
+            self.notes.append(
+                f"class {cls.name} has no methods nor known attributes to replace; reply with "
+                "the methods or class attributes to replace"
+            )
+
+    def _assignments(
+        self, body: Sequence[ast.stmt], prefix: str, function: str | None
+    ) -> list[Edit]:
+        """The assignments of body (``X = …``, ``X: T = …``, ``X += …``) that name an
+        assignment of the project: each replaces it. Any other is a function's body or loose
+        code."""
+        edits: list[Edit] = []
+        for node in body:
+            target = (
+                node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+            )
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+                target = node.target
+            if not isinstance(target, ast.Name):
+                continue
+            name = prefix + target.id
+            if function is not None and function.rsplit(".", 1)[-1] == target.id:
+                name = function  # the tool call's qualified name
+            augmented = isinstance(node, ast.AugAssign)
+            found = self.targets.assignment(name, self.path, augmented=augmented)
+            if found is not None:
+                lines = self.lines[node.lineno - 1 : node.end_lineno]
+                edits.append(
+                    Edit("replace", found[0], found[1], textwrap.dedent("\n".join(lines)) + "\n")
+                )
+        return edits
+
+    # -- bodies ---------------------------------------------------------------------------------
+
+    def _body(self, tree: ast.Module, function: str | None, named: bool) -> Code | Unparsed:
+        """Code without a definition as the new body of the function a tool call named, else of
+        the best-ranked function whose parameters it reads (not at all when it reads none)."""
+        target = self.targets.resolve(function, self.path) if function else None
+        options = [(s.path, s.qualname) for s in self.targets.functions()]
+        if target is None and not options:
+            return Unparsed(
+                "The reply holds no function definition. Reply with the complete corrected "
+                f"definition (def ...) of one of: {self.targets.allowed()}."
+            )
+        if target is None and named:
+            target = options[0]
+        if target is None:
+            target = next(
+                (o for o in options if _reads_like_body(tree, self.targets.original(*o))), None
+            )
+            if target is None:
+                return Code()  # an example, a call, a print, an output: no fix
+        rel, qualname = target
+        wrapped = wrap_body(self.source, self.targets.original(rel, qualname))
+        if wrapped is None:
+            return Unparsed(
+                f"Reply with the complete definition of {rel}::{qualname}, not its body."
+            )
+        self._replace(Edit("replace", rel, qualname, wrapped))
+        return Code(tuple(self.pieces), tuple(self.notes), body=True)
+
+
+def segment(lines: Sequence[str], node: Function | ast.ClassDef) -> str:
+    """The source of a definition, decorators included, dedented by its own indentation only
+    (lines less indented, inside a string, are kept as they are)."""
+    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    chosen = lines[start - 1 : node.end_lineno]
+    indent = chosen[0][: len(chosen[0]) - len(chosen[0].lstrip())] if chosen else ""
+    return "\n".join(line.removeprefix(indent) for line in chosen) + "\n"
+
+
+def wrap_body(body: str, original: str | None) -> str | None:
+    """The original definition (decorators, comments after the colon) around a new body."""
+    if original is None:
+        return None
+    import libcst as cst
+
+    try:
+        definition = cst.parse_module(original).body[0]
+        statements = cst.parse_module(body).body
+    except (cst.ParserSyntaxError, IndexError):
+        return None
+    if not isinstance(definition, cst.FunctionDef) or not isinstance(
+        definition.body, cst.IndentedBlock
+    ):
+        return None
+    replaced = definition.with_changes(body=definition.body.with_changes(body=statements))
+    return cst.Module(body=[replaced]).code
+
+
+def _reads_like_body(tree: ast.Module, original: str | None) -> bool:
+    """Whether statements without a definition are a function's new body: more than
+    expressions (a call, a print, an output), and reading a parameter of the function before
+    assigning it (an example sets up its own values)."""
+    statements = [s for s in tree.body if not isinstance(s, (ast.Import, ast.ImportFrom))]
+    if all(isinstance(s, (ast.Expr, ast.Pass)) or _bare_annotation(s) for s in statements):
+        return False
+    if any(_is_main_guard(s) for s in statements):
+        return False
+    parameters = _parameters(original)
+    if not parameters:
+        return any(isinstance(n, (ast.Return, ast.Raise)) for n in ast.walk(tree))
+    assigned: set[str] = set()
+    for statement in statements:
+        read = {
+            n.id
+            for n in ast.walk(statement)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
+        if read & parameters - assigned:
+            return True
+        assigned |= {
+            n.id
+            for n in ast.walk(statement)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+    return False
+
+
+def _bare_annotation(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.AnnAssign) and statement.value is None
+
+
+def _is_main_guard(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.If) and "__name__" in ast.dump(statement.test)
+
+
+def _parameters(original: str | None) -> set[str]:
+    node = function_of(original)
+    if node is None:
+        return set()
+    args = node.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    return {a.arg for a in every if a is not None} - {"self", "cls"}
