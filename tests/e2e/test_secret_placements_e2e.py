@@ -10,10 +10,14 @@ carries the verification's output too). No secret may be in any request, nor in 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import heal_args
+from helpers import git, heal_args
 
 from pytest_caretaker.testing import Scripted, ScriptedServer, tool_call
 
@@ -144,6 +148,9 @@ PLACEMENTS = {
     "a UUID-shaped API key in a function": ("8c1e5f3a-2b7d-4e9f-a1c6-0d3b5e7f9a21",),
     "a password as a parametrize value": ("Tr0ub4dor&3x",),
 }
+GIT_PASSWORD = "Br0wn-Fox-Jumps-42"
+DOTENV_SECRET = "rk-Dotenv-Val-5531"
+HISTORY_SECRET = "Gr3en-Apple-Tree"
 #: A fix that applies and fixes none of them: each verification fails, its output goes back.
 NO_FIX = "def is_weak(candidate):\n    return len(candidate) < 5\n"
 
@@ -178,3 +185,51 @@ def test_no_placement_reaches_a_prompt_or_a_transcript(
     }
     assert {k: v for k, v in leaked.items() if v} == {}
     assert "[redacted #" in sent
+
+
+def test_what_a_candidate_reads_and_prints_reversed_is_redacted_in_the_retry_prompt(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
+    """The project's .env, the shell's history and, from a linked worktree, the main checkout's
+    .git/config (a token in the remote's URL), read by a candidate that may read them (the
+    sandbox off) and sent back reversed through the verification's output."""
+    main, work, home = tmp_path / "main", tmp_path / "work", tmp_path / "home"
+    for folder in (main, home):
+        folder.mkdir()
+    (main / "lib.py").write_text("def f(x):\n    return x + 1\n")
+    (main / "test_lib.py").write_text("import lib\n\n\ndef test_f():\n    assert lib.f(1) == 1\n")
+    (main / ".gitignore").write_text(".caretaker/\n")
+    git(main, "init", "-q")
+    git(main, "add", ".")
+    git(main, "commit", "-qm", "start")
+    git(main, "remote", "add", "origin", f"https://bob:{GIT_PASSWORD}@git.example.org/o/r")
+    git(main, "worktree", "add", "-q", str(work))
+    (work / ".env").write_text(f"STRIPE_KEY={DOTENV_SECRET}\n")
+    (home / ".bash_history").write_text(f"export DEPLOY_PASSWORD={HISTORY_SECRET}\nls\n")
+    files = [str(work / ".env"), str(home / ".bash_history"), str(main / ".git" / "config")]
+    reads = " + ".join(f"open({name!r}).read()" for name in files)
+    leak = f"def f(x):\n    raise ValueError(({reads})[::-1])\n"
+    llm.script(*(tool_call("try", [{"path": "lib.py", "function": "f", "code": leak}]),) * 2)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CARETAKER_", "PYTEST_"))}
+
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "pytest", *heal_args(llm), "--heal-attempts", "2"),
+            *("--heal-sandbox", "off", "-p", "no:cacheprovider"),
+        ],
+        cwd=work,
+        env={**env, "HOME": str(home), "PYTHONDONTWRITEBYTECODE": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+    assert "NOT HEALED test_lib.py::test_f" in done.stdout, done.stdout + done.stderr
+    retry = json.dumps(llm.requests[1]["messages"][2:], ensure_ascii=False)
+    assert "ValueError" in retry and "YEK_EPIRTS" in retry  # it was read, and sent back
+    sent = json.dumps(llm.requests, ensure_ascii=False)
+    written = "".join(p.read_text() for p in (work / ".caretaker").rglob("*.md"))
+    secrets = (GIT_PASSWORD, DOTENV_SECRET, HISTORY_SECRET)
+    forms = [form for secret in secrets for form in (secret, secret[::-1])]
+    assert [form for form in forms if form in sent or form in written] == []
+    assert "[redacted #" in retry
