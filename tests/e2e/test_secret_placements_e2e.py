@@ -218,7 +218,7 @@ def test_what_a_candidate_reads_and_prints_reversed_is_redacted_in_the_retry_pro
             *("--heal-sandbox", "off", "-p", "no:cacheprovider"),
         ],
         cwd=work,
-        env={**env, "HOME": str(home), "PYTHONDONTWRITEBYTECODE": "1"},
+        env={**env, "HOME": str(home), "PYTHONDONTWRITEBYTECODE": "1", "CARETAKER_MODEL_KEEP": "0"},
         capture_output=True,
         text=True,
         timeout=300,
