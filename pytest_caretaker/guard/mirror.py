@@ -25,6 +25,7 @@ import ast
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pytest_caretaker import syntax
 from pytest_caretaker.guard.nodes import own_nodes
 
 _BUILTIN_TYPES = (int, float, complex, str, bytes, bool, list, tuple, dict, set, frozenset)
@@ -98,7 +99,9 @@ class Sides:
 
 
 def _dump(source: str) -> str:
-    return ast.dump(ast.parse(source, mode="eval").body)
+    statement = syntax.parse(source).body[0]
+    assert isinstance(statement, ast.Expr)
+    return ast.dump(statement.value)
 
 
 def _bindings(function: Function) -> tuple[dict[str, ast.expr], dict[str, list[ast.expr]]]:
