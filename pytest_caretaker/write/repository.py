@@ -7,16 +7,19 @@ uncommitted, whatever they did not stage stays unstaged. Nothing here stashes, r
 out a file. No program that configuration names runs for any of caretaker's git commands
 (hardening.py): no hook (a formatter in a pre-commit hook would change a fix after it was
 verified, and a prepare-commit-msg hook its message), no fsmonitor, signing program, filter or
-driver.
+driver. Each command runs in a session of its own, and Ctrl-C waits for it (interrupts.py): git
+is never stopped halfway, and never left running, with its index.lock, once caretaker is gone.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_caretaker.write import hardening
+from pytest_caretaker.write.interrupts import held
 
 if TYPE_CHECKING:
     import git
@@ -96,12 +99,15 @@ class Repository:
         import git
 
         try:
-            output: str = self.repo.git.execute(
+            with held():
                 # Paths are names, never patterns: committing calc[1].py must not take calc1.py.
-                ["git", "--no-pager", "--literal-pathspecs", *args],
-                env=dict(env),
-                strip_newline_in_stdout=False,
-            )
+                output: str = self.repo.git.execute(
+                    ["git", "--no-pager", "--literal-pathspecs", *args],
+                    env=dict(env),
+                    strip_newline_in_stdout=False,
+                    # Out of the terminal's process group: its Ctrl-C is pytest's alone.
+                    start_new_session=os.name == "posix",
+                )
         except git.GitCommandError as error:
             raise GitError(_first_line(error)) from None
         return output
@@ -185,19 +191,20 @@ class Repository:
         """Commit the work-tree content of paths, and nothing else; returns the commit's id.
         new are those of paths that caretaker made, which git does not know yet."""
         names = [self.relative(path) for path in paths]
-        if new:
-            self._run("add", "--", *(self.relative(path) for path in new))
-        self._run(
-            "commit",
-            "--only",
-            "--no-verify",
-            "--no-gpg-sign",
-            "--quiet",
-            "--cleanup=whitespace",
-            "--message",
-            message,
-            "--",
-            *names,
-            env=self._identity(),
-        )
-        return self._run("rev-parse", "HEAD").strip()
+        with held():  # not a file added to the user's index and left uncommitted
+            if new:
+                self._run("add", "--", *(self.relative(path) for path in new))
+            self._run(
+                "commit",
+                "--only",
+                "--no-verify",
+                "--no-gpg-sign",
+                "--quiet",
+                "--cleanup=whitespace",
+                "--message",
+                message,
+                "--",
+                *names,
+                env=self._identity(),
+            )
+            return self._run("rev-parse", "HEAD").strip()

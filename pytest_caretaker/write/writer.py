@@ -5,8 +5,10 @@ run wrote), atomically: a temporary file in the same directory, flushed to disk,
 original's permission bits, then renamed over it, so a reader (or a crash) sees the old file or the
 new one, never a mix. A fix is committed only when every file it touches was clean in git before
 the run, and the repository is on a branch with no merge, rebase, cherry-pick, revert or bisect
-under way; otherwise it is written and left uncommitted, and the summary says why. What a killed
-run leaves behind is recorded before it can exist and removed by the next run (recovery.py).
+under way; otherwise it is written and left uncommitted, and the summary says why. Ctrl-C while a
+fix is written and committed takes effect once it is (interrupts.py): the fixes after it are not
+written. What a killed run leaves behind is recorded before it can exist and removed by the next
+run (recovery.py).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pytest_caretaker.apply.rewrite import merge
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.results import FileChange, Fix, Written
 from pytest_caretaker.settings import Settings
+from pytest_caretaker.write.interrupts import held
 from pytest_caretaker.write.message import Redact, message, subject
 from pytest_caretaker.write.recovery import Journal, recover, temporary_prefix
 from pytest_caretaker.write.repository import DETACHED, GitError, Repository
@@ -127,8 +130,12 @@ def _write_all(writer: _Writer, fixes: Sequence[Fix]) -> tuple[list[Written], li
         except KeyboardInterrupt:
             # Files are replaced atomically and a fix's files are put back together, so no
             # file and no fix is half-written; a fix interrupted while committing stays written.
+            # Where Ctrl-C could wait (interrupts.py) it came after the fix was done.
             rest = fixes[index:]
-            if writer.committing is fix:
+            if writer.finished is not None and writer.finished.fix is fix:
+                written.append(writer.finished)
+                rest = fixes[index + 1 :]
+            elif writer.committing is fix:
                 written.append(
                     Written(fix, "written", "written; its commit was interrupted (see git log)")
                 )
@@ -176,6 +183,7 @@ class _Writer:
         self.current: dict[str, bytes] = {}
         self.afters: dict[str, list[bytes]] = {}
         self.committing: Fix | None = None  # the fix on disk whose commit is under way
+        self.finished: Written | None = None  # what happened to the last fix written
         self.created: set[str] = set()  # files a fix makes (added to git when committed)
         self.command: str | None = None  # the command whose findings the fixes fix
 
@@ -195,6 +203,11 @@ class _Writer:
             return Written(fix, "skipped", f"not written: {changes}")
         if self.ask is not None and not self.ask(fix, changes):
             return Written(fix, "declined", "not written: declined in review")
+        with held():  # Ctrl-C once the fix is on disk and committed (or not), not halfway
+            self.finished = self._write(fix, changes)
+        return self.finished
+
+    def _write(self, fix: Fix, changes: Sequence[FileChange]) -> Written:
         self.journal.expect([self.root / change.path for change in changes])
         failed = self._put(changes)
         if failed is not None:

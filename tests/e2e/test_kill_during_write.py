@@ -132,7 +132,8 @@ def test_sigkill_during_atomic_write_leaves_the_old_or_a_new_file_whole(tmp_path
 # -- the next --heal-write removes what a killed one left --------------------------------------
 
 # A caretaker that writes and commits one fix to calc.py (small) or big.txt (2 MB), in its own
-# session so that the test can kill it together with its git, as a closed terminal would.
+# session so that the test can kill it and its git, as an out-of-memory killer might (its git runs
+# in a session of its own, which a terminal's signals do not reach: see signal_writer).
 WRITER = """\
 import sys
 from pathlib import Path
@@ -199,19 +200,44 @@ def start_writer(repo: Path, name: str) -> subprocess.Popen[bytes]:
 def stop_when(
     child: subprocess.Popen[bytes], seen: Callable[[], bool], signal_: int | None
 ) -> None:
-    """Send signal_ to the child's process group as soon as seen() holds (None: only wait)."""
+    """Send signal_ to the writer and its git as soon as seen() holds (None: only wait)."""
     deadline = time.monotonic() + 60
     while not seen():
         assert child.poll() is None, "the writer ended before the moment to stop it came"
         assert time.monotonic() < deadline
         time.sleep(0.0002)
     if signal_ is not None:
-        os.killpg(child.pid, signal_)
+        signal_writer(child, signal_)
+
+
+def signal_writer(child: subprocess.Popen[bytes], signal_: int) -> None:
+    """signal_ to the writer's process group and to the git it runs, in a session of its own
+    (repository.py). The writer is stopped first, so that it starts no other git meanwhile."""
+    os.killpg(child.pid, signal.SIGSTOP)
+    for pid in children(child.pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal_)
+    os.killpg(child.pid, signal_)
+
+
+def children(pid: int) -> list[int]:
+    listed = Path("/proc", str(pid), "task", str(pid), "children")  # quick: git holds the lock
+    with contextlib.suppress(OSError):  # for a moment only
+        return [int(child) for child in listed.read_text().split()]
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            parent = (entry / "stat").read_text().rpartition(")")[2].split()[1]
+        except (OSError, IndexError):
+            continue
+        if int(parent) == pid:
+            found.append(int(entry.name))
+    return found
 
 
 def kill(child: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError):
-        os.killpg(child.pid, signal.SIGKILL)
+        signal_writer(child, signal.SIGKILL)
     child.wait()
     assert child.stdout is not None
     child.stdout.close()
@@ -306,7 +332,7 @@ def test_a_stopped_writer_is_alive_and_its_lock_is_kept(repo: Path) -> None:
         assert lock.exists()
         assert recover(repo) == []
         assert lock.exists()
-        os.killpg(child.pid, signal.SIGCONT)
+        signal_writer(child, signal.SIGCONT)
         assert child.stdout is not None
         assert b"'committed'" in child.stdout.read()
         assert child.wait(timeout=30) == 0
