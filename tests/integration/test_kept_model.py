@@ -85,6 +85,14 @@ def end(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
+def gone(pid: int, seconds: float = 10) -> None:
+    """Wait until pid has ended (its abstract socket's name is released with it)."""
+    deadline = time.monotonic() + seconds
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not alive(pid)
+
+
 def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -158,6 +166,7 @@ def test_another_user_gets_no_answer_and_is_never_asked(env: dict[str, str]) -> 
         [sys.executable, "-c", attacker, name, request], capture_output=True, text=True, timeout=30
     )
     end(pid)
+    gone(pid)  # SIGKILL is asynchronous: the name is free only once the process has ended
     # Nobody holds the name first: the user's session must not talk to it; it starts a model
     # process of its own instead, as with keep 0.
     squatter = subprocess.Popen(
