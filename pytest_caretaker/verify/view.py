@@ -97,6 +97,7 @@ def visible(extra: Iterable[str]) -> list[str]:
     found += [p for p in sys.path if p]
     found += list(_installed())
     found += [p for p in os.environ.get("PATH", "").split(os.pathsep) if p]
+    found += [venv for p in list(found) for venv in _environment(p)]
     chosen: list[str] = []
     for path in found:
         if not os.path.isabs(path) or not os.path.exists(path):
@@ -105,6 +106,21 @@ def visible(extra: Iterable[str]) -> list[str]:
             if form in extra or not _inside(home, form):
                 chosen.append(form)
     return list(dict.fromkeys(chosen))
+
+
+def _environment(folder: str) -> list[str]:
+    """A virtual environment whose bin/ folder is this one (an activated venv on PATH, another
+    interpreter a command runs), and the interpreter it was made from (pyvenv.cfg's home)."""
+    root = os.path.dirname(folder.rstrip("/"))
+    try:
+        with open(os.path.join(root, "pyvenv.cfg"), encoding="utf-8") as config:
+            lines = config.read().splitlines()
+    except (OSError, ValueError):
+        return []
+    homes = [
+        line.split("=", 1)[1].strip() for line in lines if line.split("=")[0].strip() == "home"
+    ]
+    return [root, *(os.path.dirname(home.rstrip("/")) for home in homes if home)]
 
 
 def _installed() -> Iterator[str]:
