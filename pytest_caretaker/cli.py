@@ -63,10 +63,11 @@ def parser() -> argparse.ArgumentParser:
     run.set_defaults(run=run_command)
     crashes = commands.add_parser(
         "crashes",
-        help="List the crashes runtime healing recorded; heal them or write tests for them",
+        help="List the crashes runtime healing recorded; heal, test or clear them",
         description="List the crashes @heal and install() recorded under .caretaker/crashes/ "
-        "(id, exception, count, last seen, replayable); `crashes heal` repairs them offline, "
-        "`crashes test` writes a pytest regression test per replayable crash",
+        "(id, exception, count, last seen, status, replayable); `crashes heal` repairs the open "
+        "ones offline, `crashes test` writes a pytest regression test per replayable crash, "
+        "`crashes clear` removes records",
     )
     from pytest_caretaker.runtime.commands import add_arguments as add_crash_arguments
 

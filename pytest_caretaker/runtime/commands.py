@@ -1,6 +1,7 @@
-"""``caretaker crashes``: list the crash records; ``crashes heal`` repairs them offline;
-``crashes test`` writes a regression test per replayable crash. The arguments and the listing
-are here; the heal is offline.py's, the tests testgen.py's."""
+"""``caretaker crashes``: list the crash records with their status; ``crashes heal`` repairs
+the open ones offline; ``crashes test`` writes a regression test per replayable crash; ``crashes
+clear`` removes records. The arguments and the listing are here; the heal is offline.py's, the
+tests testgen.py's, the status lifecycle.py's."""
 
 from __future__ import annotations
 
@@ -52,6 +53,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     test.add_argument("ids", nargs="*", metavar="ID", help="The crashes (default: all)")
     test.add_argument("--root", type=Path, default=argparse.SUPPRESS, help=root)
+    clear = actions.add_parser(
+        "clear",
+        help="Remove crash records: the ones named, the fixed ones, or all",
+        description="Remove crash records (with their recorded calls): the ones named by ID, "
+        "with --fixed the ones marked fixed, else all of them",
+    )
+    which = clear.add_mutually_exclusive_group()
+    which.add_argument("ids", nargs="*", default=[], metavar="ID", help="The crashes to remove")
+    which.add_argument("--fixed", action="store_true", help="Remove the crashes marked fixed")
+    clear.add_argument("--root", type=Path, default=argparse.SUPPRESS, help=root)
 
 
 def crashes_command(args: argparse.Namespace, root: Path) -> int:
@@ -61,6 +72,8 @@ def crashes_command(args: argparse.Namespace, root: Path) -> int:
     action = getattr(args, "action", None)
     if action is None:
         return listing(crashes, root)
+    if action == "clear" and not crashes:
+        return listing(crashes, root)  # nothing to remove is no error
     chosen = chosen_crashes(crashes, getattr(args, "ids", []), root)
     if chosen is None:
         return 2
@@ -68,6 +81,8 @@ def crashes_command(args: argparse.Namespace, root: Path) -> int:
         from pytest_caretaker.runtime.offline import heal_crashes
 
         return heal_crashes(args, root, chosen)
+    if action == "clear":
+        return clear_crashes(chosen, fixed_only=args.fixed)
     from pytest_caretaker.runtime.testgen import write_tests
 
     return write_tests(root, chosen)
@@ -100,7 +115,9 @@ def listing(crashes: list[Crash], root: Path) -> int:
     if not crashes:
         print(f"caretaker: no crashes are recorded under {folder(root)}")
         return 0
-    rows = [("ID", "EXCEPTION", "COUNT", "LAST SEEN", "REPLAYABLE")]
+    from pytest_caretaker.runtime.lifecycle import status
+
+    rows = [("ID", "EXCEPTION", "COUNT", "LAST SEEN", "STATUS", "REPLAYABLE")]
     for crash in crashes:
         exception = crash.data["exception"]
         said = f"{exception['type']}: {exception['message']}".strip().rstrip(":")
@@ -108,9 +125,28 @@ def listing(crashes: list[Crash], root: Path) -> int:
         said = said if len(said) <= 50 else said[:47] + "..."
         seen = str(crash.data.get("last_seen", "")).replace("T", " ").replace("Z", " UTC")
         replay = "yes" if crash.replayable else f"no: {crash.why}"
-        rows.append((crash.id, said, str(crash.data.get("count", 1)), seen, replay))
-    widths = [max(len(row[index]) for row in rows) for index in range(4)]
+        count = str(crash.data.get("count", 1))
+        rows.append((crash.id, said, count, seen, status(crash), replay))
+    widths = [max(len(row[index]) for row in rows) for index in range(5)]
     for row in rows:
-        cells = [cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)]
-        print("  ".join([*cells, row[4]]).rstrip())
+        cells = [cell.ljust(width) for cell, width in zip(row[:5], widths, strict=True)]
+        print("  ".join([*cells, row[5]]).rstrip())
+    return 0
+
+
+def clear_crashes(chosen: list[Crash], fixed_only: bool) -> int:
+    from pytest_caretaker.runtime.lifecycle import clear, fixed
+    from pytest_caretaker.text import plural
+
+    if fixed_only:
+        chosen = [crash for crash in chosen if fixed(crash) is not None]
+        if not chosen:
+            print("caretaker: no crash is marked fixed; nothing was removed")
+            return 0
+    cleared = clear(chosen)
+    names = ", ".join(dict.fromkeys(crash.id for crash in cleared))
+    print(
+        f"caretaker: removed {plural(len(cleared), 'crash record')}"
+        + (f" ({names})" if names else "")
+    )
     return 0

@@ -1,7 +1,8 @@
 """``caretaker crashes heal``: repair recorded crashes after the fact, each fix proved by
 replaying its recorded call (repair.py), and report as ``caretaker run`` does: the summary with
 its closing line, .caretaker/heal.patch, a transcript per crash, the history; with --write the
-fixes are written and committed (write/writer.py)."""
+fixes are written and committed (write/writer.py). Crashes marked fixed are left alone, and the
+ones fixed now are marked (lifecycle.py)."""
 
 from __future__ import annotations
 
@@ -19,16 +20,19 @@ from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.report import files as report_files
 from pytest_caretaker.report.summary import Plain, summary
 from pytest_caretaker.results import HealResult, Written
+from pytest_caretaker.runtime import lifecycle
 from pytest_caretaker.runtime.fixing import Healed
 from pytest_caretaker.runtime.records import Crash
-from pytest_caretaker.runtime.repair import Repairing, repair
+from pytest_caretaker.runtime.repair import RETURNS, Repairing, repair
 from pytest_caretaker.runtime.settings import settings_for
 from pytest_caretaker.settings import SettingError, Settings
 from pytest_caretaker.write.writer import write_fixes
 
 
 def heal_crashes(args: argparse.Namespace, root: Path, crashes: Sequence[Crash]) -> int:
-    """0 when every crash chosen is healed, else 1; 2 for a bad setting."""
+    """0 when every crash chosen is healed or fixed, else 1; 2 for a bad setting. A crash marked
+    fixed is not healed again; one whose call returns now is marked fixed; one whose fix is
+    written is marked fixed with its commit (lifecycle.py)."""
     env = dict(os.environ)
     cli: dict[str, object] = {
         "models": list(args.model),
@@ -45,7 +49,7 @@ def heal_crashes(args: argparse.Namespace, root: Path, crashes: Sequence[Crash])
         print(f"caretaker: {error}", file=sys.stderr)
         return 2
     redactor = Redactor.for_project(root, env)
-    named = _named(crashes)
+    named = _named(_open(crashes))
     results: list[HealResult] = []
     transcripts: dict[str, str] = {}
     scratch = Path(tempfile.mkdtemp(prefix="caretaker-crashes-"))
@@ -53,6 +57,9 @@ def heal_crashes(args: argparse.Namespace, root: Path, crashes: Sequence[Crash])
         for index, crash in enumerate(named, 1):
             print(f"caretaker: healing {index}/{len(named)} {crash.id} …", flush=True)
             result, log = repair(Repairing(settings, root, scratch, redactor, env), crash)
+            if result.reason == RETURNS:  # nothing to heal: no row that counts as not healed
+                _returns(crash)
+                continue
             results.append(result)
             transcripts[result.nodeid] = redactor(log.render(crash.failure, result))
     except KeyboardInterrupt:
@@ -60,8 +67,28 @@ def heal_crashes(args: argparse.Namespace, root: Path, crashes: Sequence[Crash])
         return 130
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    _report(root, settings, redactor, named, results, transcripts)
+    if results:
+        written = _report(root, settings, redactor, named, results, transcripts)
+        lifecycle.mark_written(named, written, redactor)
     return 0 if all(result.healed for result in results) else 1
+
+
+def _open(crashes: Sequence[Crash]) -> list[Crash]:
+    """The crashes not marked fixed; each fixed one is said in a line and left alone."""
+    for crash in crashes:
+        if lifecycle.fixed(crash) is not None:
+            print(
+                f"caretaker: {crash.id} is fixed ({lifecycle.said(crash)}); not healed again "
+                "(caretaker crashes clear --fixed removes it)"
+            )
+    return [crash for crash in crashes if lifecycle.fixed(crash) is None]
+
+
+def _returns(crash: Crash) -> None:
+    """A crash whose recorded call returns now is fixed, whatever fixed it."""
+    marked = lifecycle.mark_fixed(crash, "returns")
+    state = "marked fixed" if marked else "left open: it was recorded again meanwhile"
+    print(f"caretaker: {crash.id}: the recorded call returns when replayed now; {state}")
 
 
 def _named(crashes: Sequence[Crash]) -> list[Crash]:
@@ -84,8 +111,9 @@ def _report(
     crashes: Sequence[Crash],
     results: list[HealResult],
     transcripts: dict[str, str],
-) -> None:
-    """Patch, transcripts, with --write the written fixes, the history, and the summary."""
+) -> list[Written]:
+    """Patch, transcripts, with --write the written fixes, the history, and the summary; the
+    fixes written."""
     fixes = selection.group(results)
     patch: Path | None = None
     notes: list[str] = []
@@ -110,3 +138,4 @@ def _report(
     for note in notes:
         print(note)
     summary(Plain(sys.stdout), results, patch, root, written)
+    return written

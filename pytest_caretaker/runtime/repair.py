@@ -34,6 +34,11 @@ from pytest_caretaker.verify.runner import Runner
 #: How the project's own tests are rerun: quietly, no cache, no caretaker inside.
 PYTEST_ARGS = ("-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-o", "addopts=")
 _SKIPPED = {".git", ".caretaker", ".venv", "venv", "node_modules", "__pycache__", ".tox"}
+#: Why a crash whose call no longer raises is not repaired (offline, it is marked fixed instead).
+RETURNS = (
+    "the call returns when replayed (fixed already, or its outcome depends on state or time), "
+    "so no fix can be proved"
+)
 
 
 @dataclass(frozen=True)
@@ -75,11 +80,7 @@ def repair(work: Repairing, crash: Crash) -> tuple[HealResult, Transcript]:
         # Replayed as it is first: a call that returns now proves nothing of any candidate.
         traced, trace = replay.run({}, trace=BUILTIN in settings.models)
         if traced.ok:
-            reason = (
-                "the call returns when replayed (fixed already, or its outcome depends on "
-                "state or time), so no fix can be proved"
-            )
-            return HealResult(failure.nodeid, reason=reason), Transcript(failure.nodeid)
+            return HealResult(failure.nodeid, reason=RETURNS), Transcript(failure.nodeid)
         executed = {failure.nodeid: trace} if trace else {}
         files = ProjectFiles(root)
         editable = Editable(settings.scope, root, TestFiles(frozenset()))

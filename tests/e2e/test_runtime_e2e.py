@@ -133,9 +133,9 @@ def test_record_mode_reraises_and_records_one_record_per_failure_with_a_count(
     listing = run(tmp_path, "-m", "pytest_caretaker", "crashes")
     assert listing.returncode == 0
     header, row = listing.stdout.splitlines()
-    assert header.split() == ["ID", "EXCEPTION", "COUNT", "LAST", "SEEN", "REPLAYABLE"]
+    assert header.split() == ["ID", "EXCEPTION", "COUNT", "LAST", "SEEN", "STATUS", "REPLAYABLE"]
     assert row.split()[:4] == ["invoice-total", "KeyError:", "'zero'", "2"]
-    assert row.endswith("yes")
+    assert row.endswith("open    yes")
 
 
 def test_off_mode_records_nothing(tmp_path: Path) -> None:
@@ -183,7 +183,12 @@ def test_crashes_heal_makes_a_patch_that_applies_and_crashes_test_fails_before_i
     assert after.returncode == 0, after.stdout
 
 
-def test_crashes_heal_write_commits_the_fix(tmp_path: Path) -> None:
+def history(root: Path) -> list[dict[str, object]]:
+    lines = (root / ".caretaker" / "history.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def test_crashes_heal_write_commits_the_fix_and_marks_the_crash_fixed(tmp_path: Path) -> None:
     project(tmp_path)
     run(tmp_path, "main.py")
     with ScriptedServer().start() as server:
@@ -193,9 +198,57 @@ def test_crashes_heal_write_commits_the_fix(tmp_path: Path) -> None:
             *("-m", "pytest_caretaker", "crashes", "heal", "invoice-total", "--write"),
             *("--model", "openai/gpt-4o-mini", "--api-base", server.base_url),
         )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert git(tmp_path, "log", "--format=%s").splitlines() == [
+            "fix: heal invoice-total",
+            "start",
+        ]
+        assert run(tmp_path, "main.py").stdout == "100.0\n"
+        sha = git(tmp_path, "rev-parse", "--short=7", "HEAD").strip()
+
+        (_, row) = run(tmp_path, "-m", "pytest_caretaker", "crashes").stdout.splitlines()
+        assert row.split()[-3:] == ["fixed", sha, "yes"]
+        rows = len(history(tmp_path))
+        again = run(
+            tmp_path,
+            *("-m", "pytest_caretaker", "crashes", "heal"),
+            *("--model", "openai/gpt-4o-mini", "--api-base", server.base_url),
+        )
+        assert len(server.requests) == 1  # the fixed crash was not sent to the model again
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert again.stdout == (
+        f"caretaker: invoice-total is fixed (by {sha} fix: heal invoice-total); not healed "
+        "again (caretaker crashes clear --fixed removes it)\n"
+    )
+    assert len(history(tmp_path)) == rows  # no row, and so no NOT HEALED row
+    assert [r["outcome"] for r in history(tmp_path)] == ["healed"]
+    cleared = run(tmp_path, "-m", "pytest_caretaker", "crashes", "clear", "--fixed")
+    assert cleared.stdout == "caretaker: removed 1 crash record (invoice-total)\n"
+    assert records(tmp_path) == []
+    assert list((tmp_path / ".caretaker" / "crashes").glob("*.pkl")) == []
+
+
+def test_a_crash_fixed_by_hand_is_marked_fixed_when_its_call_returns(tmp_path: Path) -> None:
+    project(tmp_path)
+    run(tmp_path, "main.py")
+    (tmp_path / "app" / "invoice.py").write_text(
+        INVOICE.replace("RATES[kind]", "RATES.get(kind, 0)")
+    )
+
+    done = run(tmp_path, "-m", "pytest_caretaker", "crashes", "heal", "--model", "builtin")
+
     assert done.returncode == 0, done.stdout + done.stderr
-    assert git(tmp_path, "log", "--format=%s").splitlines() == ["fix: heal invoice-total", "start"]
-    assert run(tmp_path, "main.py").stdout == "100.0\n"
+    assert done.stdout.splitlines()[-1] == (
+        "caretaker: invoice-total: the recorded call returns when replayed now; marked fixed"
+    )
+    assert "NOT HEALED" not in done.stdout
+    assert not (tmp_path / ".caretaker" / "history.jsonl").exists()
+    (_, row) = run(tmp_path, "-m", "pytest_caretaker", "crashes").stdout.splitlines()
+    assert "fixed (the call returns)  yes" in row
+    (tmp_path / "app" / "invoice.py").write_text(INVOICE)  # the bug is back, and so the crash
+    run(tmp_path, "main.py")
+    (_, row) = run(tmp_path, "-m", "pytest_caretaker", "crashes").stdout.splitlines()
+    assert row.split()[-2:] == ["open", "yes"]
 
 
 def test_a_fix_that_does_not_prove_itself_leaves_the_exception_untouched(tmp_path: Path) -> None:

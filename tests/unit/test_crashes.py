@@ -1,5 +1,6 @@
-"""`caretaker crashes`: the listing, the errors at its edge, a record whose call passes now, and
-the tests `crashes test` writes for a method called with an object."""
+"""`caretaker crashes`: the listing, the errors at its edge, a record whose call passes now (marked
+fixed), a record's lifecycle, `crashes clear`, and the tests `crashes test` writes for a method
+called with an object."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def test_an_unknown_id_names_the_way_out(
     )
 
 
-def test_a_call_that_returns_now_is_not_healed(
+def test_a_call_that_returns_now_is_marked_fixed_not_counted_as_not_healed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     crash(tmp_path)
@@ -73,10 +74,86 @@ def test_a_call_that_returns_now_is_not_healed(
 
     status = main(["crashes", "heal", "--model", "builtin", "--root", str(tmp_path)])
 
-    assert status == 1
+    assert status == 0
     out = capsys.readouterr().out
-    assert "NOT HEALED cart-add: the call returns when replayed (fixed already" in out
-    assert out.splitlines()[-1].startswith("caretaker: 0 healed, 1 not healed")
+    assert out.splitlines() == [
+        "caretaker: healing 1/1 cart-add …",
+        "caretaker: cart-add: the recorded call returns when replayed now; marked fixed",
+    ]
+    assert not (tmp_path / ".caretaker" / "history.jsonl").exists()
+    assert main(["crashes", "heal", "--model", "builtin", "--root", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == (
+        "caretaker: cart-add is fixed (its recorded call returned when replayed); not healed "
+        "again (caretaker crashes clear --fixed removes it)\n"
+    )
+    assert main(["crashes", "--root", str(tmp_path)]) == 0
+    header, row = capsys.readouterr().out.splitlines()
+    assert header.split()[-2:] == ["STATUS", "REPLAYABLE"]
+    assert row.endswith("  fixed (the call returns)  yes")
+
+
+def test_a_crash_recorded_again_after_its_fix_is_open_again(tmp_path: Path) -> None:
+    from pytest_caretaker.runtime import lifecycle
+    from pytest_caretaker.runtime.records import all_crashes
+
+    crash(tmp_path)
+    (record,) = all_crashes(tmp_path)
+    assert lifecycle.status(record) == "open"
+    assert lifecycle.mark_fixed(record, "committed", "0123456789abcdef", "fix: heal cart-add")
+    (record,) = all_crashes(tmp_path)
+    assert lifecycle.status(record) == "fixed 0123456"
+    assert lifecycle.said(record) == "by 0123456 fix: heal cart-add"
+
+    crash(tmp_path)  # the old code ran again
+
+    (again,) = all_crashes(tmp_path)
+    assert again.data["count"] == 2
+    assert lifecycle.status(again) == "open"
+    assert not lifecycle.mark_fixed(record, "returns")  # read before the crash came back
+    (again,) = all_crashes(tmp_path)
+    assert lifecycle.status(again) == "open"
+
+
+def two_crashes(root: Path) -> None:
+    crash(root)
+    crash(root, CART.replace('"cart-add"', '"cart-put"'))
+
+
+def test_clear_removes_the_named_crashes_with_their_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    two_crashes(tmp_path)
+    folder = tmp_path / ".caretaker" / "crashes"
+    assert len(list(folder.glob("*.pkl"))) == 2
+
+    assert main(["crashes", "clear", "cart-put", "--root", str(tmp_path)]) == 0
+
+    assert capsys.readouterr().out == "caretaker: removed 1 crash record (cart-put)\n"
+    assert [p.name.split("-")[1] for p in folder.glob("*.json")] == ["add"]
+    assert len(list(folder.glob("*.pkl"))) == 1
+    assert main(["crashes", "clear", "nope", "--root", str(tmp_path)]) == 2
+    assert "no crash is recorded with the id 'nope'" in capsys.readouterr().err
+
+
+def test_clear_fixed_keeps_the_open_ones_and_clear_removes_all(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pytest_caretaker.runtime import lifecycle
+    from pytest_caretaker.runtime.records import all_crashes
+
+    two_crashes(tmp_path)
+    assert main(["crashes", "clear", "--fixed", "--root", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "caretaker: no crash is marked fixed; nothing was removed\n"
+    (put,) = [c for c in all_crashes(tmp_path) if c.id == "cart-put"]
+    lifecycle.mark_fixed(put, "written")
+
+    assert main(["crashes", "clear", "--fixed", "--root", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "caretaker: removed 1 crash record (cart-put)\n"
+    assert [c.id for c in all_crashes(tmp_path)] == ["cart-add"]
+    assert main(["crashes", "clear", "--root", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "caretaker: removed 1 crash record (cart-add)\n"
+    assert main(["crashes", "clear", "--root", str(tmp_path)]) == 0  # nothing left: no error
+    assert "no crashes are recorded" in capsys.readouterr().out
 
 
 def test_crashes_test_replays_a_method_called_with_an_object(
