@@ -85,7 +85,8 @@ OPTIONS: tuple[Option, ...] = (
         "--heal-model",
         parse_models,
         "litellm model to ask, e.g. openai/gpt-4o-mini, or builtin (the model-free "
-        "repairer, the default); repeat for fallbacks",
+        "repairer); repeat for a chain, asked in order. Default: builtin, then a model found "
+        "here (a provider key, a local Ollama) for what builtin cannot heal",
         ini="heal_model",
         ini_help="litellm model(s) to ask, one per line",
         env="CARETAKER_MODEL",
@@ -133,7 +134,8 @@ OPTIONS: tuple[Option, ...] = (
         "builtin_budget",
         "--heal-builtin-budget",
         parse_timeout,
-        "Seconds the built-in repairer may spend on one failure (default 20)",
+        "Seconds the built-in repairer may spend on one failure (default 20; 5 when a model "
+        "found here follows it)",
         ini="heal_builtin_budget",
         ini_help="Seconds the built-in repairer may spend on one failure",
         metavar="SECONDS",
@@ -183,9 +185,21 @@ OPTIONS: tuple[Option, ...] = (
         "max_tokens",
         "--heal-max-tokens",
         parse_tokens,
-        "Tokens one failure may use across its attempts (default 200000)",
+        "Tokens one problem (a root cause, however many tests fail from it) may use across its "
+        "attempts and models (default 200000)",
         ini="heal_max_tokens",
-        ini_help="Tokens one failure may use across its attempts",
+        ini_help="Tokens one problem may use across its attempts and models",
+        metavar="N",
+    ),
+    Option(
+        "session_tokens",
+        "--heal-session-tokens",
+        parse_tokens,
+        "Tokens the whole session may use on models; once used, nothing more is asked "
+        "(default 1000000)",
+        ini="heal_session_tokens",
+        ini_help="Tokens the whole session may use on models",
+        env="CARETAKER_SESSION_TOKENS",
         metavar="N",
     ),
     Option(

@@ -31,7 +31,7 @@ from pytest_caretaker.results import (
     Verdict,
     Via,
 )
-from pytest_caretaker.settings import DEFAULT_MAX_TOKENS
+from pytest_caretaker.settings import DEFAULT_MAX_TOKENS, DEFAULT_SESSION_TOKENS, Settings
 
 
 @dataclass(frozen=True)
@@ -68,9 +68,10 @@ class Log(Protocol):
 
 @dataclass
 class Limits:
-    """What the engine lets repairs spend: US dollars over the whole session (--heal-budget)
-    and its healing time (--heal-session-budget), shared by every repair, and tokens per
-    conversation about one problem (--heal-max-tokens). A repairer asks ``stop`` before each
+    """What the engine lets repairs spend: US dollars (--heal-budget) and tokens
+    (--heal-session-tokens) over the whole session, and its healing time
+    (--heal-session-budget), shared by every repair; and tokens per problem, over every model of
+    the chain and every attempt (--heal-max-tokens). A repairer asks ``stop`` before each
     request, reports each cost with ``charge``, and searches no longer than ``seconds_left``."""
 
     budget: float | None = None
@@ -78,7 +79,20 @@ class Limits:
     session_seconds: float | None = None
     spent: float = 0.0
     started: float = field(default_factory=time.monotonic)
+    session_tokens: int = DEFAULT_SESSION_TOKENS
+    tokens: int = 0  # spent by the session so far
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @classmethod
+    def of(cls, settings: Settings, started: float | None = None) -> Limits:
+        """The limits the settings give, the session's time counted from started (now)."""
+        return cls(
+            settings.budget,
+            settings.max_tokens,
+            settings.healing_budget,
+            started=time.monotonic() if started is None else started,
+            session_tokens=settings.session_tokens,
+        )
 
     def seconds_left(self) -> float | None:
         """Seconds of the session's healing time left; None without a limit."""
@@ -93,12 +107,14 @@ class Limits:
             return f"the session's healing budget of {self.session_seconds:g} s is spent"
         return None
 
-    def charge(self, cost: float) -> None:
+    def charge(self, cost: float, tokens: int = 0) -> None:
         with self._lock:  # repairs run in threads
             self.spent += cost
+            self.tokens += tokens
 
-    def stop(self, spend: Spend) -> str | None:
-        """Why no further request may be made for a repair that spent this, or None."""
+    def stop(self, spend: Spend, earlier: int = 0) -> str | None:
+        """Why no further request may be made for a problem whose repair spent this (and
+        earlier tokens, in the links of the chain before), or None."""
         if self.budget is not None and self.spent >= self.budget:
             return (
                 f"the --heal-budget of ${self.budget:.2f} is spent (${self.spent:.4f} used); "
@@ -107,9 +123,15 @@ class Limits:
         late = self.out_of_time()
         if late is not None:
             return late
-        if spend.tokens >= self.max_tokens:
+        if self.tokens >= self.session_tokens:
             return (
-                f"this failure used {spend.tokens:,} tokens, the cap is {self.max_tokens:,} "
+                f"the session used {self.tokens:,} tokens, the cap is {self.session_tokens:,} "
+                "(raise it with --heal-session-tokens)"
+            )
+        used = spend.tokens + earlier
+        if used >= self.max_tokens:
+            return (
+                f"this problem used {used:,} tokens, the cap is {self.max_tokens:,} "
                 "(raise it with --heal-max-tokens)"
             )
         return None
@@ -126,6 +148,9 @@ class Task:
     prove: Callable[[Proposal], Accepted | Rejected]  # guards, apply in memory, check
     log: Log
     limits: Limits = field(default_factory=Limits)
+    #: Tokens the links of the chain before this one spent on the problem (its cap is theirs
+    #: too).
+    earlier_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -144,6 +169,9 @@ class Failed:
     #: False when the next repairer of the chain should be asked (this one could not work on
     #: the problem at all: no fix parsed, an error); True when its checked attempts decide.
     decisive: bool = False
+    #: What the user might do next, said only when this repairer has the last word (the
+    #: built-in repairer's "a model may find a larger fix"), never when another link follows.
+    advice: str = ""
 
 
 class Repairer(Protocol):

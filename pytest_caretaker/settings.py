@@ -37,10 +37,12 @@ __all__ = [
     "CI_VARIABLES",
     "DEFAULT_ATTEMPTS",
     "DEFAULT_BUILTIN_BUDGET",
+    "DEFAULT_CHAIN_BUILTIN_BUDGET",
     "DEFAULT_CONCURRENCY",
     "DEFAULT_MAX_TOKENS",
     "DEFAULT_MODEL_TIMEOUT",
     "DEFAULT_SESSION_BUDGET",
+    "DEFAULT_SESSION_TOKENS",
     "DEFAULT_TIMEOUT",
     "OPTIONS",
     "SCOPES",
@@ -71,12 +73,19 @@ BUILTIN = "builtin"
 DEFAULT_ATTEMPTS = 3
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_BUILTIN_BUDGET = 20.0
+#: Seconds per problem for the built-in repairer when a model found here follows it (the default
+#: chain): enough for the small edits it heals, most within a second or two; the rest is the
+#: model's.
+DEFAULT_CHAIN_BUILTIN_BUDGET = 5.0
 #: Seconds a whole session may spend healing when the built-in repairer is in the chain (its
 #: search is bounded per failure only; a bug failing 100 tests would otherwise take an hour).
 DEFAULT_SESSION_BUDGET = 120.0
 DEFAULT_MODEL_TIMEOUT = 120.0
-#: Tokens (prompt + completion) one failure may use across its attempts before caretaker stops.
+#: Tokens (prompt + completion) one problem (a root cause, however many tests it fails) may use
+#: across its attempts and models before caretaker stops asking about it.
 DEFAULT_MAX_TOKENS = 200_000
+#: Tokens the whole session may use: whoever sets nothing never spends more than this.
+DEFAULT_SESSION_TOKENS = 1_000_000
 #: Failures repaired at once: model round trips overlap; a few, for providers' rate limits.
 DEFAULT_CONCURRENCY = 4
 
@@ -94,7 +103,8 @@ class Settings:
     session_budget: float | None = None
     model_timeout: float = DEFAULT_MODEL_TIMEOUT  # seconds one model request may take
     budget: float | None = None  # US dollars the whole session may spend on models
-    max_tokens: int = DEFAULT_MAX_TOKENS  # tokens one failure may use
+    max_tokens: int = DEFAULT_MAX_TOKENS  # tokens one problem may use
+    session_tokens: int = DEFAULT_SESSION_TOKENS  # tokens the session may use
     concurrency: int = DEFAULT_CONCURRENCY  # failures repaired at once
     workers: int | None = None  # the built-in repairer's trials at once; None: one per core
     write: bool = False  # write verified fixes to disk (and commit them unless commit is off)

@@ -131,13 +131,15 @@ def _missing(qualname: str, slot: str, new: New) -> str:
     return f"assignment {qualname} (or function of that name) to replace"
 
 
-_Parsed = tuple[dict[Key, New], list[cst.FunctionDef], list[cst.SimpleStatementLine]]
+#: A new definition added beside the fix: a function, or a class the fix needs.
+Helper = cst.FunctionDef | cst.ClassDef
+_Parsed = tuple[dict[Key, New], list[Helper], list[cst.SimpleStatementLine]]
 
 
 def _parse_edits(edits: Sequence[Edit]) -> _Parsed | NotApplied:
     """The edits as nodes: definitions replaced by name, helpers to add, imports to add."""
     replacements: dict[Key, New] = {}
-    helpers: list[cst.FunctionDef] = []
+    helpers: list[Helper] = []
     imports: list[cst.SimpleStatementLine] = []
     for edit in edits:
         if edit.kind == "import":
@@ -150,21 +152,31 @@ def _parse_edits(edits: Sequence[Edit]) -> _Parsed | NotApplied:
             continue
         name = edit.qualname.rsplit(".", 1)[-1]
         node = parse_new(edit.source, name)
-        if edit.kind == "helper" and isinstance(node, cst.FunctionDef):
-            helpers.append(node)
+        if edit.kind == "helper" and (helper := _helper(edit.source)) is not None:
+            helpers.append(helper)
         elif node is None or edit.kind == "helper":
             return NotApplied(
                 f"the new source of {edit.ref} is not a function definition "
-                f"(nor an assignment to {name})"
+                f"(nor an assignment to {name}"
+                + (", nor one class)" if edit.kind == "helper" else ")")
             )
         else:
             replacements[(edit.qualname, slot(node))] = node
     return replacements, helpers, imports
 
 
+def _helper(source: str) -> Helper | None:
+    """The function or class a helper edit's source defines (its first)."""
+    try:
+        body = cst.parse_module(source).body
+    except cst.ParserSyntaxError:
+        return None
+    return next((s for s in body if isinstance(s, (cst.FunctionDef, cst.ClassDef))), None)
+
+
 def _add_statements(
     module: cst.Module,
-    helpers: Sequence[cst.FunctionDef],
+    helpers: Sequence[Helper],
     imports: Sequence[cst.SimpleStatementLine],
     first_target: Sequence[str],
 ) -> cst.Module:

@@ -145,8 +145,12 @@ def _constant(node: ast.expr) -> bool:
 def _handlers(
     name: str, old: Function | None, new: Function, failing: Failing, notices: list[str]
 ) -> str | None:
-    """A new except that hands back a default instead of letting the failure out."""
-    before = {ast.dump(n) for n in _walk(old) if isinstance(n, ast.ExceptHandler)}
+    """A new except that hands back a default instead of letting the failure out. What the
+    function had already (the same exceptions caught, the same default) is not the fix's doing,
+    whatever else changed around it."""
+    handlers = [n for n in _walk(old) if isinstance(n, ast.ExceptHandler)]
+    before = {ast.dump(n) for n in handlers}
+    had = {(_caught(n.type), _shown(_default(n))) for n in handlers if _default(n) is not None}
     for handler in _walk(new):
         if not isinstance(handler, ast.ExceptHandler) or ast.dump(handler) in before:
             continue
@@ -155,6 +159,8 @@ def _handlers(
             continue
         caught = _caught(handler.type)
         shown = shorten(default) if isinstance(default, ast.AST) else default
+        if (caught, _shown(default)) in had:
+            continue
         if not caught or caught & _BROAD:
             return (
                 f"the fix in {name} catches every exception and returns {shown}, which hides "
@@ -172,6 +178,10 @@ def _handlers(
                 f"returns {shown}; check that this is the intended behaviour"
             )
     return None
+
+
+def _shown(default: ast.expr | str | None) -> str:
+    return ast.dump(default) if isinstance(default, ast.AST) else str(default)
 
 
 def _default(handler: ast.ExceptHandler) -> ast.expr | str | None:

@@ -70,7 +70,8 @@ def review(
     for edit in edits:
         before = original(edit) if edit.kind == "replace" else None
         if edit.path not in tests:  # conftests are test code too, wherever they live
-            reason = _special(edit, before, failing or Failing(), notices)
+            text = module(edit.path) if module is not None else None
+            reason = _special(edit, before, failing or Failing(), notices, text)
         else:
             reason = _review_edit(edit, before, notices, module)
         if reason is not None:
@@ -78,11 +79,13 @@ def review(
     return Review(None, tuple(notices))
 
 
-def _special(edit: Edit, before: str | None, failing: Failing, notices: list[str]) -> str | None:
+def _special(
+    edit: Edit, before: str | None, failing: Failing, notices: list[str], module: str | None
+) -> str | None:
     new = _function(edit.source) if edit.kind != "import" else None
     if new is None:
         return None
-    doctest = rewritten(edit.ref, before, edit.source)
+    doctest = rewritten(edit.ref, before, edit.source, module)
     if doctest is not None:
         return doctest
     return special_cases(edit.ref, _function(before), new, failing, notices)
@@ -162,14 +165,21 @@ def _removed(
 
 
 def _function(source: str | None) -> Function | None:
+    """The one function source defines. A method whose strings hold lines less indented than
+    its def keeps its indentation when dedented: it is read inside a block, so that the guards
+    compare it with what it was rather than take all of it for new (#34)."""
     if source is None:
         return None
-    try:
-        body = syntax.parse(source).body
-    except (SyntaxError, ValueError):
+    for text in (source, "if True:\n" + source):
+        try:
+            body = syntax.parse(text).body
+        except (SyntaxError, ValueError):
+            continue
+        if len(body) == 1 and isinstance(body[0], ast.If) and text is not source:
+            body = body[0].body
+        if len(body) == 1 and isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return body[0]
         return None
-    if len(body) == 1 and isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return body[0]
     return None
 
 

@@ -19,7 +19,7 @@ CATEGORIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("broke a test", r"fix broke "),
         ("timeout", r"still hangs|timed out|ran out|healing budget|time limit"),
         ("budget", r"--heal-budget|--heal-max-tokens|tokens, the cap"),
-        ("still fails", r"still fails|did not run|collecting the tests failed"),
+        ("still fails", r"still fails|did not run|collecting the tests failed|skipped under"),
         ("no candidate", r"tried all|found nothing it may edit|no model to ask|no attempt"),
         ("not editable", r"in test code|no test code ran|no project code ran"),
         ("flaky", r"passes when rerun alone"),

@@ -9,6 +9,7 @@ functions must not crowd out the one that is wrong.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -45,6 +46,7 @@ class Context:
     locals: tuple[tuple[str, str], ...]
     functions: tuple[FunctionContext, ...]
     imports: tuple[tuple[str, tuple[str, ...]], ...]
+    fence: str = "```"  # a code fence none of the material shown can close (fence_for)
 
     def as_vars(self) -> dict[str, object]:
         return {
@@ -57,6 +59,7 @@ class Context:
             "locals": self.locals,
             "functions": self.functions,
             "imports": self.imports,
+            "fence": self.fence,
         }
 
 
@@ -103,6 +106,8 @@ def build(
             )
         )
     innermost = failure.innermost
+    imports = _imports(functions, sources)
+    shown = [report, output, *(f.code for f in functions), *(i for _, ii in imports for i in ii)]
     return Context(
         test_id=failure.nodeid,
         failing=_opening(failure),
@@ -112,8 +117,16 @@ def build(
         output=output,
         locals=innermost.locals if innermost is not None else (),
         functions=tuple(functions),
-        imports=_imports(functions, sources),
+        imports=imports,
+        fence=fence_for(*shown),
     )
+
+
+def fence_for(*texts: str) -> str:
+    """Backticks enough to fence every text: one more than the longest run of them inside, and
+    at least three. A docstring's ```python example then cannot end the block early."""
+    longest = max((len(run) for text in texts for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def _imports(

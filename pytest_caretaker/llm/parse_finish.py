@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pytest_caretaker import syntax
 from pytest_caretaker.llm.parse_code import Code
 from pytest_caretaker.llm.parse_targets import Targets
 from pytest_caretaker.llm.reply import Block
@@ -115,7 +116,7 @@ def finish(edits: list[Edit], explanation: str, notes: Sequence[str]) -> Proposa
 def _is_used(statement: str, edits: Sequence[Edit]) -> bool:
     """Whether a name an import statement binds is used by one of edits."""
     try:
-        node = ast.parse(statement).body[0]
+        node = syntax.parse(statement).body[0]
     except (SyntaxError, ValueError, IndexError):
         return True
     if not isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -129,7 +130,7 @@ def _imports_itself(statement: str, path: str) -> bool:
     """Whether an import statement imports the module at path (which it would be added to)."""
     stem = path.rsplit("/", 1)[-1].removesuffix(".py")
     try:
-        node = ast.parse(statement).body[0]
+        node = syntax.parse(statement).body[0]
     except (SyntaxError, ValueError, IndexError):
         return False
     if isinstance(node, ast.ImportFrom):

@@ -14,11 +14,11 @@ from typing import Any
 
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.llm import client, context, conversation, models, prompts
-from pytest_caretaker.llm.parse import parse_reply
+from pytest_caretaker.llm.parse import read_reply
 from pytest_caretaker.problem import Failed, Healed, Log, Task
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.record.redact import Redactor
-from pytest_caretaker.results import Accepted, Edit, Rejected, Spend, Unparsed
+from pytest_caretaker.results import Accepted, Edit, Proposal, Rejected, Spend, Unparsed
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.text import plural
 
@@ -100,7 +100,7 @@ class _Conversation:
         reason = "no attempt was made"
         parsed_any = False
         for number in range(1, repairer.settings.attempts + 1):
-            stop = self.task.limits.stop(self.spend)
+            stop = self.task.limits.stop(self.spend, self.task.earlier_tokens)
             if stop is not None:
                 log.add(f"Attempt {number}: not asked", stop)
                 if number == 1:
@@ -119,7 +119,7 @@ class _Conversation:
             except client.ModelError as error:
                 log.add(f"Attempt {number}: {repairer.name}", f"model error: {error}")
                 return Failed(f"model error: {error}", self.spend)
-            self.task.limits.charge(reply.cost)
+            self.task.limits.charge(reply.cost, reply.prompt_tokens + reply.completion_tokens)
             self.spend = replace(
                 self.spend,
                 rounds=number,
@@ -131,7 +131,7 @@ class _Conversation:
             if conversation.echoes(reply.text, str(sent[1].get("content") or "")):
                 decided = Rejected(ECHO)
             else:
-                decided = self._attempt(reply)
+                decided = self._attempt(reply, number)
             parsed_any = parsed_any or _edits(decided) is not None
             _log_attempt(log, number, repairer.name, reply, decided)
             if isinstance(decided, Accepted):
@@ -174,35 +174,60 @@ class _Conversation:
             f"cause), not all: {shown} still fail; find the fix that heals them all"
         )
 
-    def _attempt(self, reply: client.Reply) -> Accepted | Rejected:
+    def _attempt(self, reply: client.Reply, number: int) -> Accepted | Rejected:
         if reply.truncated:
             return Rejected(TRUNCATED)
         repairer = self.repairer
-        parsed = parse_reply(
+        readings = read_reply(
             reply.text,
             reply.tool_arguments,
             self.task.suspects,
             lambda suspect: repairer.editable.path(suspect.path),
             repairer.files.get,
         )
-        if isinstance(parsed, Unparsed):
-            return Rejected(f"model output did not parse: {parsed.reason}")
-        # A literal the prompt showed redacted, and the model kept, is the user's own value.
-        edits = tuple(
-            replace(edit, source=repairer.redactor.restore(edit.source)) for edit in parsed.edits
-        )
-        return self.task.prove(replace(parsed, edits=edits))
+        if isinstance(readings, Unparsed):
+            return Rejected(f"model output did not parse: {readings.reason}")
+        first: Rejected | None = None
+        best: Accepted | None = None  # of readings that heal some cases of the problem only
+        for index, proposal in enumerate(readings, 1):
+            # A literal the prompt showed redacted, and the model kept, is the user's own value.
+            edits = tuple(
+                replace(edit, source=repairer.redactor.restore(edit.source))
+                for edit in proposal.edits
+            )
+            decided = self.task.prove(replace(proposal, edits=edits))
+            if len(readings) > 1 or proposal.note:  # say what was taken of the reply
+                _log_reading(self.task.log, number, index, len(readings), proposal, decided)
+            if isinstance(decided, Rejected):
+                first = first or decided
+                continue
+            healed = self._heals(decided)
+            if healed == len(self.task.problem.ids):
+                return decided
+            if best is None or healed > self._heals(best):
+                best = decided
+        if best is not None:
+            return best
+        assert first is not None  # read_reply gives one reading at least
+        return first
+
+    def _heals(self, accepted: Accepted) -> int:
+        """How many cases of the problem an accepted fix heals (the lead always)."""
+        cases = self.task.problem.ids
+        return 1 + sum(1 for nodeid in cases[1:] if nodeid in accepted.verdict.passed)
 
     def _feedback(self, reply: client.Reply, rejected: Rejected, number: int) -> Failed | None:
         """Tell the model why its fix was rejected, in the conversation's next round."""
         self.messages.append(reply.as_message())
         try:
+            detail = rejected.detail[-conversation.MAX_FEEDBACK :]
             feedback = self.repairer._render(
                 "retry",
                 self.tools,
                 reason=rejected.reason,
-                detail=rejected.detail[-conversation.MAX_FEEDBACK :],
+                detail=detail,
                 attempt=number,
+                fence=context.fence_for(detail),
             )
         except prompts.PromptError as error:
             return Failed(str(error), self.spend, decisive=True)
@@ -225,6 +250,17 @@ def _edits(decided: Accepted | Rejected) -> tuple[Edit, ...] | None:
     if isinstance(decided, Accepted):
         return decided.candidate.edits
     return decided.proposal.edits if decided.proposal is not None else None
+
+
+def _log_reading(
+    log: Log, number: int, index: int, count: int, proposal: Proposal, decided: Accepted | Rejected
+) -> None:
+    verdict = "accepted" if isinstance(decided, Accepted) else f"rejected: {decided.reason}"
+    which = f"reading {index} of {count}" if count > 1 else "reading"
+    log.add(
+        f"Attempt {number}: {which} of the reply",
+        f"{proposal.note or 'the definitions the reply gives first'} · {verdict}",
+    )
 
 
 def _log_attempt(

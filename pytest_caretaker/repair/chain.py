@@ -81,7 +81,9 @@ class Chain:
         failed: list[str] = []  # "name: reason" of each link of the chain that failed
         total = Spend()
         for repairer in self.repairers:
-            outcome, name = repairer.repair(task), repairer.name
+            # The problem's token cap holds over the whole chain.
+            outcome = repairer.repair(replace(task, earlier_tokens=total.tokens))
+            name = repairer.name
             total = _add_model_spend(total, outcome.spend)
             if isinstance(outcome, Healed) or outcome.decisive:
                 break
@@ -91,6 +93,8 @@ class Chain:
             if len(failed) > 1 and isinstance(outcome, Failed):
                 # every link failed: the reason names each one and why
                 outcome = replace(outcome, reason="; then ".join(failed))
+            elif isinstance(outcome, Failed) and outcome.advice:  # the one link that spoke
+                outcome = replace(outcome, reason=f"{outcome.reason} ({outcome.advice})")
         spend = replace(
             outcome.spend,
             prompt_tokens=total.prompt_tokens,

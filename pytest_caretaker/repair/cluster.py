@@ -3,7 +3,8 @@
 The root cause is the exception type and the innermost frame in code under test, or, for an
 assertion in the test itself, the code function localization ranks first. The engine repairs a
 cluster as one problem: the check that proves the fix for its first case runs the others too, the
-ones that pass are healed by that fix, and only the rest become the next problem.
+ones that pass are healed by that fix, and only the rest become the next problem. A problem that is
+not healed is not healed for every case of it: one conversation, not one per failing test.
 """
 
 from __future__ import annotations
@@ -78,10 +79,20 @@ def solve(
     repaired = chain.repair(problem, suspects)
     transcripts[lead.nodeid] = repaired.log
     if not repaired.result.healed:
-        return [repaired.result], rest
+        # The repair was about every case of the problem (its check ran them all): asking again
+        # for each of the others would spend --heal-attempts requests per failing test.
+        return [repaired.result, *(_unhealed(repaired.result, c, transcripts) for c in rest)], []
     healed = [case for case in rest if case.nodeid in repaired.passed]
     shared = [_shared(repaired.result, case, chain, transcripts) for case in healed]
     return [repaired.result, *shared], [case for case in rest if case not in healed]
+
+
+def _unhealed(result: HealResult, case: Failure, transcripts: dict[str, Transcript]) -> HealResult:
+    """The result of a case whose problem was repaired, for all of its cases, and not healed."""
+    log = transcripts[case.nodeid] = Transcript(case.nodeid)
+    log.add("One root cause", f"repaired once with {result.nodeid}, for all of its tests")
+    reason = f"{result.reason} (one root cause with {result.nodeid}, repaired once for all)"
+    return HealResult(case.nodeid, reason=reason, repairer=result.repairer)
 
 
 def _shared(

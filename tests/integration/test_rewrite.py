@@ -578,6 +578,26 @@ def test_helper_for_a_method_goes_before_its_class() -> None:
     )
 
 
+def test_a_helper_class_goes_before_the_function_that_uses_it() -> None:
+    # A reply's new class the fix needs (#34), added like a helper function.
+    before = "import math\n\n\ndef components(n, edges):\n    return n\n"
+    union_find = (
+        "class UnionFind:\n    def __init__(self, n):\n        self.parent = list(range(n))\n"
+    )
+
+    after = applied(
+        before,
+        Edit("helper", PATH, "UnionFind", union_find),
+        replace("components", "def components(n, edges):\n    return len(UnionFind(n).parent)\n"),
+    )
+
+    assert after.decode() == (
+        "import math\n\n\n"
+        + union_find
+        + "\n\ndef components(n, edges):\n    return len(UnionFind(n).parent)\n"
+    )
+
+
 # --- not applied --------------------------------------------------------------------------------
 
 

@@ -15,7 +15,7 @@ from pytest_caretaker.problem import Failed, Healed, Limits, Problem, Task
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
 from pytest_caretaker.project.localize import Suspect
 from pytest_caretaker.repair.chain import Chain
-from pytest_caretaker.repair.check import Prover
+from pytest_caretaker.repair.check import Prover, worded
 from pytest_caretaker.repair.memory import FixMemory, RememberedFixes
 from pytest_caretaker.results import (
     Accepted,
@@ -287,3 +287,78 @@ def test_every_repair_of_a_session_spends_from_the_same_limits(files: ProjectFil
     assert limits.stop(Spend()) == (
         "the --heal-budget of $0.40 is spent ($0.5000 used); raise it to heal the rest"
     )
+
+
+def test_a_problems_token_cap_holds_over_the_whole_chain(files: ProjectFiles) -> None:
+    # --heal-max-tokens is per problem (#34): a second model starts with what the first spent.
+    told: list[str | None] = []
+
+    @dataclass
+    class Spender:
+        name: str
+
+        def repair(self, task: Task) -> Healed | Failed:
+            told.append(task.limits.stop(Spend(), task.earlier_tokens))
+            task.limits.charge(0.0, 3_000)
+            return Failed("model error: 500", Spend(rounds=1, prompt_tokens=3_000))
+
+    limits = Limits(max_tokens=5_000)
+    editable = Editable("code", files.root, TestFiles(frozenset({"test_calc.py"})))
+    chain = Chain(
+        [Spender("a/one"), Spender("b/two"), Spender("c/three")],
+        editable,
+        Prover(editable, files, passing_check),
+        FixMemory(None),
+        files,
+        {},
+        0.1,
+        limits,
+    )
+
+    chain.repair(Problem((LEAD,)), SUSPECTS)
+
+    assert told == [
+        None,
+        None,
+        "this problem used 6,000 tokens, the cap is 5,000 (raise it with --heal-max-tokens)",
+    ]
+
+
+def test_a_sessions_token_cap_stops_every_repair() -> None:
+    limits = Limits(session_tokens=10_000)
+    limits.charge(0.01, 6_000)
+    assert limits.stop(Spend()) is None
+    limits.charge(0.01, 4_000)
+    assert limits.stop(Spend()) == (
+        "the session used 10,000 tokens, the cap is 10,000 (raise it with --heal-session-tokens)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("verdict", "reason"),
+    [
+        pytest.param(
+            Verdict(False, "t.py::test_a still fails"),
+            "t.py::test_a is skipped under the fix, and a skip is no pass",
+            id="the-lead-skips",
+        ),
+        pytest.param(
+            Verdict(False, "fix broke t.py::test_b"),
+            "fix broke t.py::test_b",
+            id="a-neighbour-that-passed",
+        ),
+        pytest.param(
+            Verdict(False, "t.py::test_a still fails", "E   assert 1 == 2"),
+            "t.py::test_a still fails",
+            id="a-failure-with-its-report",
+        ),
+        pytest.param(
+            Verdict(False, "fix broke t.py::test_b (it did not run)"),
+            "fix broke t.py::test_b (it did not run)",
+            id="did-not-run",
+        ),
+    ],
+)
+def test_a_test_that_skips_under_a_fix_is_said_to_skip(verdict: Verdict, reason: str) -> None:
+    # The judge words every outcome but a pass "still fails"; a skip alone has no report (#34).
+    assert worded(verdict) == reason

@@ -29,6 +29,41 @@ def test_fixing_the_code_keeps_the_doctest_and_passes() -> None:
 def test_rewriting_what_the_doctest_expects_is_refused() -> None:
     weakened = HALVE.replace("    5\n", "    3\n")
     reason = rewritten("calc.py::halve", HALVE, weakened)
-    assert reason is not None and "doctest examples in the docstring of calc.py::halve" in reason
+    assert reason is not None and "what the doctest example `halve(10)` in calc.py::halve" in reason
     dropped = HALVE.replace("    >>> halve(10)\n    5\n", "")
     assert rewritten("calc.py::halve", HALVE, dropped) is not None
+
+
+MODULE = (
+    HALVE
+    + '''
+"""Examples:
+
+>>> halve(4)
+2
+"""
+'''
+)
+
+
+def test_examples_moved_into_the_docstring_unchanged_are_allowed() -> None:
+    # Models move a file's trailing examples into the fixed function's docstring (#34).
+    moved = HALVE.replace("n // 3", "n // 2").replace("    5\n", "    5\n    >>> halve(4)\n    2\n")
+    assert rewritten("calc.py::halve", HALVE, moved, MODULE) is None
+
+
+def test_examples_added_to_the_docstring_are_allowed() -> None:
+    added = HALVE.replace("n // 3", "n // 2").replace("    5\n", "    5\n    >>> halve(0)\n    0\n")
+    assert rewritten("calc.py::halve", HALVE, added) is None
+
+
+def test_an_example_moved_with_another_expected_value_is_refused() -> None:
+    moved = HALVE.replace("    5\n", "    5\n    >>> halve(4)\n    1\n")
+    reason = rewritten("calc.py::halve", HALVE, moved, MODULE)
+    assert reason is not None and "`halve(4)`" in reason
+
+
+def test_a_docstring_gaining_its_first_examples_is_allowed() -> None:
+    bare = "def halve(n):\n    return n // 3\n"
+    documented = HALVE.replace("n // 3", "n // 2")
+    assert rewritten("calc.py::halve", bare, documented) is None

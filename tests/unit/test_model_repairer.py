@@ -187,7 +187,7 @@ def test_the_token_cap_stops_the_next_round(files: ProjectFiles) -> None:
     assert len(script.sent) == 2
     assert isinstance(outcome, Failed)
     assert outcome.reason == (
-        "stopped after 2 attempts: this failure used 3,020 tokens, the cap is 3,000 "
+        "stopped after 2 attempts: this problem used 3,020 tokens, the cap is 3,000 "
         "(raise it with --heal-max-tokens)"
     )
     assert "## Attempt 3: not asked" in log.render(None, _not_healed())
@@ -197,3 +197,21 @@ def _not_healed() -> Any:
     from pytest_caretaker.results import HealResult
 
     return HealResult(LEAD.nodeid, reason="-")
+
+
+def test_each_reading_of_a_reply_is_proved_in_one_request(files: ProjectFiles) -> None:
+    # A reply that defines mean twice (#34): the one marked as the fix first, then the other;
+    # both are proved before the model is asked again.
+    text = f"Here is the fix:\n```python\n{WRONG}```\nOr, simpler:\n```python\n{GOOD}```\n"
+    script = Script([Reply(MODEL, text, (), (), 100, 10, 0.01)])
+
+    outcome, log = converse(files, script)
+
+    assert isinstance(outcome, Healed)
+    assert outcome.spend.rounds == 1 and len(script.sent) == 1
+    shown = "\n".join(log.sections)
+    assert "Attempt 1: reading 1 of 2 of the reply" in shown
+    assert "takes the one in code block 1 (marked as the fix)" in shown
+    assert "rejected: fix broke test_calc.py::test_total" in shown
+    assert "Attempt 1: reading 2 of 2 of the reply" in shown
+    assert "takes the one in code block 2 (in the reply's order) · accepted" in shown

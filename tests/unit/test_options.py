@@ -49,6 +49,7 @@ SAMPLES = {
     "model_keep": Sample("0", 0.0, "120", 120.0, "900", 900.0),
     "budget": Sample("0.25", 0.25, "9", 9.0, "$2", 2.0),
     "max_tokens": Sample("5000", 5000, ini="40000", from_ini=40_000),
+    "session_tokens": Sample("50000", 50_000, "2,000,000", 2_000_000, "400000", 400_000),
     "concurrency": Sample("2", 2, ini="8", from_ini=8),
     "workers": Sample("3", 3, ini="16", from_ini=16),
     "prompt_dir": Sample("cli-prompts", "cli-prompts", ini="ini-prompts", from_ini="ini-prompts"),

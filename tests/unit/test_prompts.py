@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pytest_caretaker.llm.context import Context, FunctionContext
+from pytest_caretaker.llm.context import Context, FunctionContext, fence_for
 from pytest_caretaker.llm.parse import parse_reply
 from pytest_caretaker.llm.prompts import (
     SAMPLE,
@@ -234,3 +234,30 @@ def test_caretakers_own_templates_render_with_the_samples(tools: bool) -> None:
         text = render(name, tools, **sample(name))
         assert text.strip()
         assert text.endswith("\n") and not text.endswith("\n\n")
+
+
+@pytest.mark.parametrize(
+    ("texts", "fence"),
+    [
+        pytest.param(("def f():\n    return 1\n",), "```", id="no-backticks"),
+        pytest.param(('"""Use it:\n\n```python\n>>> f()\n```\n"""',), "````", id="fenced-example"),
+        pytest.param(("x = '`'", "`````"), "``````", id="longest-run-anywhere"),
+    ],
+)
+def test_a_fence_is_longer_than_any_backtick_run_of_what_it_fences(
+    texts: tuple[str, ...], fence: str
+) -> None:
+    assert fence_for(*texts) == fence
+
+
+def test_code_whose_docstring_holds_a_fence_is_shown_in_a_longer_one() -> None:
+    # A docstring's ```python example must not end the block the model is shown (#34).
+    code = (
+        'def f():\n    """Use it:\n\n    ```python\n    >>> f()\n    ```\n    """\n    return 1\n'
+    )
+    function = dataclasses.replace(sample("user")["functions"][0], code=code)
+    values = {**sample("user"), "functions": (function,), "fence": fence_for(code)}
+
+    text = render("user", False, **values)
+
+    assert f"````python\n{code}````" in text

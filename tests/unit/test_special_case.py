@@ -205,6 +205,56 @@ def test_what_the_code_already_did_stays() -> None:
     assert judge(after, before) == Review(None, ())
 
 
+PARSE = dedent(
+    """\
+    class Reader:
+        def parse(self, text):
+            try:
+                rows = text.split(SEP)
+                return len(rows) - 1
+            except Exception:
+                return None
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("label", "before", "after"),
+    [
+        pytest.param(
+            "kept as it was",
+            "def parse(self, text):\n" + PARSE.split("def parse(self, text):\n")[1],
+            "def parse(self, text):\n"
+            + PARSE.split("def parse(self, text):\n")[1].replace("len(rows) - 1", "len(rows)"),
+            id="kept-as-it-was",
+        ),
+        pytest.param(
+            "its variable renamed",
+            "def f(s):\n    try:\n        return int(s) + 1\n    except Exception as e:\n"
+            "        return None\n",
+            "def f(s):\n    try:\n        return int(s)\n    except Exception as error:\n"
+            "        return None\n",
+            id="renamed",
+        ),
+        pytest.param(
+            # A method whose string holds lines less indented than the def: its dedented
+            # source does not parse, and every handler in it looked new (#34).
+            "in a method with a flush-left string",
+            '    def parse(self, text):\n        try:\n            return text.split("""\n'
+            '"""\n)[1]\n        except Exception:\n            return None\n',
+            'def parse(self, text):\n    try:\n        return text.split("""\n"""\n)[0]\n'
+            "    except Exception:\n        return None\n",
+            id="flush-left-string",
+        ),
+    ],
+)
+def test_a_broad_except_the_code_already_had_is_not_the_fixs(
+    label: str, before: str, after: str
+) -> None:
+    # A guard judges what the edit adds, never what the original already had (#34).
+    assert judge(after, before).refused is None, label
+
+
 def test_without_the_failing_tests_nothing_is_judged_a_special_case() -> None:
     edit = Edit("replace", CODE, "price", REFUSED[0][1])
 

@@ -74,11 +74,11 @@ VARIABLES: dict[str, frozenset[str]] = {
     "user": frozenset(
         {
             *("test_id", "failing", "case", "error", "report", "output", "locals"),
-            *("functions", "imports"),
+            *("functions", "imports", "fence"),
             *("tools", "tool_name"),
         }
     ),
-    "retry": frozenset({"reason", "detail", "attempt", "tools", "tool_name"}),
+    "retry": frozenset({"reason", "detail", "attempt", "fence", "tools", "tool_name"}),
 }
 
 
@@ -121,7 +121,8 @@ def render(name: str, tools: bool, folder: str | None = None, **variables: objec
     import jinja2
 
     chosen = _choose(name, tools, folder)
-    values = {"tools": tools, "tool_name": TOOL_NAME, **variables}
+    # A code fence: the material's own (context.fence_for) when it holds backticks.
+    values = {"tools": tools, "tool_name": TOOL_NAME, "fence": "```", **variables}
     try:
         text = _environment(folder).get_template(chosen).render(**values)
     except Exception as error:  # a template is code: any error it raises is the template's
@@ -265,6 +266,12 @@ SAMPLE: dict[str, dict[str, object]] = {
         "locals": (("values", "[1, 2, 3]"),),
         "functions": (_SampleFunction(),),
         "imports": (("pkg/calc.py", ("import math",)),),
+        "fence": "```",
     },
-    "retry": {"reason": "still fails", "detail": "E   assert 2.5 == 2.0", "attempt": 1},
+    "retry": {
+        "reason": "still fails",
+        "detail": "E   assert 2.5 == 2.0",
+        "attempt": 1,
+        "fence": "```",
+    },
 }
