@@ -1,11 +1,16 @@
 """The built-in repairer on the bug collection, measured side by side in one run (not a test).
 
     python benchmarks/builtin_repair.py [--budget 20] [--sample 30] [--one-worker]
+                                        [--against REV] [--heal-only]
 
 1. `pytest --heal` (no model: the built-in repairer) over a copy of examples/bugs in one session:
    per bug, whether it was healed as the catalog expects, the candidates tried and the time; then
-   the healed count, the median and max time to a plausible fix, and end-to-end candidates per
-   second (generation, trials and the confirming run included).
+   the healed count, the exact fixes, the partial fixes (reported, and written), the overfits
+   refused (bugs whose catalog names an `overfit` edit that must not be written), the median and
+   max time to a plausible fix, the median rank of the healing candidate (the candidates its
+   problem tried, it included), and end-to-end candidates per second (generation, trials and
+   the confirming run included). With --against REV, the same session under the package as of
+   git revision REV (a worktree put first on PYTHONPATH), on the same collection, side by side.
 2. Localization cost: the traced rerun (per-test line coverage, done only when healing) against
    the same rerun untraced, over every test of the collection (median of 3, warm runner).
 3. Scaling: candidates per second through the trial server with 1, 2 and all cores' workers,
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import statistics
@@ -37,30 +43,48 @@ from pytest_caretaker.verify.trials import Candidate, Trials, workers_default
 
 ROOT = Path(__file__).resolve().parent.parent
 BUGS = ROOT / "examples" / "bugs"
-RESULT = re.compile(r"^(HEALED|NOT HEALED) (\S+?)(?:: |$)")
+RESULT = re.compile(r"^(HEALED|NOT HEALED) (\S+?)(?:: | |$)")
+PARTIAL = re.compile(r"heals? (\d+) of the (\d+) failing cases")
 STATS = re.compile(r"^  ([\d,]+) candidates? tried · .* · ([\d.]+) s · builtin$")
 
 
 def heal_collection(
-    workdir: Path, budget: float, workers: int | None = None
+    workdir: Path, budget: float, workers: int | None = None, package: Path | None = None
 ) -> tuple[dict[str, dict[str, object]], float]:
-    """Per failing test id: healed, candidates, seconds, reason; and the session's wall time."""
-    command = [sys.executable, "-m", "pytest", "--heal", "-q", "-p", "no:cacheprovider"]
+    """Per failing test id: healed, candidates, seconds, reason; and the session's wall time.
+    package: a checkout whose pytest_caretaker to run instead of the installed one."""
+    # Default verbosity: the summary shows each fix's diff and figures.
+    command = [sys.executable, "-m", "pytest", "--heal", "-p", "no:cacheprovider"]
     command += ["-o", f"heal_builtin_budget={budget:g}"]
     if workers is not None:
         command += [f"--heal-workers={workers}"]
+    env = dict(os.environ)
+    if package is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(package), env.get("PYTHONPATH")]))
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=workdir, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        command, cwd=workdir, capture_output=True, text=True, check=False, env=env
+    )
     wall = time.perf_counter() - started
+    results = parse_summary(done.stdout)
+    if not results:
+        print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
+        raise SystemExit("the heal run reported nothing")
+    return results, wall
+
+
+def parse_summary(stdout: str) -> dict[str, dict[str, object]]:
+    """Per failing test id, what caretaker's summary says of it."""
     results: dict[str, dict[str, object]] = {}
     current: dict[str, object] | None = None
-    for line in done.stdout.splitlines():
+    for line in stdout.splitlines():
         found = RESULT.match(line)
         if found:
             current = {"healed": found.group(1) == "HEALED", "line": line, "candidates": 0}
             results[found.group(2)] = current
             if not current["healed"]:
                 current["reason"] = line.split(": ", 1)[-1]
+                current["partial"] = "partial fix heals" in line
                 tried = re.search(r"([\d,]+) (?:of [\d,]+ )?candidate edits?", line)
                 spent = re.search(r"in ([\d.]+) s|budget of ([\d.]+) s", line)
                 current["candidates"] = int(tried.group(1).replace(",", "")) if tried else 0
@@ -76,10 +100,9 @@ def heal_collection(
             added.append(line[3:].strip())
         elif current is not None and line.startswith("  Plausible fix"):
             current["fix"] = line.strip()
-    if not results:
-        print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
-        raise SystemExit("the heal run reported nothing")
-    return results, wall
+            if PARTIAL.search(line):
+                current["partial"] = True
+    return results
 
 
 def failing_tests(workdir: Path) -> set[str]:
@@ -240,6 +263,108 @@ def scaling(workdir: Path, bug: str, sample: int, counts: list[int]) -> dict[int
     return {count: statistics.median(rates) for count, rates in seen.items()}
 
 
+def package_at(revision: str, into: Path) -> Path:
+    """The pytest_caretaker package as of a git revision, extracted under into (no worktree:
+    the repository is left as it is)."""
+    archive = subprocess.run(
+        ["git", "archive", revision, "pytest_caretaker"], cwd=ROOT, capture_output=True, check=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into
+
+
+def per_bug(
+    catalog: dict[str, dict[str, str]], results: dict[str, dict[str, object]], still: set[str]
+) -> dict[str, dict[str, object]]:
+    """Per bug of the catalog: healed, candidates tried, seconds, the rank of the healing
+    candidate (the most any of its problems tried), exact, partial, and whether its overfit was
+    kept out of the patch."""
+    rows: dict[str, dict[str, object]] = {}
+    for bug, entry in catalog.items():
+        mine = [v for k, v in results.items() if k.startswith(f"test_{bug}.py::")]
+        healed = bool(mine) and all(v["healed"] for v in mine)
+        added = {str(a) for v in mine for a in v.get("added", [])}  # type: ignore[attr-defined]
+        tried = [int(v.get("candidates", 0)) for v in mine]  # type: ignore[call-overload]
+        rows[bug] = {
+            "healed": healed,
+            "tried": sum(tried),
+            "rank": max(tried, default=0),
+            "seconds": sum(float(v.get("seconds", 0.0)) for v in mine),  # type: ignore[arg-type]
+            "exact": healed and entry["fixed_line"].strip() in added,
+            "partial": any(v.get("partial") for v in mine),
+            "partial_written": any(v.get("partial") and v["healed"] for v in mine),
+            "refused": entry.get("overfit") is not None and entry["overfit"] not in added,
+            "left": sum(1 for nodeid in still if nodeid.startswith(f"test_{bug}.py::")),
+        }
+    return rows
+
+
+def figures(catalog: dict[str, dict[str, str]], rows: dict[str, dict[str, object]]) -> list[str]:
+    """The summary lines of one session's per-bug rows."""
+    healed = [bug for bug, row in rows.items() if row["healed"]]
+    times = [float(rows[bug]["seconds"]) for bug in healed]  # type: ignore[arg-type]
+    ranks = [int(rows[bug]["rank"]) for bug in healed]  # type: ignore[call-overload]
+    overfits = [bug for bug, entry in catalog.items() if entry.get("overfit")]
+    expected = sum(
+        (entry.get("expect", "healed" if entry["family"] != "none" else "-") == "healed")
+        == rows[bug]["healed"]
+        for bug, entry in catalog.items()
+    )
+    tried = sum(int(row["tried"]) for row in rows.values())  # type: ignore[call-overload]
+    spent = sum(float(row["seconds"]) for row in rows.values())  # type: ignore[arg-type]
+    return [
+        f"{len(healed)} of {len(catalog)}",
+        f"{expected} of {len(catalog)}",
+        f"{sum(1 for bug in healed if rows[bug]['exact'])}",
+        f"{sum(1 for row in rows.values() if row['partial'])} "
+        f"({sum(1 for row in rows.values() if row['partial_written'])} written)",
+        f"{sum(1 for bug in overfits if rows[bug]['refused'])} of {len(overfits)}",
+        f"{sum(1 for bug in healed if not rows[bug]['left'])} of {len(healed)}",
+        f"{statistics.median(times):.2f} s" if times else "-",
+        f"{max(times):.2f} s" if times else "-",
+        f"{statistics.median(ranks):g}" if ranks else "-",
+        f"{tried / spent:.0f}/s" if spent else "-",
+    ]
+
+
+FIGURES = (
+    "healed",
+    "as the catalog expects",
+    "exact (the catalog's fixed line)",
+    "partial fixes (written)",
+    "overfits refused",
+    "green after the patch",
+    "median time to a fix",
+    "max time to a fix",
+    "median rank of the healing candidate",
+    "candidates per second, end to end",
+)
+
+
+def report(
+    catalog: dict[str, dict[str, str]], sessions: list[tuple[str, dict[str, dict[str, object]]]]
+) -> None:
+    """The per-bug table and the figures, one column per session."""
+    names = "".join(f" {label[:24]:>24}" for label, _ in sessions)
+    print(f"{'bug':<22} {'family':<13} {'expected':<9}{names}")
+    for bug, entry in sorted(catalog.items()):
+        expected = entry.get("expect", "healed" if entry["family"] != "none" else "-")
+        cells = ""
+        for _, rows in sessions:
+            row = rows[bug]
+            said = "HEALED" if row["healed"] else "no"
+            said += "*" if row["exact"] else ""
+            said += " (partial)" if row["partial"] else ""
+            cells += f" {said} {row['rank']}/{float(row['seconds']):.1f}s".rjust(25)  # type: ignore[arg-type]
+        print(f"{bug:<22} {entry['family']:<13} {expected[:9]:<9}{cells}")
+    print("(*: the catalog's fixed line; n/s: the healing candidate's rank, the seconds taken)")
+    print()
+    columns = [figures(catalog, rows) for _, rows in sessions]
+    print(f"{'':<40}" + "".join(f" {label[:24]:>24}" for label, _ in sessions))
+    for index, name in enumerate(FIGURES):
+        print(f"{name:<40}" + "".join(f" {column[index]:>24}" for column in columns))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--budget", type=float, default=20.0, help="--heal-builtin-budget")
@@ -250,80 +375,66 @@ def main() -> None:
         action="store_true",
         help="heal the collection with --heal-workers=1 too, side by side",
     )
+    parser.add_argument("--against", metavar="REV", help="heal it with this revision too")
+    parser.add_argument("--heal-only", action="store_true", help="no scaling and cost figures")
     options = parser.parse_args()
-    cores = workers_default()
-    counts = sorted({1, 2, cores})
     catalog = json.loads((BUGS / "catalog.json").read_text(encoding="utf-8"))
     workdir = Path(tempfile.mkdtemp(prefix="caretaker-bugs-"))
     shutil.copytree(BUGS, workdir, dirs_exist_ok=True)
+    sessions: list[tuple[str, dict[str, dict[str, object]]]] = []
     try:
+        if options.against:
+            sessions.append(heal_against(options.against, catalog, options.budget))
         results, wall = heal_collection(workdir, options.budget)
         patched = after_the_patch(workdir)
-        alone = heal_collection(workdir, options.budget, 1)[1] if options.one_worker else None
-        rates = scaling(workdir, options.bug, max(options.sample, 120), counts)
-        trial_each, plain_each, sampled = throughput(workdir, options.bug, options.sample)
-        untraced, traced, reran = localization_cost(workdir)
+        still = patched[1] if patched is not None else set()
+        sessions.append(("this tree", per_bug(catalog, results, still)))
+        alone = None
+        if options.one_worker:
+            alone_results, alone = heal_collection(workdir, options.budget, 1)
+            sessions.append(("--heal-workers=1", per_bug(catalog, alone_results, still)))
+        report(catalog, sessions)
+        cores = workers_default()
+        print(f"the whole `pytest --heal` session: {wall:.1f} s ({cores} trial workers)")
+        if alone is not None:
+            print(f"the same session with --heal-workers=1: {alone:.1f} s ({alone / wall:.2f}x)")
+        if patched is not None:
+            broken = sorted(patched[1] - patched[0])
+            print(
+                f"after `git apply .caretaker/heal.patch`: {len(broken)} test(s) that passed now "
+                "fail" + (f": {', '.join(broken)}" if broken else "")
+            )
+        if not options.heal_only:
+            costs(workdir, options.bug, options.sample)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
-    still = patched[1] if patched is not None else set()
+
+def heal_against(
+    revision: str, catalog: dict[str, dict[str, str]], budget: float
+) -> tuple[str, dict[str, dict[str, object]]]:
+    """The collection healed by the package as of revision (its own copy of the bugs)."""
+    scratch = Path(tempfile.mkdtemp(prefix="caretaker-against-"))
+    try:
+        package = package_at(revision, scratch / "package")
+        bugs = scratch / "bugs"
+        shutil.copytree(BUGS, bugs)
+        results, _ = heal_collection(bugs, budget, package=package)
+        patched = after_the_patch(bugs)
+        still = patched[1] if patched is not None else set()
+        return revision, per_bug(catalog, results, still)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def costs(workdir: Path, bug: str, sample: int) -> None:
+    """Scaling, localization and verification figures."""
+    cores = workers_default()
+    rates = scaling(workdir, bug, max(sample, 120), sorted({1, 2, cores}))
+    trial_each, plain_each, sampled = throughput(workdir, bug, sample)
+    untraced, traced, reran = localization_cost(workdir)
     print(
-        f"{'bug':<22} {'family':<13} {'expected':<9} {'result':<11} {'cand.':>6} {'s':>6}"
-        "  after the patch"
-    )
-    healed_times: list[float] = []
-    candidates = 0
-    seconds = 0.0
-    as_expected = 0
-    exact = 0
-    green = 0
-    for bug, entry in sorted(catalog.items()):
-        mine = {k: v for k, v in results.items() if k.startswith(f"test_{bug}.py::")}
-        healed = bool(mine) and all(v["healed"] for v in mine.values())
-        tried = sum(int(v.get("candidates", 0)) for v in mine.values())  # type: ignore[call-overload]
-        spent = sum(float(v.get("seconds", 0.0)) for v in mine.values())  # type: ignore[arg-type]
-        expected = entry.get("expect", "healed" if entry["family"] != "none" else "out of reach")
-        as_expected += (expected == "healed") == healed
-        candidates += tried
-        seconds += spent
-        if healed:
-            healed_times.append(spent)
-            added = {a for v in mine.values() for a in v.get("added", [])}  # type: ignore[attr-defined]
-            exact += entry["fixed_line"].strip() in added
-        result = "HEALED" if healed else "NOT HEALED"
-        family = entry["family"]
-        left = sum(1 for nodeid in still if nodeid.startswith(f"test_{bug}.py::"))
-        after = "green" if not left else f"{left} failing"
-        green += healed and not left
-        print(
-            f"{bug:<22} {family:<13} {expected[:9]:<9} {result:<11} {tried:>6} {spent:>6.2f}"
-            f"  {after}"
-        )
-    reachable = sum(1 for e in catalog.values() if e["family"] != "none")
-    print()
-    print(f"healed: {len(healed_times)} of {len(catalog)} bugs ({reachable} within reach)")
-    print(f"as the catalog expects: {as_expected} of {len(catalog)}")
-    print(f"exact (the catalog's fixed line): {exact} of {len(healed_times)} healed")
-    if patched is None:
-        print("after the patch: no heal.patch was written")
-    else:
-        broken = sorted(patched[1] - patched[0])
-        print(
-            f"after `git apply .caretaker/heal.patch`, whole collection rerun: {green} of "
-            f"{len(healed_times)} healed bugs green; {len(broken)} test(s) that passed now fail"
-            + (f": {', '.join(broken)}" if broken else "")
-        )
-    if healed_times:
-        print(
-            f"time to a plausible fix: median {statistics.median(healed_times):.2f} s, "
-            f"max {max(healed_times):.2f} s"
-        )
-    print(f"end to end: {candidates} candidates in {seconds:.1f} s = {candidates / seconds:.0f}/s")
-    print(f"the whole `pytest --heal` session: {wall:.1f} s ({cores} trial workers)")
-    if alone is not None:
-        print(f"the same session with --heal-workers=1: {alone:.1f} s ({alone / wall:.2f}x)")
-    print(
-        f"trials of {options.bug}'s mutants by workers ({cores} cores here): "
+        f"trials of {bug}'s mutants by workers ({cores} cores here): "
         + ", ".join(f"{n}: {rate:.0f}/s ({rate / rates[1]:.2f}x)" for n, rate in rates.items())
     )
     print(
@@ -331,7 +442,7 @@ def main() -> None:
         f"{untraced:.2f} s ({traced / untraced:.2f}x, in the repair phase only)"
     )
     print(
-        f"verification of {sampled} mutants of {options.bug}: trial {trial_each * 1000:.1f} ms "
+        f"verification of {sampled} mutants of {bug}: trial {trial_each * 1000:.1f} ms "
         f"({1 / trial_each:.0f}/s), plain pytest subprocess {plain_each * 1000:.0f} ms "
         f"({1 / plain_each:.1f}/s): {plain_each / trial_each:.0f}x"
     )

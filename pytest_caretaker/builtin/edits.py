@@ -5,11 +5,13 @@ indentation of its statement; a deleted statement is its whole lines (``pass`` i
 alone); an inserted one is a copy of a one-line statement of the same function, put before a
 statement of a block or after its last. A candidate file is then one string splice away, never a
 regeneration of the module, and every byte outside the edit stays as it was. An edit that changes
-nothing, repeats an earlier one, or leaves a function that does not compile is dropped.
+nothing, repeats an earlier one, leaves a statement that does nothing (``x = x``) or a function
+that does not compile is dropped.
 """
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,7 +20,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from pytest_caretaker.builtin import _codegen
-from pytest_caretaker.builtin.cut import Cut, indentation
+from pytest_caretaker.builtin.cut import NEWLINE, Cut, indentation
 from pytest_caretaker.builtin.grouping import atomic
 from pytest_caretaker.builtin.sites import Block, Replacement
 
@@ -37,6 +39,9 @@ class Mutant:
     #: A trial may swap the function's code in place (not so an edit of its decorators, which
     #: ran when it was defined): else only the ordinary verifier can tell.
     in_place: bool = True
+    #: Tried only when the failure shows this sign (evidence.FAMILIES' keys): an edit that is
+    #: a fix only on such evidence (``a + b`` -> ``b + a`` for text, a no-op for numbers).
+    needs: str = ""
 
     def apply(self, text: str) -> str:
         return text[: self.start] + self.replacement + text[self.end :]
@@ -52,7 +57,16 @@ class Builder:
         self.found: list[Mutant] = []
         self.seen: set[tuple[int, int, str]] = set()
 
-    def add(self, line: int, operator: str, prior: float, start: int, end: int, new: str) -> None:
+    def add(
+        self,
+        line: int,
+        operator: str,
+        prior: float,
+        start: int,
+        end: int,
+        new: str,
+        needs: str = "",
+    ) -> None:
         old = self.cut.file_text[start:end]
         if new == old or (start, end, new) in self.seen:
             return
@@ -60,6 +74,8 @@ class Builder:
         text = self.cut.file_text
         first, last = self.cut.starts[0], self.cut.starts[-1]
         function = text[first:start] + new + text[end:last]
+        if _no_op(text, start, end, new):
+            return
         try:
             compile(textwrap.dedent(function), "<mutant>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError):
@@ -75,6 +91,7 @@ class Builder:
                 start=start,
                 end=end,
                 replacement=new,
+                needs=needs,
             )
         )
 
@@ -125,6 +142,19 @@ def statement_edits(block: Block, copies: Sequence[str], cut: Cut, built: Builde
         for copy in copies:
             if copy != previous:  # the same file as the insert before that statement
                 built.add(line, "insert", 0.2, at, at, before + cut.indent + indent + copy)
+
+
+#: A statement that changes nothing: ``x = x``, ``self.a = self.a``, ``n += 0``, ``n *= 1``.
+_NO_OP = re.compile(
+    r"\s*(?:(?P<name>[\w.]+)\s*=\s*(?P=name)|[\w.]+\s*(?:[-+|^]=\s*0|[*/]=\s*1))\s*(?:#.*)?"
+)
+
+
+def _no_op(text: str, start: int, end: int, new: str) -> bool:
+    """Whether the edit leaves a line that does nothing (the edited line, where it is one)."""
+    head = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+    tail = len(text) if (found := NEWLINE.search(text, end)) is None else found.start()
+    return _NO_OP.fullmatch(text[head:start] + new + text[end:tail]) is not None
 
 
 def _describe(old: str, new: str) -> str:

@@ -26,6 +26,9 @@ PHRASES = {
     "copy": "an expression copied from elsewhere in the function",
     "concat_swap": "operands of the concatenation swapped",
     "precedence": "parentheses added for precedence",
+    "magnitude": "a number off by a power of ten",
+    "attribute": "another attribute the code names",
+    "key": "another key the data holds",
 }
 
 

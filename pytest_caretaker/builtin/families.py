@@ -25,9 +25,10 @@ from collections.abc import Iterator, Mapping, Sequence
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, PositionProvider
 
+from pytest_caretaker.builtin.idioms import Idioms
 from pytest_caretaker.builtin.nodes import STATEMENTS
 from pytest_caretaker.builtin.operators import NodeEdit, attribute
-from pytest_caretaker.builtin.shapes import concat_swap, method_pair, regroup
+from pytest_caretaker.builtin.shapes import concat_swap, method_pair, operands_swapped, regroup
 from pytest_caretaker.builtin.sites import Replacement
 
 #: How many variables (to_variable) or other expressions (copy) one slot may be replaced by.
@@ -51,6 +52,7 @@ class Families(cst.CSTVisitor):
         self.tight: set[int] = set()  # ids of nodes that are operands: parentheses matter there
         self.negated: dict[int, cst.UnaryOperation] = {}  # id of a literal -> its `-literal`
         self.added: set[int] = set()  # ids of literals added or subtracted (the 1 of `n + 1`)
+        self.idioms = Idioms()  # indices and slices, written as a developer would
         self._found: list[Replacement] = []
         self._lines: list[int] = []  # the lines of the statements being visited
         self._scopes = 0  # inside a lambda or comprehension: its names are not the function's
@@ -72,9 +74,10 @@ class Families(cst.CSTVisitor):
                 yield Replacement(node, line, "variable", new, 0.4)
 
     def tidy(self, replacement: Replacement) -> Replacement | None:
-        """The replacement without parentheses its place does not need, and with a negated
-        literal folded (``-1`` -> ``0``, not ``-0``); None for ``n + 1`` -> ``n + 0``, which
-        ``drop_one`` writes as ``n``."""
+        """The replacement without parentheses its place does not need, with a negated
+        literal folded (``-1`` -> ``0``, not ``-0``) and in the idiomatic form (idioms.py); None
+        for ``n + 1`` -> ``n + 0``, which ``drop_one`` writes as ``n``."""
+        replacement = self.idioms.tidy(replacement)
         node, new = replacement.node, replacement.new
         if id(node) in self.added and isinstance(new, cst.Integer) and new.value == "0":
             return None
@@ -195,6 +198,13 @@ class Families(cst.CSTVisitor):
         self._slot(node.left)
         self._slot(node.right)
         self._propose(node, "concat_swap", concat_swap(node))
+        if self._lines and not any(map(_is_number, (node.left, node.right))):
+            # Text or lists joined the wrong way round (`result + digit`): only on the evidence
+            # of a reversed result, since for numbers the swap changes nothing.
+            for new, prior in operands_swapped(node):
+                self._found.append(
+                    Replacement(node, self._lines[-1], "concat_swap", new, prior, "reversed")
+                )
         self._propose(node, "precedence", regroup(node))
         return True
 
@@ -216,6 +226,7 @@ class Families(cst.CSTVisitor):
 
     def visit_Subscript(self, node: cst.Subscript) -> bool:
         self.tight.add(id(node.value))
+        self.idioms.record(node)
         return True
 
     def visit_Call(self, node: cst.Call) -> bool:
@@ -237,6 +248,10 @@ def _same_kind(node: cst.BaseExpression, other: cst.BaseExpression) -> bool:
     if isinstance(node, cst.BinaryOperation) and isinstance(other, cst.BinaryOperation):
         return type(node.operator) is type(other.operator)
     return False
+
+
+def _is_number(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.Integer, cst.Float, cst.Imaginary))
 
 
 def _names(node: cst.CSTNode) -> set[str]:

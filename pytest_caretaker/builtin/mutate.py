@@ -29,7 +29,9 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from pytest_caretaker.builtin.cut import NEWLINE, Cut, indentation
 from pytest_caretaker.builtin.edits import Builder, Mutant, node_edit, statement_edits
 from pytest_caretaker.builtin.families import CLASS_ATTRIBUTES, Families
+from pytest_caretaker.builtin.reach import Reach, Vocabulary
 from pytest_caretaker.builtin.sites import Sites
+from pytest_caretaker.builtin.vocabulary import of_module
 from pytest_caretaker.project.files import Definition, SourceFile
 from pytest_caretaker.project.reads import changers, reads
 
@@ -47,11 +49,15 @@ def outermost(source: SourceFile) -> tuple[Definition, ...]:
     )
 
 
-def mutants(source: SourceFile, definition: Definition) -> list[Mutant]:
+def mutants(
+    source: SourceFile, definition: Definition, vocabulary: Vocabulary | None = None
+) -> list[Mutant]:
     """Every single-edit mutant of one function (duplicates removed), in the order found, then
-    those of the constants of its file that it reads."""
+    those of the constants of its file that it reads. Attributes and keys may become those of
+    the module and of vocabulary (the failure's: reach.py)."""
     constant = definition.kind != "function" and not definition.lambdas
-    found = _mutants(source, definition, literals=constant)
+    words = of_module(source) | (vocabulary or Vocabulary())
+    found = _mutants(source, definition, literals=constant, vocabulary=words)
     if not definition.runs:
         return found
     return found + _constants(source, definition) + _decorations(source, definition)
@@ -93,7 +99,11 @@ def _constants(source: SourceFile, definition: Definition) -> list[Mutant]:
 
 
 def _mutants(
-    source: SourceFile, definition: Definition, literals: bool, decorators: bool = False
+    source: SourceFile,
+    definition: Definition,
+    literals: bool,
+    decorators: bool = False,
+    vocabulary: Vocabulary | None = None,
 ) -> list[Mutant]:
     cut = Cut.of(source, definition)
     if cut is None:
@@ -106,15 +116,29 @@ def _mutants(
     wrapper.visit(sites)
     families = Families(module, {} if literals else _class_attributes(source, definition))
     wrapper.visit(families)
+    reach = Reach(vocabulary or Vocabulary())
+    if vocabulary is not None and not literals:
+        wrapper.visit(reach)
     positions = wrapper.resolve(PositionProvider)
     built = Builder(source.path, definition.qualname, cut)
-    found = chain(sites.replacements(), () if literals else families.replacements())
+    found = chain(
+        sites.replacements(),
+        () if literals else chain(families.replacements(), reach.replacements()),
+    )
     for proposed in found:
         replacement = families.tidy(proposed)
         if replacement is None:
             continue
         start, end, new = node_edit(cut, module, positions[replacement.node], replacement)
-        built.add(replacement.line, replacement.operator, replacement.prior, start, end, new)
+        built.add(
+            replacement.line,
+            replacement.operator,
+            replacement.prior,
+            start,
+            end,
+            new,
+            replacement.needs,
+        )
     copies = sites.copies
     for block in sites.blocks:
         statement_edits(block, copies, cut, built)

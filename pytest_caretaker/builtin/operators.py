@@ -33,11 +33,14 @@ OPERATORS = (
     "builtin_pair",
     "delete",
     "insert",
-    # families.py and shapes.py
+    # families.py and shapes.py; literals.py and reach.py
     "to_variable",  # an expression for a variable bound earlier
     "copy",  # an expression for another of the same kind from elsewhere in the function
     "concat_swap",  # the operands of a string concatenation
     "precedence",  # parentheses precedence left out
+    "magnitude",  # a number off by a power of ten
+    "attribute",  # obj.attr for another attribute named in the module or the failure's objects
+    "key",  # a dict's string key for another key seen in the module or the failure's dicts
 )
 
 #: What an operator proposes: the node that would replace the one it was given, and its prior.

@@ -27,10 +27,13 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Se
 from contextlib import closing
 from dataclasses import dataclass, field
 
-from pytest_caretaker.builtin import mutate
+from pytest_caretaker.builtin import evidence, mutate, vocabulary
+from pytest_caretaker.builtin.evidence import Evidence
 from pytest_caretaker.builtin.explain import explain
 from pytest_caretaker.builtin.mutate import Mutant
+from pytest_caretaker.builtin.reach import Vocabulary
 from pytest_caretaker.builtin.search import Bounds, Scan, pairs
+from pytest_caretaker.builtin.vetting import Vetting
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.problem import Check, Failed, Healed, Problem, Task
 from pytest_caretaker.project.files import ProjectFiles
@@ -64,10 +67,13 @@ class BuiltinRepairer:
     #: Candidates that healed an earlier failure of this session: tried first, since one bug
     #: often fails several tests, and one fix then heals them all.
     fixes: list[Mutant] = field(default_factory=list)
-    _mutants: dict[tuple[str, str], list[Mutant]] = field(default_factory=dict)
+    _mutants: dict[tuple[str, str, Vocabulary], list[Mutant]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     #: What passing the check shows, when it is not tests (``caretaker run``'s command).
     proof: str | None = None
+    #: Report a fix of some of a problem's cases, or one that heals by skipping the line that
+    #: raised, as a fix (--heal-partial); else as the reason it is not one.
+    heal_partial: bool = False
 
     def repair(self, task: Task) -> Healed | Failed:
         with self._lock:  # one trial server: one problem at a time
@@ -84,24 +90,30 @@ class BuiltinRepairer:
         own = session is None or self.budget <= session  # which budget ends the search
         deadline = started + (self.budget if own else max(0.0, session or 0.0))
         problem = task.problem
-        regression = problem.regression
-        ranked = self.candidates(problem.lead.nodeid, task.executed, regression, problem.ids)
+        told = evidence.read(problem.cases, self.editable.tests)
+        words = vocabulary.of_failure(problem.cases, self.files)
+        ranked = self.candidates(
+            problem.lead.nodeid, task.executed, problem.regression, problem.ids, told, words
+        )
         if not ranked:
             return Failed(NOTHING)
         earlier = [m for m in self.fixes if m in ranked]
         ranked = earlier + [m for m in ranked if m not in earlier]
         scan = Scan(self, task, started, deadline)
-        found = scan.run(ranked)
+        vetting = Vetting(self, scan, told.raised)
+        found = vetting.run(ranked)
         total = len(ranked)
-        if found is None and not scan.late:
+        if found is None and not scan.late and vetting.skipping is None:
             # Single edits exhausted with time left: two at once, best-ranked first.
             two = pairs(ranked, lambda path: _text(self.files, path))
             total += len(two)
-            found = scan.run(two)
-        if found is not None:
-            return found
-        if scan.partial.found:
-            return scan.partial.healed(Spend(candidates=scan.tried), self.name)
+            found = vetting.run(two)
+        if vetting.refused:
+            task.log.add("Refused", "Plausible fixes refused:\n" + "\n".join(vetting.refused))
+        left = found or vetting.fallback(self.heal_partial, self.name)
+        if left is not None:
+            return left
+        refused = vetting.refusals()
         if scan.late:
             spent = (
                 f"the built-in repairer's budget of {self.budget:g} s ran out"
@@ -109,14 +121,15 @@ class BuiltinRepairer:
                 else task.limits.out_of_time() or "the session's healing budget is spent"
             )
             return Failed(
-                f"{spent} after {scan.tried:,} of {total:,} candidate edits",
+                f"{spent} after {scan.tried:,} of {total:,} candidate edits{refused}",
                 Spend(candidates=scan.tried),
             )
         return Failed(
             f"the built-in repairer tried all {plural(scan.tried, 'candidate edit')} in "
             f"{time.monotonic() - started:.1f} s; none made the test pass without breaking "
-            "another (a model may find a larger fix: --heal-model)",
+            f"another{refused}",
             Spend(candidates=scan.tried),
+            advice="a model may find a larger fix: --heal-model",
         )
 
     def candidates(
@@ -125,9 +138,15 @@ class BuiltinRepairer:
         executed: Mapping[str, Executed],
         regression: Sequence[str],
         others: Sequence[str] = (),
+        told: Evidence | None = None,
+        words: Vocabulary | None = None,
     ) -> list[Mutant]:
         """Every mutant on a line the failing test ran, best first: by each line's score over
-        all the failing cases of its problem (others besides nodeid) and the edit's prior."""
+        all the failing cases of its problem (others besides nodeid), the edit's prior and what
+        the failure told of it (evidence.py); attributes and keys may take the failure's words
+        (vocabulary.py)."""
+        told = told if told is not None else Evidence()
+        words = words if words is not None else Vocabulary()
         scores = line_scores(list(dict.fromkeys([nodeid, *others])), regression, executed)
         scored: list[tuple[float, int, Mutant]] = []
         for path in sorted({path for path, _ in scores}):
@@ -140,11 +159,12 @@ class BuiltinRepairer:
                 lines = range(definition.start, definition.end + 1)
                 if not any((path, line) in scores for line in lines):
                     continue
-                key = (path, definition.qualname)
+                key = (path, definition.qualname, words)
                 if key not in self._mutants:
-                    self._mutants[key] = mutate.mutants(source, definition)
+                    self._mutants[key] = mutate.mutants(source, definition, words)
                 for mutant in self._mutants[key]:
                     score = scores.get((path, mutant.line), 0.0) * mutant.prior
+                    score *= told.weight(mutant)
                     if score > 0:
                         scored.append((score, len(scored), mutant))
         scored.sort(key=lambda item: (-item[0], item[1]))

@@ -57,6 +57,16 @@ def concat_swap(node: cst.BinaryOperation) -> Iterator[NodeEdit]:
         )
 
 
+def operands_swapped(node: cst.BinaryOperation) -> Iterator[NodeEdit]:
+    """``a + b`` -> ``b + a`` for any operands: the reverse of a concatenation of names."""
+    if isinstance(node.operator, cst.Add) and not (_is_text(node.left) or _is_text(node.right)):
+        precedence = PRECEDENCE[cst.Add]
+        yield (
+            node.with_changes(left=node.right, right=as_operand(node.left, precedence, right=True)),
+            0.5,
+        )
+
+
 #: Methods that are each other's natural opposite: one written for the other is a common slip.
 _METHOD_PAIRS = {
     "startswith": "endswith",

@@ -28,7 +28,7 @@ from libcst.metadata import (
 
 from pytest_caretaker.builtin.cut import indentation
 from pytest_caretaker.builtin.grouping import PRECEDENCE
-from pytest_caretaker.builtin.literals import decimal
+from pytest_caretaker.builtin.literals import decimal, magnitude
 from pytest_caretaker.builtin.nodes import STATEMENTS, is_docstring_or_pass, is_text
 from pytest_caretaker.builtin.operators import (
     NodeEdit,
@@ -54,6 +54,7 @@ class Replacement(NamedTuple):
     operator: str
     new: cst.CSTNode
     prior: float
+    needs: str = ""  # a sign the failure must show for it to be tried (evidence.py), if any
 
 
 @dataclass
@@ -243,11 +244,13 @@ class Sites(cst.CSTVisitor):
 
     def visit_Integer(self, node: cst.Integer) -> bool:
         self._add(node, "constant", constant(node))
+        self._add(node, "magnitude", magnitude(node, self.literals))
         return True
 
     def visit_Float(self, node: cst.Float) -> bool:
         if self.literals:
             self._add(node, "constant", decimal(node))
+        self._add(node, "magnitude", magnitude(node, self.literals))
         return True
 
     def visit_Call(self, node: cst.Call) -> bool:
