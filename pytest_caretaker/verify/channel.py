@@ -15,6 +15,7 @@ import select
 import signal
 import subprocess
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -138,15 +139,40 @@ RAISED = 70
 def ended(code: int, output: str) -> str | None:
     """Why a run that exited with code did not report (None: it ended cleanly, status 0). Only
     the worker's own clean end is a verdict: whatever a run left in its result file before any
-    other end is never read."""
+    other end is never read. A run that raised is caretaker's failure, not the code's: pytest
+    turns whatever a test raises, SystemExit too, into its outcome; what escapes is caretaker's
+    (a forked run exits RAISED, a fresh one with Python's 1 after a traceback)."""
     if code == 0:
         return None
     if code < 0:
         return f"the test process was killed by signal {-code}"
-    last = next((line.strip() for line in reversed(output.splitlines()) if line.strip()), "")
-    if code == RAISED and last:
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    last = lines[-1] if lines else ""
+    raised = code == RAISED or (code == 1 and TRACEBACK in lines[-200:] and ": " in last)
+    if raised and last:
         return f"caretaker's test process failed: {last[:300]}"
     return f"the test process exited with code {code} (did the code exit the interpreter?)"
+
+
+#: The line Python prints first when an exception ends a program.
+TRACEBACK = "Traceback (most recent call last):"
+
+
+def failure_line(error: BaseException) -> str:
+    """What a run that raised error says as its last line: each exception of the chain, the
+    first one raised first, with the file and line it was raised at (for a report of the bug)."""
+    chain: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and current not in chain:
+        chain.append(current)
+        hidden = current.__suppress_context__  # raise ... from None
+        current = current.__cause__ or (None if hidden else current.__context__)
+    said = []
+    for raised in reversed(chain):
+        frames = traceback.extract_tb(raised.__traceback__)
+        at = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+        said.append(f"{type(raised).__name__}: {raised}{at}")
+    return ", then ".join(said)
 
 
 #: Bytes of a run's output the parent reads: its end, where the failure is.
@@ -228,9 +254,21 @@ def fork(child: Callable[[], object]) -> int:
             os.setsid()
             child()
             status = 0
+        except BaseException as error:
+            _say_last(failure_line(error))
         finally:
             os._exit(status)
     return pid
+
+
+def _say_last(line: str) -> None:
+    """line as the last of stderr (a run's output), by descriptor: the run may no longer be
+    allowed to open a file, not even the one its output goes to; at the end of that file, which
+    others may have written to since this descriptor last did."""
+    with contextlib.suppress(OSError):
+        os.lseek(2, 0, os.SEEK_END)
+    with contextlib.suppress(BaseException):
+        os.write(2, f"\n{line}\n".encode("utf-8", "replace"))
 
 
 def learn_module_files() -> None:

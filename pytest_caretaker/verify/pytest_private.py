@@ -17,6 +17,8 @@ import ast
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -53,7 +55,17 @@ def fresh_run(config: pytest.Config, basetemp: Path) -> None:
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         reporter.stats = {}
-        reporter._session_start = timing.Instant()
+        restart_clock(reporter, timing)
+
+
+def restart_clock(reporter: Any, timing: ModuleType) -> None:
+    """Have the terminal report time the session from now: recent pytest keeps a
+    ``timing.Instant``, earlier 8.x releases (8.0 among them) the start's ``timing.time()``."""
+    instant = getattr(timing, "Instant", None)
+    if instant is not None:
+        reporter._session_start = instant()
+    else:
+        reporter._sessionstarttime = timing.time()
 
 
 def use_basetemp(config: pytest.Config, basetemp: Path) -> None:

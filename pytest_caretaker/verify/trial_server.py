@@ -34,7 +34,7 @@ import pytest
 
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.verify import sandbox
-from pytest_caretaker.verify.channel import cap_memory
+from pytest_caretaker.verify.channel import cap_memory, failure_line
 from pytest_caretaker.verify.pool import Done, Pool
 from pytest_caretaker.verify.protocol import (
     Cancel,
@@ -156,20 +156,27 @@ class TrialPlugin(WorkerPlugin):
         # The candidate must not read the next request nor write a reply of its own.
         os.close(self.commands.fileno())
         os.close(self.replies.fileno())
-        if self.rules is not None:
-            sandbox.confine_run(self.rules, self.workdir, TRIAL_HEADROOM)
-        # Trials run side by side: each slot's tmp_path apart from the others'.
-        use_basetemp(self.session.config, Path(self.workdir, f"basetemp-{slot}"))
-        # A test that hangs fails within the trial's limit, and within ten times what the tests
-        # that passed so far took (a trial is a filter; the verifier proves with the project's);
-        # before any has passed here, within the parent's limit from the session's passing tests,
-        # so that a test that hangs costs the first trial that, not the project's pytest-timeout.
-        limits = self.time_limits.limits
-        run = min(limits.run, request["limit"])
-        cap = derived(self._durations.values(), TRIAL_FLOOR) or limits.test
-        self.time_limits.limits = replace(limits, run=run, cap=cap)
-        cap_memory(TRIAL_HEADROOM)
-        data = json.dumps(self._run(request, items, live)).encode()
+        try:
+            if self.rules is not None:
+                sandbox.confine_run(self.rules, self.workdir, TRIAL_HEADROOM)
+            # Trials run side by side: each slot's tmp_path apart from the others'.
+            use_basetemp(self.session.config, Path(self.workdir, f"basetemp-{slot}"))
+            # A test that hangs fails within the trial's limit, and within ten times what the
+            # tests that passed so far took (a trial is a filter; the verifier proves with the
+            # project's); before any has passed here, within the parent's limit from the
+            # session's passing tests, so that a test that hangs costs the first trial that, not
+            # the project's pytest-timeout.
+            limits = self.time_limits.limits
+            run = min(limits.run, request["limit"])
+            cap = derived(self._durations.values(), TRIAL_FLOOR) or limits.test
+            self.time_limits.limits = replace(limits, run=run, cap=cap)
+            cap_memory(TRIAL_HEADROOM)
+            reply = self._run(request, items, live)
+        except pytest.exit.Exception:  # the candidate's pytest.exit(): no reply, so no pass
+            raise
+        except Exception as error:  # caretaker's own: whatever else a test raises is its outcome
+            reply = {"problem": f"caretaker's trial process failed: {failure_line(error)}"}
+        data = json.dumps(reply).encode()
         while data:
             data = data[os.write(write, data) :]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 from helpers import snapshot
@@ -227,3 +228,18 @@ def test_before_any_trial_a_hanging_test_is_cut_at_the_sessions_limit_not_the_pr
     assert reference is not None
     said = "the test did not finish within 1 s (does the code loop forever?)"
     assert reference.reason == f"test_spin.py::test_spin failed: {said}"
+
+
+def test_a_trial_that_caretaker_fails_says_it_is_caretakers(server: Trials, project: Path) -> None:
+    # A request the child cannot handle, as a bug of caretaker's would make one: a test id that
+    # is no string. Not the candidate's failure, nor one that ends the server.
+    tests = cast(list[str], [["not", "an", "id"]])
+
+    failed = server.run(tests, 5.0)
+    again = server.run([UNRELATED], 5.0)
+
+    assert failed is not None and not failed.passed
+    assert failed.reason.startswith(
+        "caretaker's trial process failed: TypeError: unhashable type: 'list' at trial_server.py:"
+    )
+    assert again is not None and again.passed

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from pytest_caretaker.verify.channel import fork, learn_module_files, read_until
+from pytest_caretaker.verify.channel import (
+    RAISED,
+    ended,
+    fork,
+    learn_module_files,
+    read_until,
+    run_process,
+)
 
 
 class Pipe:
@@ -124,3 +135,95 @@ def test_a_server_learns_every_loaded_modules_file_before_it_forks() -> None:
         if inspect.ismodule(module) and getattr(module, "__file__", None)
     }
     assert loaded <= set(inspect._filesbymodname)  # type: ignore[attr-defined]
+
+
+@needs_fork
+def test_a_forked_run_that_raised_says_what_as_its_last_line_on_stderr(tmp_path: Path) -> None:
+    # Sandboxed, the run may open no file, not even its output: it says so by descriptor.
+    output = tmp_path / "output.txt"
+
+    def fails() -> None:
+        os.dup2(os.open(output, os.O_WRONLY | os.O_CREAT, 0o600), 2)
+        raise AttributeError("module '_pytest.timing' has no attribute 'Instant'")
+
+    code = _exit_code(fork(fails))
+
+    assert code == RAISED
+    assert (ended(code, output.read_text()) or "").startswith(
+        "caretaker's test process failed: AttributeError: module '_pytest.timing' has no "
+        "attribute 'Instant' at test_channel.py:"
+    )
+
+
+@needs_fork
+def test_each_exception_of_the_chain_is_said_the_first_one_first(tmp_path: Path) -> None:
+    output = tmp_path / "output.txt"
+
+    def fails() -> None:
+        os.dup2(os.open(output, os.O_WRONLY | os.O_CREAT, 0o600), 2)
+        try:
+            raise AttributeError("no Instant")
+        except AttributeError:
+            raise PermissionError("cannot append the traceback")  # noqa: B904 - as warm.py does
+
+    said = ended(_exit_code(fork(fails)), output.read_text()) or ""
+
+    first, then = said.split(", then ")
+    assert first.startswith("caretaker's test process failed: AttributeError: no Instant at ")
+    assert then.startswith("PermissionError: cannot append the traceback at ")
+
+
+@pytest.mark.parametrize(
+    ("code", "output", "said"),
+    [
+        (0, "anything", None),
+        (-9, "", "the test process was killed by signal 9"),
+        (
+            RAISED,
+            "1 passed\nKeyError: 'x' at worker.py:3\n",
+            "caretaker's test process failed: KeyError: 'x' at worker.py:3",
+        ),
+        (
+            1,
+            "Traceback (most recent call last):\n  File \"w.py\", line 1\nKeyError: 'x'\n",
+            "caretaker's test process failed: KeyError: 'x'",
+        ),
+        (
+            1,
+            "1 failed\n",
+            "the test process exited with code 1 (did the code exit the interpreter?)",
+        ),
+        (
+            3,
+            "Traceback (most recent call last):\nValueError: v\n",
+            "the test process exited with code 3 (did the code exit the interpreter?)",
+        ),
+        (RAISED, "", "the test process exited with code 70 (did the code exit the interpreter?)"),
+    ],
+    ids=[
+        "clean",
+        "signal",
+        "forked run raised",
+        "fresh run raised",
+        "os._exit(1)",
+        "os._exit(3)",
+        "nothing said",
+    ],
+)
+def test_how_a_run_ended_is_said(code: int, output: str, said: str | None) -> None:
+    assert ended(code, output) == said
+
+
+def test_a_fresh_test_process_that_raised_is_caretakers_failure(tmp_path: Path) -> None:
+    # The fresh-process path: python -m pytest_caretaker.verify.worker SPEC; here its spec lacks
+    # what run_spec reads, as a bug of caretaker's would have it.
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"root": str(tmp_path), "args": [], "nodeids": [], "patches": {}}))
+
+    def spawn(command: list[str], **options: Any) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(command, start_new_session=True, **options)
+
+    command = [sys.executable, "-m", "pytest_caretaker.verify.worker", str(spec)]
+    _, problem = run_process(command, 60.0, spawn, tmp_path / "output.txt")
+
+    assert problem == "caretaker's test process failed: KeyError: 'test_limit'"

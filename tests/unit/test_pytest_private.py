@@ -49,3 +49,28 @@ def test_rewriting_in_memory_gives_asserts_pytests_messages(pytester: pytest.Pyt
 
     with pytest.raises(AssertionError, match=r"assert 1 == 2"):
         namespace["test"]()  # type: ignore[operator]
+
+
+def test_a_fresh_run_restarts_the_clock_the_terminal_report_reads(
+    pytester: pytest.Pytester,
+) -> None:
+    # pytest 8.0 has no timing.Instant (every heal ended NOT HEALED there): the clock restarted
+    # must be one the installed pytest set at the session's start, not a new attribute.
+    pytester.makeconftest(
+        """
+        from _pytest import timing
+        from pytest_caretaker.verify.pytest_private import restart_clock
+
+        def pytest_collection(session):  # the session has started: its clock is set
+            reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+            before = set(vars(reporter))
+            restart_clock(reporter, timing)
+            assert set(vars(reporter)) == before, "a clock this pytest does not read"
+        """
+    )
+    pytester.makepyfile("def test_one():\n    pass\n")
+
+    result = pytester.runpytest("-p", "no:cacheprovider")
+
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*1 passed in *s*"])
