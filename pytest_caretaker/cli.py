@@ -73,6 +73,17 @@ def parser() -> argparse.ArgumentParser:
 
     add_crash_arguments(crashes)
     crashes.set_defaults(run=crashes_command)
+    summary = commands.add_parser(
+        "summary",
+        help="Print the last session's results as Markdown, for a CI job summary",
+        description="Print the results of the last pytest --heal, caretaker run or caretaker "
+        "crashes heal (.caretaker/last-run.json) as Markdown: the problems, each fix's commit, "
+        'explanation and diff; e.g. caretaker summary >> "$GITHUB_STEP_SUMMARY"',
+    )
+    from pytest_caretaker.ci.job_summary import add_arguments as add_summary_arguments
+
+    add_summary_arguments(summary)
+    summary.set_defaults(run=summary_command)
     return main
 
 
@@ -106,6 +117,13 @@ def run_command(args: argparse.Namespace) -> int:
 
 def crashes_command(args: argparse.Namespace) -> int:
     from pytest_caretaker.runtime.commands import crashes_command as command
+
+    root = args.root.resolve() if args.root else find_root(Path.cwd())
+    return command(args, root)
+
+
+def summary_command(args: argparse.Namespace) -> int:
+    from pytest_caretaker.ci.job_summary import summary_command as command
 
     root = args.root.resolve() if args.root else find_root(Path.cwd())
     return command(args, root)

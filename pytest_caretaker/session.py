@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_caretaker import overlap, review
+from pytest_caretaker.ci.session_end import SessionEnd
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.record import failure as failures
 from pytest_caretaker.record.redact import Redactor
@@ -162,6 +164,7 @@ class HealSession(Recorder):
         self.runner: Runner | None = None
         self.parser: pytest.Parser | None = None
         self.unsandboxed = unsandboxed
+        self.ci = SessionEnd(config, settings, self.redactor)  # last-run.json, --junitxml
         self.confinement: Confinement | None = None
         if settings.sandbox != "off" and unsandboxed is None:
             self.confinement = Confinement(network=settings.sandbox_network)
@@ -216,20 +219,21 @@ class HealSession(Recorder):
 
     # -- after the run -----------------------------------------------------------------------
 
+    @pytest.hookimpl(tryfirst=True)  # heals before --junitxml writes its file (ci/junit.py)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         runner, self.runner = self.runner, None
-        if runner is None:
-            return
-        with runner, overlap.ending(self.notes):
-            if exitstatus == pytest.ExitCode.INTERRUPTED:
-                return
-            try:
-                self._heal(runner)
-            except Exception as error:  # never an INTERNALERROR: the run's outcome stands
-                self.notes.append(
-                    f"caretaker: healing stopped by an internal error: {error!r}"
-                    f"{where(error)}; please report it"
-                )
+        begun, interrupted = time.monotonic(), exitstatus == pytest.ExitCode.INTERRUPTED
+        if runner is not None:
+            with runner, overlap.ending(self.notes):
+                if not interrupted:
+                    try:
+                        self._heal(runner)
+                    except Exception as error:  # never an INTERNALERROR: the run stands
+                        self.notes.append(
+                            f"caretaker: healing stopped by an internal error: {error!r}"
+                            f"{where(error)}; please report it"
+                        )
+        self.notes += self.ci.leave(self.outcome, self.notes, interrupted, begun)
 
     def _heal(self, runner: Runner) -> None:
         from pytest_caretaker.engine import HealRun, heal_all

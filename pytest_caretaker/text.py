@@ -19,6 +19,15 @@ def short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def printable(text: str) -> str:
+    """text with what a non-UTF-8 file name left in it (lone surrogates) shown as U+FFFD, so that
+    a UTF-8 file or JSON can hold it."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate no file name leaves: not from the file system
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def where(error: BaseException) -> str:
     """``" at file:line"`` of the innermost frame that raised error, for a report of the bug."""
     frames = traceback.extract_tb(error.__traceback__)

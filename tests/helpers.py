@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import shutil
 import subprocess
@@ -11,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_caretaker.ci.last_run import SCHEMA_FILE
 from pytest_caretaker.testing import Scripted, ScriptedServer
 
 #: The end-to-end tests' usual project: mean() divides by one too many; test_total passes.
@@ -170,3 +172,13 @@ def assert_patch_delivers(
     broke = {n for n, o in before.items() if o == "PASSED" and after.get(n) != "PASSED"}
     assert broke == set()
     assert {n for n in not_healed_ids(lines) if after.get(n) == "PASSED"} == set()
+
+
+def last_run(root: Path) -> dict[str, Any]:
+    """root's .caretaker/last-run.json, validated against the JSON Schema the package ships."""
+    import jsonschema
+
+    data = json.loads((root / ".caretaker" / "last-run.json").read_text(encoding="utf-8"))
+    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(data)
+    return dict(data)

@@ -1,6 +1,6 @@
-"""One heal of a command: run it with the recording hook; if it passes, say so; if it
-fails, heal what it reports (healing.py, imported only then: a passing command costs little more
-than itself)."""
+"""One heal of a command: run it with the recording hook; if it passes, say so (and leave a
+last-run.json with nothing healed); if it fails, heal what it reports (healing.py, imported only
+then: a passing command costs little more than itself)."""
 
 from __future__ import annotations
 
@@ -26,11 +26,21 @@ def heal(command: Command, run: Run) -> int:
             return first
         if first.status == 0:
             print(f"caretaker: {shown(command.argv)} passed", file=command.out)
+            _passed(command, run)
             return 0
         command.out.write(first.output)
         from pytest_caretaker.run.healing import heal_failure
 
         return heal_failure(command, first, folder, env, run)
+
+
+def _passed(command: Command, run: Run) -> None:
+    """last-run.json of a session with nothing to heal: CI never reads an earlier one's."""
+    from pytest_caretaker.ci.last_run import Ended, write_last_run
+
+    failed = write_last_run(command.root, Ended("run", command.settings, run.redactor))
+    if failed is not None:
+        print(failed, file=command.out)
 
 
 def child_env(command: Command, hook: Path) -> dict[str, str]:

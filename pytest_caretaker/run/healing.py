@@ -1,7 +1,7 @@
 """What follows a failing run: its findings repaired one after another (loop.py, repair.py),
 reported as ``pytest --heal`` reports (summary, .caretaker/heal.patch, transcripts, the
-history), and with --write, once every fix is written and committed, the command run once more
-on the written tree.
+history, last-run.json), and with --write, once every fix is written and committed, the command
+run once more on the written tree.
 
 The engine (engine.py) is built around a pytest Runner and its Check, so this drives the parts
 it is made of directly: the chain (repair/chain.py), report/ and write/.
@@ -10,10 +10,12 @@ it is made of directly: the chain (repair/chain.py), report/ and write/.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pytest_caretaker.ci.last_run import Ended, write_last_run
 from pytest_caretaker.history import record_session
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.record.redact import Redactor
@@ -73,19 +75,16 @@ def heal_failure(command: Command, first: Ran, folder: Path, env: dict[str, str]
     if record is None and not reported_in(
         first.output, root, name, ProjectFiles(root), run.redactor
     ):
-        why = _nothing(first, target is not None)
-        print(f"caretaker: {name} failed (exit status {first.status}); {why}", file=command.out)
-        return first.status
+        return _gave_up(command, first, _nothing(first, target is not None), run.redactor)
     done = Healing()
     try:
         with Repairs(work) as repairs:
             heal_findings(run, repairs, first, record, done)
     except (Unrepairable, TooLarge) as error:
-        print(f"caretaker: {name} failed (exit status {first.status}); {error}", file=command.out)
-        return first.status
+        return _gave_up(command, first, str(error), run.redactor)
     except KeyboardInterrupt:
         if done.results:
-            _report(command, done, run.redactor)
+            _report(command, done, run.redactor, interrupted=True)
         count = _written(done)
         kept = (
             f"{plural(count, 'fix', 'fixes')} written before it" if count else "nothing was written"
@@ -105,6 +104,16 @@ def heal_failure(command: Command, first: Ran, folder: Path, env: dict[str, str]
     return again.status
 
 
+def _gave_up(command: Command, first: Ran, why: str, redactor: Redactor) -> int:
+    """Say why the failing run is not healed; its exit status. last-run.json says it too."""
+    line = f"caretaker: {shown(command.argv)} failed (exit status {first.status}); {why}"
+    print(line, file=command.out)
+    failed = write_last_run(command.root, Ended("run", command.settings, redactor, notes=[line]))
+    if failed is not None:
+        print(failed, file=command.out)
+    return first.status
+
+
 def _written(done: Healing) -> int:
     return sum(1 for w in done.written if w.state in ("written", "committed"))
 
@@ -121,8 +130,8 @@ def _nothing(first: Ran, python: bool) -> str:
     )
 
 
-def _report(command: Command, done: Healing, redactor: Redactor) -> None:
-    """Patch, transcripts, the history, notes, and the summary."""
+def _report(command: Command, done: Healing, redactor: Redactor, interrupted: bool = False) -> None:
+    """Patch, transcripts, the history, last-run.json, notes, and the summary."""
     root = command.root
     patch: Path | None = None
     notes = list(done.notes)
@@ -138,6 +147,9 @@ def _report(command: Command, done: Healing, redactor: Redactor) -> None:
     outcome = RunOutcome(done.results, done.written, patch, rendered)
     # Before the summary, which tells when `caretaker report` is older than the history.
     notes += _remember(command, done.failures, outcome, redactor)
+    seconds = time.monotonic() - done.begun
+    ended = Ended("run", command.settings, redactor, outcome, notes, seconds, interrupted)
+    notes += [failed] if (failed := write_last_run(root, ended)) is not None else []
     for note in notes:
         print(note, file=command.out)
     summary(Plain(command.out), done.results, patch, root, done.written)

@@ -11,6 +11,7 @@ runs with fixes), with its locals, else from its printed traceback.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
@@ -35,6 +36,7 @@ class Healing:
     base: dict[str, bytes] = field(default_factory=dict)  # each changed file as the fixes leave it
     originals: dict[str, bytes] = field(default_factory=dict)  # and as it was
     passes: bool = False  # the command passes with the fixes
+    begun: float = field(default_factory=time.monotonic)  # when healing began, for its time
 
     @property
     def changes(self) -> list[FileChange]:

@@ -2,7 +2,8 @@
 replaying its recorded call (repair.py), and report as ``caretaker run`` does: the summary with
 its closing line, .caretaker/heal.patch, a transcript per crash, the history; with --write the
 fixes are written and committed (write/writer.py). Crashes marked fixed are left alone, and the
-ones fixed now are marked (lifecycle.py)."""
+ones fixed now are marked (lifecycle.py). The session's results go to .caretaker/last-run.json
+(ci/last_run.py)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from pytest_caretaker import selection
+from pytest_caretaker.ci.last_run import Ended, write_last_run
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.report import files as report_files
 from pytest_caretaker.report.summary import Plain, summary
@@ -32,8 +35,45 @@ from pytest_caretaker.write.writer import write_fixes
 def heal_crashes(args: argparse.Namespace, root: Path, crashes: Sequence[Crash]) -> int:
     """0 when every crash chosen is healed or fixed, else 1; 2 for a bad setting. A crash marked
     fixed is not healed again; one whose call returns now is marked fixed; one whose fix is
-    written is marked fixed with its commit (lifecycle.py)."""
+    written is marked fixed with its commit (lifecycle.py). Every session but one with a bad
+    setting leaves .caretaker/last-run.json."""
     env = dict(os.environ)
+    settings = _settings(args, root, env)
+    if settings is None:
+        return 2
+    redactor = Redactor.for_project(root, env)
+    begun = time.monotonic()
+    notes: list[str] = []  # the lines said besides the summary, for last-run.json
+    named = _named(_open(crashes, notes))
+    results: list[HealResult] = []
+    transcripts: dict[str, str] = {}
+    scratch = Path(tempfile.mkdtemp(prefix="caretaker-crashes-"))
+    try:
+        for index, crash in enumerate(named, 1):
+            print(f"caretaker: healing {index}/{len(named)} {crash.id} …", flush=True)
+            result, log = repair(Repairing(settings, root, scratch, redactor, env), crash)
+            if result.reason == RETURNS:  # nothing to heal: no row that counts as not healed
+                notes.append(_returns(crash))
+                continue
+            results.append(result)
+            transcripts[result.nodeid] = redactor(log.render(crash.failure, result))
+    except KeyboardInterrupt:
+        print("caretaker: interrupted (Ctrl-C); nothing was written", file=sys.stderr)
+        seconds = time.monotonic() - begun
+        _leave(root, Ended("runtime", settings, redactor, None, notes, seconds, interrupted=True))
+        return 130
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    outcome = _report(root, settings, redactor, named, results, transcripts) if results else None
+    if outcome is not None:
+        lifecycle.mark_written(named, outcome.written, redactor)
+    _leave(root, Ended("runtime", settings, redactor, outcome, notes, time.monotonic() - begun))
+    return 0 if all(result.healed for result in results) else 1
+
+
+def _settings(args: argparse.Namespace, root: Path, env: dict[str, str]) -> Settings | None:
+    """The settings of the command line, the environment and the project; None, said, when
+    one is bad."""
     cli: dict[str, object] = {
         "models": list(args.model),
         "api_base": args.api_base,
@@ -44,51 +84,38 @@ def heal_crashes(args: argparse.Namespace, root: Path, crashes: Sequence[Crash])
         "sandbox": args.sandbox,
     }
     try:
-        settings = settings_for(root, env, cli)
+        return settings_for(root, env, cli)
     except SettingError as error:
         print(f"caretaker: {error}", file=sys.stderr)
-        return 2
-    redactor = Redactor.for_project(root, env)
-    named = _named(_open(crashes))
-    results: list[HealResult] = []
-    transcripts: dict[str, str] = {}
-    scratch = Path(tempfile.mkdtemp(prefix="caretaker-crashes-"))
-    try:
-        for index, crash in enumerate(named, 1):
-            print(f"caretaker: healing {index}/{len(named)} {crash.id} …", flush=True)
-            result, log = repair(Repairing(settings, root, scratch, redactor, env), crash)
-            if result.reason == RETURNS:  # nothing to heal: no row that counts as not healed
-                _returns(crash)
-                continue
-            results.append(result)
-            transcripts[result.nodeid] = redactor(log.render(crash.failure, result))
-    except KeyboardInterrupt:
-        print("caretaker: interrupted (Ctrl-C); nothing was written", file=sys.stderr)
-        return 130
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    if results:
-        written = _report(root, settings, redactor, named, results, transcripts)
-        lifecycle.mark_written(named, written, redactor)
-    return 0 if all(result.healed for result in results) else 1
+        return None
 
 
-def _open(crashes: Sequence[Crash]) -> list[Crash]:
-    """The crashes not marked fixed; each fixed one is said in a line and left alone."""
+def _open(crashes: Sequence[Crash], notes: list[str]) -> list[Crash]:
+    """The crashes not marked fixed; each fixed one is said in a line (and a note) and left
+    alone."""
     for crash in crashes:
         if lifecycle.fixed(crash) is not None:
-            print(
+            notes.append(
                 f"caretaker: {crash.id} is fixed ({lifecycle.said(crash)}); not healed again "
                 "(caretaker crashes clear --fixed removes it)"
             )
+            print(notes[-1])
     return [crash for crash in crashes if lifecycle.fixed(crash) is None]
 
 
-def _returns(crash: Crash) -> None:
-    """A crash whose recorded call returns now is fixed, whatever fixed it."""
+def _returns(crash: Crash) -> str:
+    """A crash whose recorded call returns now is fixed, whatever fixed it: said, and the line."""
     marked = lifecycle.mark_fixed(crash, "returns")
     state = "marked fixed" if marked else "left open: it was recorded again meanwhile"
-    print(f"caretaker: {crash.id}: the recorded call returns when replayed now; {state}")
+    line = f"caretaker: {crash.id}: the recorded call returns when replayed now; {state}"
+    print(line)
+    return line
+
+
+def _leave(root: Path, ended: Ended) -> None:
+    failed = write_last_run(root, ended)
+    if failed is not None:
+        print(failed)
 
 
 def _named(crashes: Sequence[Crash]) -> list[Crash]:
@@ -111,9 +138,9 @@ def _report(
     crashes: Sequence[Crash],
     results: list[HealResult],
     transcripts: dict[str, str],
-) -> list[Written]:
-    """Patch, transcripts, with --write the written fixes, the history, and the summary; the
-    fixes written."""
+) -> Healed:
+    """Patch, transcripts, with --write the written fixes, the history, and the summary; what
+    was healed and written."""
     fixes = selection.group(results)
     patch: Path | None = None
     notes: list[str] = []
@@ -138,4 +165,4 @@ def _report(
     for note in notes:
         print(note)
     summary(Plain(sys.stdout), results, patch, root, written)
-    return written
+    return outcome

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
 
 import pytest
-from helpers import heal_args, snapshot
+from helpers import heal_args, last_run, snapshot
 
 from pytest_caretaker.testing import ScriptedServer, tool_call
 
@@ -77,16 +82,21 @@ def test_quickstart_heals_with_a_model(quickstart: pytest.Pytester, llm: Scripte
     quickstart.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
 
 
-def heal_command() -> list[str]:
-    """The pytest command line of the CI example's Heal step, with $BRANCH expanded."""
-    import shlex
-    from pathlib import Path
-
+def ci_step(name: str) -> dict[str, Any]:
+    """The step of the CI example's job that has this name."""
     import yaml
 
     workflow = Path(__file__).resolve().parents[2] / "examples" / "ci" / "heal.yml"
     steps = yaml.safe_load(workflow.read_text())["jobs"]["test"]["steps"]
-    (heal,) = [step for step in steps if step.get("name") == "Heal"]
+    (step,) = [step for step in steps if step.get("name") == name]
+    return dict(step)
+
+
+def heal_command() -> list[str]:
+    """The pytest command line of the CI example's Heal step, with $BRANCH expanded."""
+    import shlex
+
+    heal = ci_step("Heal")
     assert "failure()" in heal["if"]
     (line,) = [line for line in heal["run"].splitlines() if line.startswith("pytest ")]
     command = shlex.split(line.split("||")[0].replace("$BRANCH", "caretaker/heal-1"))
@@ -94,7 +104,9 @@ def heal_command() -> list[str]:
     return command[1:]
 
 
-def test_ci_example_heal_step_commits_the_fix_on_its_branch(quickstart: pytest.Pytester) -> None:
+def test_ci_example_heal_step_commits_the_fix_and_its_summary_step_lists_it(
+    quickstart: pytest.Pytester,
+) -> None:
     def git(*args: str) -> str:
         return subprocess.run(
             ["git", *args], cwd=quickstart.path, capture_output=True, text=True, check=True
@@ -119,3 +131,34 @@ def test_ci_example_heal_step_commits_the_fix_on_its_branch(quickstart: pytest.P
         "fix: heal test_textstats.py::test_moving_average\n"
     )
     assert quickstart.runpytest("-p", "no:caretaker").ret == 0
+    sha = git("rev-parse", "HEAD").strip()
+    (problem,) = last_run(quickstart.path)["problems"]
+    assert problem["commit"] == {
+        "state": "committed",
+        "sha": sha,
+        "subject": "fix: heal test_textstats.py::test_moving_average",
+        "detail": f"committed {sha[:7]} fix: heal test_textstats.py::test_moving_average",
+    }
+    (case,) = ElementTree.parse(quickstart.path / "caretaker-junit.xml").getroot().iter("testcase")
+    found = {p.attrib["name"]: p.attrib["value"] for p in case.iter("property")}
+    assert found["caretaker_outcome"] == "healed" and found["caretaker_commit"] == sha
+
+    summary = ci_step("Job summary")  # the step as written, run by bash as Actions runs it
+    assert "always()" in summary["if"]
+    page = quickstart.path / "step-summary.md"
+    env = {
+        **os.environ,
+        "GITHUB_STEP_SUMMARY": str(page),
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]),
+    }
+    done = subprocess.run(
+        ["bash", "-e", "-c", summary["run"]], cwd=quickstart.path, env=env, capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
+    lines = page.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "## caretaker: 1 of 1 problem healed (1 of 1 failing test)"
+    assert (
+        "| ✅ healed | `test_textstats.py::test_moving_average` | 1 | builtin | "
+        f"`{sha[:7]}` fix: heal test_textstats.py::test_moving_average |"
+    ) in lines
+    assert "+    for start in range(len(values) - window + 1):" in lines

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import git, snapshot
+from helpers import git, last_run, snapshot
 
 from pytest_caretaker.testing import ScriptedServer, tool_call
 
@@ -68,7 +68,9 @@ def test_a_passing_command_is_said_to_pass(tmp_path: Path) -> None:
 
     assert done.returncode == 0, done.stderr
     assert done.stdout == "caretaker: python ok.py passed\n"
-    assert not (tmp_path / ".caretaker").exists()
+    data = last_run(tmp_path)  # nothing healed: CI never reads an earlier session's results
+    assert data["source"] == "run" and data["problems"] == [] and data["notes"] == []
+    assert git(tmp_path, "status", "--porcelain") == ""
 
 
 def test_a_crashing_script_is_healed_in_memory_by_the_builtin_repairer(tmp_path: Path) -> None:
@@ -89,6 +91,10 @@ def test_a_crashing_script_is_healed_in_memory_by_the_builtin_repairer(tmp_path:
     assert git(tmp_path, "status", "--porcelain") == ""  # .caretaker/ ignores itself
     (transcript,) = (tmp_path / ".caretaker" / "transcripts").glob("*.md")
     assert "ZeroDivisionError" in transcript.read_text(encoding="utf-8")
+    (problem,) = last_run(tmp_path)["problems"]
+    assert problem["tests"] == [{"id": "python shop.py", "outcome": "healed"}]
+    assert problem["repairer"] == "builtin" and problem["commit"] is None
+    assert "+    if len(prices) > 0:" in problem["files"][0]["hunks"][0].splitlines()
     git(tmp_path, "apply", ".caretaker/heal.patch")
     assert subprocess.run([PYTHON, "shop.py"], cwd=tmp_path).returncode == 0
 
@@ -268,6 +274,8 @@ def test_an_exit_without_a_traceback_is_not_healed_and_keeps_its_status(tmp_path
         "caretaker: python lint.py failed (exit status 3); it printed no Python traceback, "
         "so there is nothing to heal",
     ]
+    data = last_run(tmp_path)
+    assert data["problems"] == [] and data["notes"] == done.stdout.splitlines()[1:]
 
 
 def test_ctrl_c_stops_the_command_in_one_line(tmp_path: Path) -> None:

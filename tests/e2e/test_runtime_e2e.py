@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import git, snapshot
+from helpers import git, last_run, snapshot
 
 from pytest_caretaker.testing import ScriptedServer, tool_call
 
@@ -205,6 +205,10 @@ def test_crashes_heal_write_commits_the_fix_and_marks_the_crash_fixed(tmp_path: 
         ]
         assert run(tmp_path, "main.py").stdout == "100.0\n"
         sha = git(tmp_path, "rev-parse", "--short=7", "HEAD").strip()
+        (problem,) = last_run(tmp_path)["problems"]
+        assert problem["tests"] == [{"id": "invoice-total", "outcome": "healed"}]
+        assert problem["commit"]["sha"].startswith(sha)
+        assert problem["commit"]["subject"] == "fix: heal invoice-total"
 
         (_, row) = run(tmp_path, "-m", "pytest_caretaker", "crashes").stdout.splitlines()
         assert row.split()[-3:] == ["fixed", sha, "yes"]
@@ -221,6 +225,9 @@ def test_crashes_heal_write_commits_the_fix_and_marks_the_crash_fixed(tmp_path: 
         "again (caretaker crashes clear --fixed removes it)\n"
     )
     assert len(history(tmp_path)) == rows  # no row, and so no NOT HEALED row
+    data = last_run(tmp_path)
+    assert data["source"] == "runtime" and data["problems"] == []
+    assert data["notes"] == again.stdout.splitlines()
     assert [r["outcome"] for r in history(tmp_path)] == ["healed"]
     cleared = run(tmp_path, "-m", "pytest_caretaker", "crashes", "clear", "--fixed")
     assert cleared.stdout == "caretaker: removed 1 crash record (invoice-total)\n"
