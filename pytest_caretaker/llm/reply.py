@@ -172,7 +172,8 @@ def _code_blocks(
     tree, error = _parse(code)
     if tree is not None:
         return [(Block(code, index, kind, lang, tree=tree), 0, len(lines))]
-    source = [line.rstrip() for line in lines]
+    # Dedented line for line (a fence in a list item indents its code), blank lines kept.
+    source = [line.rstrip() for line in textwrap.dedent("\n".join(lines)).split("\n")]
     if lang == "diff" or _is_diff(source):
         new = _dedent([line[1:] for line in source if line[:1] in ("+", " ", "")])
         tree, _ = _parse(new)
