@@ -204,6 +204,12 @@ CASES: Mapping[str, tuple[str, Expected]] = {
         ),
         [("replace", "calc.py::mean", MEAN)],
     ),
+    "fence-in-a-list-item-with-output": (
+        "1. Divide by the count:\n\n   ```python\n"
+        + "".join(f"   {line}\n" for line in MEAN.splitlines())
+        + "\n   print(mean([1, 2, 3]))  # prints 2.0 now\n   2.0 (was 1.5)\n   ```\n",
+        [("replace", "calc.py::mean", MEAN)],
+    ),
     "body-line-then-example": (
         "Only the return changes:\n\n"
         + fenced("return total(xs) / len(xs)\n")
