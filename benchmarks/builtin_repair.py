@@ -10,7 +10,8 @@
    max time to a plausible fix, the median rank of the healing candidate (the candidates its
    problem tried, it included), and end-to-end candidates per second (generation, trials and
    the confirming run included). With --against REV, the same session under the package as of
-   git revision REV (a worktree put first on PYTHONPATH), on the same collection, side by side.
+   git revision REV (extracted, first on PYTHONPATH), on the same collection, side by side (both
+   with --heal-sandbox=off: the sandbox would not show REV's package to the candidates).
 2. Localization cost: the traced rerun (per-test line coverage, done only when healing) against
    the same rerun untraced, over every test of the collection (median of 3, warm runner).
 3. Scaling: candidates per second through the trial server with 1, 2 and all cores' workers,
@@ -49,13 +50,21 @@ STATS = re.compile(r"^  ([\d,]+) candidates? tried · .* · ([\d.]+) s · builti
 
 
 def heal_collection(
-    workdir: Path, budget: float, workers: int | None = None, package: Path | None = None
+    workdir: Path,
+    budget: float,
+    workers: int | None = None,
+    package: Path | None = None,
+    sandbox: bool = True,
 ) -> tuple[dict[str, dict[str, object]], float]:
     """Per failing test id: healed, candidates, seconds, reason; and the session's wall time.
-    package: a checkout whose pytest_caretaker to run instead of the installed one."""
+    package: a checkout whose pytest_caretaker to run instead of the installed one (the
+    sandbox would not show it to the candidates: run without it, sandbox False)."""
     # Default verbosity: the summary shows each fix's diff and figures.
     command = [sys.executable, "-m", "pytest", "--heal", "-p", "no:cacheprovider"]
     command += ["-o", f"heal_builtin_budget={budget:g}"]
+    # Every bug gets its own budget: the session's (120 s by default) would cut the collection.
+    command += ["-o", "heal_session_budget=3600"]
+    command += [] if sandbox else ["-o", "heal_sandbox=off"]
     if workers is not None:
         command += [f"--heal-workers={workers}"]
     env = dict(os.environ)
@@ -269,6 +278,7 @@ def package_at(revision: str, into: Path) -> Path:
     archive = subprocess.run(
         ["git", "archive", revision, "pytest_caretaker"], cwd=ROOT, capture_output=True, check=True
     )
+    into.mkdir(parents=True, exist_ok=True)
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
     return into
 
@@ -363,6 +373,14 @@ def report(
     print(f"{'':<40}" + "".join(f" {label[:24]:>24}" for label, _ in sessions))
     for index, name in enumerate(FIGURES):
         print(f"{name:<40}" + "".join(f" {column[index]:>24}" for column in columns))
+    both = [bug for bug in catalog if all(rows[bug]["healed"] for _, rows in sessions)]
+    if len(sessions) > 1 and both:
+        ranks = [
+            statistics.median(int(rows[bug]["rank"]) for bug in both)  # type: ignore[call-overload]
+            for _, rows in sessions
+        ]
+        name = f"median rank on the {len(both)} bugs all heal"
+        print(f"{name:<40}" + "".join(f" {rank:>24g}" for rank in ranks))
 
 
 def main() -> None:
@@ -385,7 +403,8 @@ def main() -> None:
     try:
         if options.against:
             sessions.append(heal_against(options.against, catalog, options.budget))
-        results, wall = heal_collection(workdir, options.budget)
+        # Side by side, both unsandboxed: REV's package lies outside what the sandbox shows.
+        results, wall = heal_collection(workdir, options.budget, sandbox=not options.against)
         patched = after_the_patch(workdir)
         still = patched[1] if patched is not None else set()
         sessions.append(("this tree", per_bug(catalog, results, still)))
@@ -419,7 +438,7 @@ def heal_against(
         package = package_at(revision, scratch / "package")
         bugs = scratch / "bugs"
         shutil.copytree(BUGS, bugs)
-        results, _ = heal_collection(bugs, budget, package=package)
+        results, _ = heal_collection(bugs, budget, package=package, sandbox=False)
         patched = after_the_patch(bugs)
         still = patched[1] if patched is not None else set()
         return revision, per_bug(catalog, results, still)

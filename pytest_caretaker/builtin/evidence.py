@@ -2,8 +2,8 @@
 
 A failure is more than a red test. pytest's assertion introspection shows what came out against
 what was expected, and the relation between the two names the kind of edit that makes one of the
-other: the exact reverse (``'F1' == '1F'``) an operand order, a value or length off by one a bound,
-a missing first or last element a slice or range, a sign flip a subtraction turned round, ten
+other: the exact reverse (``'F1' == '1F'``) an operand order, a value off by one a bound, a missing
+first or last element a bound of a slice or range, a sign flip a subtraction turned round, ten
 times too much a magnitude, a swapped pair two arguments, ``None`` a wrong key or a lost value.
 An exception names its own suspects: ``KeyError`` the keys, ``AttributeError`` the attributes,
 ``IndexError`` the indices and bounds, ``ZeroDivisionError`` the denominators (and the line that
@@ -27,7 +27,7 @@ from pytest_caretaker.syntax import parse
 FAMILIES: dict[str, dict[str, float]] = {
     "reversed": {"concat_swap": 4.0, "swap": 3.0, "builtin_pair": 1.5},
     "off_by_one": {"off_by_one": 2.5, "constant": 2.0, "comparison": 2.0},
-    "length": {"off_by_one": 2.5, "comparison": 2.0, "constant": 2.0, "delete": 1.5},
+    "length": {"off_by_one": 2.0, "comparison": 1.5, "constant": 1.5},
     "sign": {"arithmetic": 2.5, "swap": 2.5, "unwrap": 2.0},
     "magnitude": {"magnitude": 5.0, "arithmetic": 1.5},
     "swapped": {"swap": 3.0, "variable": 2.0, "attribute": 2.0, "key": 2.0},
@@ -142,8 +142,9 @@ def _sequences(a: str | list[object] | tuple[object, ...], b: object) -> list[st
     found = []
     if len(a) > 1 and a != b and a == b[::-1]:
         found.append("reversed")
-    if abs(len(a) - len(b)) == 1:
-        found.append("length")
+    short, long = sorted((a, b), key=len)
+    if len(long) > 1 and len(long) - len(short) == 1 and short in (long[1:], long[:-1]):
+        found.append("length")  # the first or the last element missing (or one too many)
     elif not found and len(a) == len(b) and sorted(map(repr, a)) == sorted(map(repr, b)):
         differ = [i for i in range(len(a)) if a[i] != b[i]]
         if len(differ) == 2:
