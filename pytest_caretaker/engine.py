@@ -107,7 +107,15 @@ def heal_all(run: HealRun) -> HealOutcome:
         # The trial server collects these tests while the baseline rerun goes on.
         workers = settings.workers or workers_default()
         trials = Trials.start(runner, ids + neighbours, workers)
-        builtin = BuiltinRepairer(runner, check, trials, files, editable, settings.builtin_budget)
+        builtin = BuiltinRepairer(
+            runner,
+            check,
+            trials,
+            files,
+            editable,
+            settings.builtin_budget,
+            heal_partial=settings.partial,
+        )
     try:
         # One traced rerun: does each failure reproduce alone, which neighbours pass alone,
         # and what project code each test executed (the evidence for localization).

@@ -141,6 +141,17 @@ OPTIONS: tuple[Option, ...] = (
         metavar="SECONDS",
     ),
     Option(
+        "partial",
+        "--heal-partial",
+        parse_bool,
+        "Take a fix that heals only some of a problem's failing cases, or heals by no longer "
+        "reaching the line that failed, as a fix (written with --heal-write); by default it is "
+        "reported, not written",
+        ini="heal_partial",
+        ini_help="Take partial fixes as fixes (like --heal-partial)",
+        kind="bool",
+    ),
+    Option(
         "session_budget",
         "--heal-session-budget",
         parse_timeout,

@@ -107,6 +107,9 @@ class Settings:
     session_tokens: int = DEFAULT_SESSION_TOKENS  # tokens the session may use
     concurrency: int = DEFAULT_CONCURRENCY  # failures repaired at once
     workers: int | None = None  # the built-in repairer's trials at once; None: one per core
+    #: A fix of some of a problem's failing cases, or one that heals by no longer reaching the
+    #: line that raised, is a fix (reported so, written with --heal-write); else only reported.
+    partial: bool = False
     write: bool = False  # write verified fixes to disk (and commit them unless commit is off)
     review: bool = False  # ask before writing each fix (a terminal only)
     branch: str | None = None  # commit on this branch, created from HEAD if missing

@@ -52,6 +52,7 @@ SAMPLES = {
     "session_tokens": Sample("50000", 50_000, "2,000,000", 2_000_000, "400000", 400_000),
     "concurrency": Sample("2", 2, ini="8", from_ini=8),
     "workers": Sample("3", 3, ini="16", from_ini=16),
+    "partial": Sample(None, True, ini="true", from_ini=True),
     "prompt_dir": Sample("cli-prompts", "cli-prompts", ini="ini-prompts", from_ini="ini-prompts"),
     "sandbox": Sample("off", "off", "require", "require", "off", "off"),
     "sandbox_network": Sample(None, True, ini="true", from_ini=True),
