@@ -205,7 +205,8 @@ def run(
     root: Path, confinement: Confinement | None, warm: bool, tests: str = "test_probes.py"
 ) -> dict[str, str]:
     args = ["-q", "-p", "no:cacheprovider", "--rootdir", str(root)]
-    with Runner(root, root, args, 30, warm=warm, confinement=confinement) as runner:
+    # The run forks over a thousand processes: on a loaded 2-core machine that takes a while.
+    with Runner(root, root, args, 90, warm=warm, confinement=confinement) as runner:
         result = runner.run([tests])
     assert result.problem is None, result.output[-2000:]
     return {nodeid.split("::")[1]: o.outcome for nodeid, o in result.outcomes.items()}
