@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
+from pytest_caretaker import __version__
 from pytest_caretaker.config import find_root
 
 
@@ -34,6 +35,9 @@ def parser() -> argparse.ArgumentParser:
         prog="caretaker",
         description="pytest-caretaker beside pytest --heal: heal a command or recorded crashes, "
         "report the history",
+    )
+    main.add_argument(
+        "-V", "--version", action="version", version=f"pytest-caretaker {__version__}"
     )
     commands = main.add_subparsers(dest="command", required=True, metavar="COMMAND")
     report = commands.add_parser(

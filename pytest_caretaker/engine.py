@@ -93,10 +93,8 @@ def heal_all(run: HealRun) -> HealOutcome:
     neighbours, whole = regression.rerun(ids, run.passed, run.unselected, run.whole_files)
     outcome = HealOutcome()
     passing: list[str] = []  # the neighbours that passed alone too: what no fix may break
-    models = [model for model in settings.models if model != BUILTIN]
-    if models:
-        # litellm takes seconds to import: the model process (started at the first failure,
-        # or now) does it while the baseline rerun waits on its worker.
+    models = warmup.ahead(settings.models)  # none when builtin comes first: see _chain
+    if models:  # litellm takes seconds to import: it does while the baseline rerun runs
         warmup.start(models, settings.model_keep)
     files = ProjectFiles(runner.root)
     editable = Editable(settings.scope, runner.root, TestFiles(run.test_files, run.python_files))
@@ -173,13 +171,16 @@ def _chain(
     chain: list[Repairer] = [RememberedFixes(run.memory, files)] if run.settings.cache else []
     if run.repairers is not None:
         return [*chain, *run.repairers]
-    for model in run.settings.models:
+    settings = run.settings
+    later = not warmup.ahead(settings.models)  # builtin first: a model is readied when asked
+    models = [name for name in settings.models if name != BUILTIN]
+    for model in settings.models:
         if model == BUILTIN:
-            if builtin is not None:
-                chain.append(builtin)
+            chain += [builtin] if builtin is not None else []
             continue
-        api_base = api_base_for(model, run.settings.api_base, run.env)
-        chain.append(ModelRepairer(model, run.settings, files, editable, run.redactor, api_base))
+        api_base = api_base_for(model, settings.api_base, run.env)
+        asked = ModelRepairer(model, settings, files, editable, run.redactor, api_base)
+        chain.append(warmup.WhenAsked(asked, models, settings.model_keep) if later else asked)
     return chain
 
 

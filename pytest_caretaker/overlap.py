@@ -17,7 +17,7 @@ import pytest
 
 from pytest_caretaker.addopts import runner_for
 from pytest_caretaker.project.files import project_relpath
-from pytest_caretaker.settings import BUILTIN, Settings
+from pytest_caretaker.settings import Settings
 from pytest_caretaker.verify.runner import Confinement, Runner
 
 #: The most test items a warm server collects up front: all the session's files up to this
@@ -34,10 +34,10 @@ def start(
     items: Sequence[pytest.Item] = (),
 ) -> Runner:
     """The session's runner, its first warm server collecting; litellm importing if needed."""
-    models = [model for model in settings.models if model != BUILTIN]
-    if models:
-        from pytest_caretaker.llm import warmup
+    from pytest_caretaker.llm import warmup
 
+    models = warmup.ahead(settings.models)  # none when the built-in repairer comes first
+    if models:
         warmup.start(models, settings.model_keep)
     runner = runner_for(config, settings.timeout, confinement, parser)
     runner.collect = collected_files(runner.root, nodeid, items)

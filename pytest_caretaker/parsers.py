@@ -176,6 +176,17 @@ def parse_folder(text: str, where: str) -> str | None:
 
 #: The value's shape, and so its ini type: a "bool" flag is store_true, a "linelist" one appends.
 Kind = Literal["bool", "linelist", "string"]
+IniType = Literal["bool", "linelist", "string", "int", "float"]
+#: The ini type of the keys each parser reads, for pytest to show in --help and to read from TOML
+#: as numbers (pytest 8.4 and later; before, they are strings parsed the same way). The budget
+#: stays a string: "$0.50" is a value it takes.
+NUMBERS: dict[Callable[[str, str], object], IniType] = {
+    parse_attempts: "int",
+    parse_concurrency: "int",
+    parse_tokens: "int",
+    parse_timeout: "float",
+    parse_keep: "float",
+}
 
 
 @dataclass(frozen=True)
@@ -195,6 +206,13 @@ class Option:
     metavar: str | None = None
     #: The flag turns the setting off (--heal-no-commit): given, it means False.
     negated: bool = False
+
+    @property
+    def ini_type(self) -> IniType:
+        """The type pytest reads the ini key as (``addini``'s)."""
+        if self.kind != "string":
+            return self.kind
+        return NUMBERS.get(self.parse, "string")
 
     @property
     def dest(self) -> str:

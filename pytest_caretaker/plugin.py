@@ -13,7 +13,15 @@ from dataclasses import replace
 
 import pytest
 
-from pytest_caretaker.settings import OPTIONS, RawValues, SettingError, Settings, detect_ci, resolve
+from pytest_caretaker.settings import (
+    OPTIONS,
+    Option,
+    RawValues,
+    SettingError,
+    Settings,
+    detect_ci,
+    resolve,
+)
 
 SESSION_NAME = "caretaker-session"
 #: Whether stdin was a terminal before pytest's capture replaced it (for --heal-review).
@@ -32,6 +40,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for option in OPTIONS:
         group.addoption(option.flag, **option.arguments())
     group.addoption(
+        "--no-heal",
+        action="store_true",
+        default=False,
+        help="Do not heal, whatever the ini file, CARETAKER_HEAL or other flags say",
+    )
+    group.addoption(
         "--heal-models",
         action="store_true",
         default=False,
@@ -41,11 +55,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for option in OPTIONS:
         if option.ini is None:
             continue
-        if option.kind == "bool":
-            # None, not False: a key the ini file does not set leaves the decision to the others.
-            parser.addini(option.ini, option.ini_help, type="bool", default=None)
+        kind = option.ini_type
+        if kind in ("int", "float") and pytest.version_tuple < (8, 4):
+            kind = "string"  # pytest reads numbers from 8.4 on; the parser reads the text
+        if kind in ("bool", "int", "float"):
+            # None, not False or 0: a key the ini file does not set leaves it to the others.
+            parser.addini(option.ini, option.ini_help, type=kind, default=None)
         else:
-            parser.addini(option.ini, option.ini_help, type=option.kind)
+            parser.addini(option.ini, option.ini_help, type=kind)
 
 
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
@@ -60,9 +77,12 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 
 
 def settings_of(config: pytest.Config) -> Settings:
-    """The options resolved (command line > environment > ini); a bad value is a usage error."""
+    """The options resolved (command line > environment > ini); a bad value is a usage error.
+    --no-heal turns healing off before any of them is read (a bad one cannot stop the run)."""
+    if config.getoption("no_heal", False):
+        return Settings()
     cli = {option.name: option.from_flag(config.getoption(option.dest)) for option in OPTIONS}
-    ini = {option.name: config.getini(option.ini) for option in OPTIONS if option.ini is not None}
+    ini = {option.name: ini_value(config, option) for option in OPTIONS if option.ini is not None}
     try:
         settings = resolve(RawValues(cli=cli, env=os.environ, ini=ini))
     except SettingError as error:
@@ -78,6 +98,17 @@ def settings_of(config: pytest.Config) -> Settings:
     return settings
 
 
+def ini_value(config: pytest.Config, option: Option) -> object:
+    """The ini key's value as pytest reads it; a number it cannot read is a usage error."""
+    try:
+        return config.getini(str(option.ini))
+    except (ValueError, TypeError, pytest.UsageError) as error:  # UsageError: pytest 9
+        expected = "a whole number" if option.ini_type == "int" else "a number"
+        raise pytest.UsageError(
+            f"caretaker: ini option {option.ini}: expected {expected} ({error})"
+        ) from None
+
+
 def pytest_configure(config: pytest.Config) -> None:
     settings = settings_of(config)
     if settings.review and not hasattr(config, "workerinput"):
@@ -89,6 +120,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):  # a pytest-xdist worker records; the controller heals
         config.pluginmanager.register(WorkerRecorder(config, settings), SESSION_NAME)
         return
+    from pytest_caretaker.llm import extra
     from pytest_caretaker.llm.models import choose
 
     if settings.prompt_dir is not None:
@@ -99,6 +131,9 @@ def pytest_configure(config: pytest.Config) -> None:
         except PromptError as error:
             raise pytest.UsageError(f"caretaker: {error}") from None
     settings = choose(settings, os.environ)
+    missing = extra.missing(settings)
+    if missing is not None:  # a model named (one found falls back to builtin in choose)
+        raise pytest.UsageError(f"caretaker: {missing}")
     unsandboxed = sandbox_unavailable(settings)
     config.pluginmanager.register(HealSession(config, settings, unsandboxed), SESSION_NAME)
 

@@ -286,13 +286,11 @@ class HealSession(Recorder):
         notes = list(self.notes)
         if self.outcome is not None:
             if self.outcome.results:
-                summary.summary(
-                    terminalreporter,
-                    self.outcome.results,
-                    self.outcome.patch,
-                    self.root,
-                    self.outcome.written,
-                )
+                from pytest_caretaker.llm.models import local_models
+
+                out, done = terminalreporter, self.outcome
+                local = local_models(self.settings, os.environ)
+                summary.summary(out, done.results, done.patch, self.root, done.written, local)
             notes += self.outcome.notes
         for note in notes:
             terminalreporter.write_line(note, yellow=True)

@@ -15,8 +15,15 @@ def plural(count: int, word: str, many: str | None = None) -> str:
 
 
 def short(text: str, limit: int = 160) -> str:
-    """text cut to limit characters, with an ellipsis when it was cut."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """text cut to limit characters, with an ellipsis when it was cut: after a whole word when
+    one ends in the second half of what is kept."""
+    if len(text) <= limit:
+        return text
+    kept = text[: limit - 1]
+    space = kept.rfind(" ")
+    if space > limit // 2:
+        kept = kept[:space].rstrip(" ,;:(")
+    return kept + "…"
 
 
 def printable(text: str) -> str:

@@ -145,6 +145,12 @@ def info(model: str, api_base: str | None = None) -> Info:
     return found
 
 
+def is_local(model: str, api_base: str | None) -> bool:
+    """Whether a model is the user's own to run (Ollama, a server on this machine): its calls
+    have no price."""
+    return model.startswith(OLLAMA_PREFIXES) or (api_base is not None and _is_local(api_base))
+
+
 def _is_local(url: str) -> bool:
     from urllib.parse import urlsplit
 
@@ -165,7 +171,10 @@ def _described(model: str, local: bool) -> Info:
 
 def litellm_info(model: str, local: bool) -> Info:
     from pytest_caretaker.llm import client as llm
+    from pytest_caretaker.llm import extra
 
+    if not extra.installed():  # the base install: nothing known, nothing to import
+        return Info(local=local)
     litellm = llm.litellm()
     try:
         with llm.quiet():

@@ -12,6 +12,7 @@ import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from pytest_caretaker.llm import extra
 from pytest_caretaker.llm.capabilities import (
     PROBE_TIMEOUT,
     SERVER_TIMEOUT,
@@ -62,6 +63,12 @@ def text(settings: Settings, env: Mapping[str, str]) -> str:
     configured = settings.sources.get("models")
     rows = _Rows(dict.fromkeys(chosen.models, ""))
     lines = ["caretaker: the models it can use here", "", _choice(chosen, configured)]
+    if not extra.installed():  # the one line that says what to install, once
+        said = extra.missing(chosen) if configured is not None else None
+        if said is None and extra.INSTALL not in chosen.reason:
+            said = extra.needs("asking a model")
+        if said is not None:
+            lines.append(said)
     lines += ["", *_providers(env, rows), ""]
     lines += _servers(settings, env, rows)
     rows.origin[BUILTIN] = "the model-free repairer"

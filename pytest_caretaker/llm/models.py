@@ -2,8 +2,9 @@
 
 Choosing is cheap and runs for every ``pytest --heal`` without a configured model: it reads the
 environment and, only when no provider key is set, asks a local Ollama (short timeout) what it
-serves. What a model can do (``info``) is capabilities.py's, importable from here too; the
-``--heal-models`` table is listing.py's.
+serves. A model found so follows the built-in repairer, cheapest first (SPEC §8); a configured
+chain is used as it is. What a model can do (``info``) is capabilities.py's, importable from here
+too; the ``--heal-models`` table is listing.py's.
 """
 
 from __future__ import annotations
@@ -12,17 +13,19 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from pytest_caretaker.llm import extra
 from pytest_caretaker.llm.capabilities import (
     _INFO,
     OLLAMA_PREFIXES,
     SERVER_TIMEOUT,
     Info,
     info,
+    is_local,
     ollama_address,
     ollama_models,
     openai_models,
 )
-from pytest_caretaker.settings import Settings
+from pytest_caretaker.settings import BUILTIN, DEFAULT_CHAIN_BUILTIN_BUDGET, Settings
 
 #: What callers find here: the choice, and capabilities.py's Info, info and its memory (_INFO,
 #: which the tests clear), so that one module answers every question about models.
@@ -36,6 +39,7 @@ __all__ = [
     "info",
     "is_code_model",
     "keyed",
+    "local_models",
 ]
 
 
@@ -87,18 +91,43 @@ def api_base_for(model: str, api_base: str | None, env: Mapping[str, str]) -> st
     return None
 
 
+def local_models(settings: Settings, env: Mapping[str, str]) -> frozenset[str]:
+    """The chain's models served locally (capabilities.is_local): "local" where a cost would be."""
+    return frozenset(
+        model
+        for model in settings.models
+        if model != BUILTIN and is_local(model, api_base_for(model, settings.api_base, env))
+    )
+
+
 def _prefer_code(names: Sequence[str]) -> str | None:
     return next((n for n in names if is_code_model(n)), None)
 
 
 def choose(settings: Settings, env: Mapping[str, str]) -> Settings:
     """Settings with the model chain decided and ``reason`` saying why, in the documented order:
-    a configured chain (``--heal-model``, ``CARETAKER_MODEL``, ini); a model served at
-    ``--heal-api-base``; the first provider with a key; a code model of a local Ollama; builtin.
+    a configured chain (``--heal-model``, ``CARETAKER_MODEL``, ini), as it is; else the built-in
+    repairer, with a short budget, then a model found: one served at ``--heal-api-base``, the
+    first provider with a key, a code model of a local Ollama. Without litellm (the ``[llm]``
+    extra) a model found is named in the reason, and the built-in repairer heals alone.
     """
     configured = settings.sources.get("models")
     if configured is not None:
         return replace(settings, reason=configured)
+    found = _found(settings, env)
+    if found.models == (BUILTIN,):
+        return found
+    if not extra.installed():
+        model = found.models[0]
+        return replace(settings, reason=f"{found.reason}, but {extra.needs(model)}")
+    budget = settings.builtin_budget
+    if "builtin_budget" not in settings.sources:  # the model does what the first seconds do not
+        budget = min(budget, DEFAULT_CHAIN_BUILTIN_BUDGET)
+    return replace(found, models=(BUILTIN, *found.models), builtin_budget=budget)
+
+
+def _found(settings: Settings, env: Mapping[str, str]) -> Settings:
+    """Settings with the model found here, if any (else builtin, and the reason why none)."""
     if settings.api_base is not None:
         return _served_choice(settings)
     found = keyed(env)

@@ -14,11 +14,44 @@ import contextlib
 import socket
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from pytest_caretaker.llm import client, kept, remote
+from pytest_caretaker.problem import Failed, Healed, Repairer, Task
+from pytest_caretaker.settings import BUILTIN
 
 #: Seconds the refused request may take at most.
 WARM_TIMEOUT = 5.0
+
+
+def ahead(chain: Sequence[str]) -> list[str]:
+    """The models to make ready from the first failure on: those of the chain, unless the
+    built-in repairer comes first; then each waits until it is asked (WhenAsked), since what
+    the built-in repairer heals needs no model, and its import costs seconds of a core."""
+    if not chain or chain[0] == BUILTIN:
+        return []
+    return [model for model in chain if model != BUILTIN]
+
+
+@dataclass
+class WhenAsked:
+    """A model's repairer after the built-in repairer: litellm is made ready when it is first
+    asked (the call then waits for the import, which ``start`` begins)."""
+
+    repairer: Repairer
+    models: Sequence[str]
+    keep: float | None = None
+    _started: threading.Event = field(default_factory=threading.Event, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.repairer.name
+
+    def repair(self, task: Task) -> Healed | Failed:
+        if not self._started.is_set():
+            self._started.set()
+            start(self.models, self.keep)
+        return self.repairer.repair(task)
 
 
 def start(models: Sequence[str], keep: float | None = None) -> None:

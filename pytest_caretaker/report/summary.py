@@ -5,7 +5,7 @@ Imported by the session at start-up: libcst loads only once a diff is shown.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Protocol, TextIO
 
@@ -56,7 +56,9 @@ def summary(
     patch: Path | None,
     root: Path,
     written: Sequence[Written] = (),
+    local: Collection[str] = (),
 ) -> None:
+    """local: the models served locally, whose calls show "local" for a cost."""
     writer.write_sep("=", "caretaker")
     fate = {nodeid: w for w in written for nodeid in w.fix.nodeids}
     shown: dict[tuple[tuple[str, bytes], ...], str] = {}
@@ -82,14 +84,21 @@ def summary(
         if result.fallbacks:  # the chain moved on: say from which model the fix came, and why
             before = "; ".join(result.fallbacks)
             writer.write_line(f"  fix from {result.repairer}, after {before}", yellow=True)
-        writer.write_line(f"  {stats(result)}")
+        writer.write_line(f"  {stats(result, local)}")
         if result.nodeid in fate:
             done = fate[result.nodeid]
             writer.write_line(f"  {done.detail}", bold=True, yellow=done.state != "committed")
-    writer.write_line(closing_line(results, patch, root, written), bold=True)
+    writer.write_line(closing_line(results, patch, root, written, local), bold=True)
 
 
-def stats(result: HealResult) -> str:
+def cost(dollars: float, models: Collection[str], local: Collection[str]) -> str:
+    """What was spent: "local" when nothing was, on models served locally alone."""
+    if dollars == 0 and models and all(model in local for model in models):
+        return "local"
+    return f"${dollars:.4f}"
+
+
+def stats(result: HealResult, local: Collection[str] = ()) -> str:
     spend = result.spend
     if result.shared_with:
         return (
@@ -105,21 +114,26 @@ def stats(result: HealResult) -> str:
         )
     return (
         f"{plural(spend.rounds, 'attempt')} · {plural(spend.tokens, 'token')} · "
-        f"${spend.cost:.4f} · {spend.seconds:.1f} s · {result.repairer}"
+        f"{cost(spend.cost, [result.repairer], local)} · {spend.seconds:.1f} s · {result.repairer}"
     )
 
 
 def closing_line(
-    results: Sequence[HealResult], patch: Path | None, root: Path, written: Sequence[Written] = ()
+    results: Sequence[HealResult],
+    patch: Path | None,
+    root: Path,
+    written: Sequence[Written] = (),
+    local: Collection[str] = (),
 ) -> str:
     healed = sum(1 for r in results if r.healed)
     tokens = sum(r.spend.tokens for r in results)
-    cost = sum(r.spend.cost for r in results)
+    dollars = sum(r.spend.cost for r in results)
     line = f"caretaker: {healed} healed, {len(results) - healed} not healed · "
-    if tokens == 0 and cost == 0:
+    if tokens == 0 and dollars == 0:
         line += "no tokens spent"  # the built-in repairer only, or models that never answered
     else:
-        line += f"{plural(tokens, 'token')} · ${cost:.4f}"
+        spent = {r.repairer for r in results if r.spend.tokens}
+        line += f"{plural(tokens, 'token')} · {cost(dollars, spent, local)}"
     if written:
         done = sum(1 for w in written if w.state in ("written", "committed"))
         committed = sum(1 for w in written if w.state == "committed")

@@ -57,6 +57,8 @@ def heal_failure(command: Command, first: Ran, folder: Path, env: dict[str, str]
     settings = choose(command.settings, command.env)
     command, run = replace(command, settings=settings), replace(run, settings=settings)
     name, root = shown(command.argv), command.root
+    if _without_litellm(command, first):
+        return first.status
     target = python_target(command.argv)
     record = crash.recorded(folder / "record.json", name, first.output, run.redactor)
     work = Repairing(
@@ -118,6 +120,18 @@ def _written(done: Healing) -> int:
     return sum(1 for w in done.written if w.state in ("written", "committed"))
 
 
+def _without_litellm(command: Command, first: Ran) -> bool:
+    """Whether the chain names a model and litellm is not installed; if so, said in one line."""
+    from pytest_caretaker.llm import extra
+
+    missing = extra.missing(command.settings)
+    if missing is not None:  # caretaker run's flags are --model, not --heal-model
+        why = missing.replace("--heal-", "--")
+        failed = f"{shown(command.argv)} failed (exit status {first.status})"
+        print(f"caretaker: {failed}; {why}", file=command.out)
+    return missing is not None
+
+
 def _nothing(first: Ran, python: bool) -> str:
     """Why a failing run gives nothing to heal."""
     if "Traceback (most recent call last):" in first.output:
@@ -152,7 +166,10 @@ def _report(command: Command, done: Healing, redactor: Redactor, interrupted: bo
     notes += [failed] if (failed := write_last_run(root, ended)) is not None else []
     for note in notes:
         print(note, file=command.out)
-    summary(Plain(command.out), done.results, patch, root, done.written)
+    from pytest_caretaker.llm.models import local_models
+
+    local = local_models(command.settings, command.env)
+    summary(Plain(command.out), done.results, patch, root, done.written, local)
 
 
 def _remember(

@@ -53,13 +53,13 @@ def test_listing_with_two_provider_keys(_litellm_loaded: None) -> None:
     env = {"OPENAI_API_KEY": "o", "ANTHROPIC_API_KEY": "a", **NO_OLLAMA}
     text = listing(heal_settings(), env)
     anthropic, openai = PROVIDER["anthropic"], PROVIDER["openai"]
-    assert f"caretaker would use {anthropic.model} (ANTHROPIC_API_KEY is set)" in text
+    assert f"caretaker would use builtin → {anthropic.model} (ANTHROPIC_API_KEY is set)" in text
     lines = _providers(text)
     assert len(lines) == 2
     assert lines[0].split() == ["anthropic", "ANTHROPIC_API_KEY", "→", anthropic.model]
     assert lines[1].split() == ["openai", "OPENAI_API_KEY", "→", openai.model]
     rows = models_table(text)
-    assert list(rows) == [anthropic.model, openai.model, BUILTIN]
+    assert list(rows) == [BUILTIN, anthropic.model, openai.model]  # the chain first
     for provider, variable in ((anthropic, "ANTHROPIC_API_KEY"), (openai, "OPENAI_API_KEY")):
         data: dict[str, Any] = dict(litellm.get_model_info(provider.model))
         tools, context, price_in, price_out, source = rows[provider.model]
@@ -80,23 +80,23 @@ def test_listing_with_a_local_ollama(serve: Any) -> None:
         context_length=8192,
     )
     text = listing(heal_settings(), {"OLLAMA_HOST": server.host})
-    assert "caretaker would use ollama_chat/qwen2.5-coder:7b" in text
+    assert "caretaker would use builtin → ollama_chat/qwen2.5-coder:7b" in text
     assert f"Ollama at {server.root_url}: 2 models" in text
     assert _providers(text) == ["none"]
     rows = models_table(text)
-    assert list(rows) == ["ollama_chat/qwen2.5-coder:7b", "ollama_chat/llama3.2:3b", BUILTIN]
+    assert list(rows) == [BUILTIN, "ollama_chat/qwen2.5-coder:7b", "ollama_chat/llama3.2:3b"]
     assert rows["ollama_chat/qwen2.5-coder:7b"][:4] == ["yes", "8,192", "local", "local"]
     assert rows["ollama_chat/llama3.2:3b"][:4] == ["no", "8,192", "local", "local"]
     assert rows[BUILTIN][:4] == ["no", "?", "free", "free"]
     assert "chosen" in rows["ollama_chat/qwen2.5-coder:7b"][4]
     assert rows["ollama_chat/llama3.2:3b"][4] == f"Ollama at {server.root_url}"
-    assert "chosen" not in rows[BUILTIN][4]
+    assert "chosen" in rows[BUILTIN][4]
 
 
 def test_listing_with_an_api_base_asks_both_protocols(_litellm_loaded: None, serve: Any) -> None:
     server = serve(models=("qwen2.5-coder:7b",), tool_models=("qwen2.5-coder:7b",))
     text = listing(heal_settings(api_base=server.base_url), NO_OLLAMA)
-    assert f"caretaker would use openai/qwen2.5-coder:7b (served at {server.base_url})" in text
+    assert f"would use builtin → openai/qwen2.5-coder:7b (served at {server.base_url})" in text
     assert f"Ollama at {server.root_url}: 1 model\n" in text
     assert f"OpenAI-compatible server at {server.base_url}: 1 model\n" in text
     rows = models_table(text)

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from pytest_caretaker.llm import extra
 from pytest_caretaker.llm.capabilities import OLLAMA_DEFAULT
 from pytest_caretaker.llm.models import (
     PROVIDERS,
@@ -16,7 +17,14 @@ from pytest_caretaker.llm.models import (
     is_code_model,
     keyed,
 )
-from pytest_caretaker.settings import BUILTIN, RawValues, Settings, resolve
+from pytest_caretaker.settings import (
+    BUILTIN,
+    DEFAULT_BUILTIN_BUDGET,
+    DEFAULT_CHAIN_BUILTIN_BUDGET,
+    RawValues,
+    Settings,
+    resolve,
+)
 
 #: Nothing listens on the discard port (as in conftest): a server that does not answer.
 DEAD = "127.0.0.1:9"
@@ -159,23 +167,55 @@ def test_the_first_provider_with_a_key_is_chosen(serve: Any) -> None:
     server = serve(models=("qwen2.5-coder:7b",))
     env = {"OPENAI_API_KEY": "o", "ANTHROPIC_API_KEY": "a", "OLLAMA_HOST": server.host}
     chosen = choose(heal_settings(), env)
-    assert chosen.models == (PROVIDER["anthropic"].model,)
+    assert chosen.models == (BUILTIN, PROVIDER["anthropic"].model)
     assert chosen.reason == "ANTHROPIC_API_KEY is set"
     assert chosen.api_base is None
     assert server.paths == []  # a key is enough: no local server is asked
 
 
+def test_a_model_found_follows_the_builtin_repairer_which_gets_a_short_budget() -> None:
+    chosen = choose(heal_settings(), {"OPENAI_API_KEY": "o", **NO_OLLAMA})
+    assert chosen.models == (BUILTIN, PROVIDER["openai"].model)
+    assert chosen.builtin_budget == DEFAULT_CHAIN_BUILTIN_BUDGET < DEFAULT_BUILTIN_BUDGET
+    # Its own budget, when configured, is the configured one.
+    configured = heal_settings(builtin_budget=12.0)
+    assert choose(configured, {"OPENAI_API_KEY": "o", **NO_OLLAMA}).builtin_budget == 12.0
+    # With builtin alone, the budget is the usual one.
+    assert choose(heal_settings(), NO_OLLAMA).builtin_budget == DEFAULT_BUILTIN_BUDGET
+
+
+def test_without_litellm_a_model_found_leaves_builtin_and_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # In process litellm may be imported already; the e2e tests block the real import.
+    monkeypatch.setattr(extra, "installed", lambda: False)
+    chosen = choose(heal_settings(), {"OPENAI_API_KEY": "o", **NO_OLLAMA})
+    assert chosen.models == (BUILTIN,)
+    assert chosen.builtin_budget == DEFAULT_BUILTIN_BUDGET
+    assert chosen.reason == (
+        "OPENAI_API_KEY is set, but openai/gpt-4.1 needs litellm, which is not installed here: "
+        'pip install "pytest-caretaker[llm]"'
+    )
+    assert extra.missing(chosen) is None  # nothing named: the run goes on with builtin
+    named = choose(heal_settings(models=["openai/gpt-4o-mini"]), NO_OLLAMA)
+    assert extra.missing(named) == (
+        "--heal-model openai/gpt-4o-mini needs litellm, which is not installed here: "
+        'pip install "pytest-caretaker[llm]"'
+    )
+    assert extra.missing(choose(heal_settings(models=["builtin"]), NO_OLLAMA)) is None
+
+
 def test_a_google_key_chooses_gemini() -> None:
     env = {"GOOGLE_API_KEY": "g", "DEEPSEEK_API_KEY": "d", **NO_OLLAMA}
     chosen = choose(heal_settings(), env)
-    assert chosen.models == (PROVIDER["gemini"].model,)
+    assert chosen.models == (BUILTIN, PROVIDER["gemini"].model)
     assert chosen.reason == "GOOGLE_API_KEY is set"
 
 
 def test_without_a_key_a_code_model_of_a_local_ollama_is_chosen(serve: Any) -> None:
     server = serve(models=("llama3.2:3b", "qwen2.5-coder:7b"))
     chosen = choose(heal_settings(), {"OLLAMA_HOST": server.host})
-    assert chosen.models == ("ollama_chat/qwen2.5-coder:7b",)
+    assert chosen.models == (BUILTIN, "ollama_chat/qwen2.5-coder:7b")
     assert chosen.api_base == server.root_url
     assert "Ollama" in chosen.reason
     assert server.root_url in chosen.reason
@@ -220,7 +260,7 @@ def test_an_openai_api_base_chooses_a_model_it_serves(
     assert settings.api_base == server.base_url
     # The given server wins over a provider key in the environment.
     chosen = choose(settings, {"ANTHROPIC_API_KEY": "a", **NO_OLLAMA})
-    assert chosen.models == (expected,)
+    assert chosen.models == (BUILTIN, expected)
     assert chosen.api_base == server.base_url
     assert server.base_url in chosen.reason
     assert server.paths == ["/v1/models"]  # /v1 is OpenAI's protocol: Ollama's is not asked
@@ -238,7 +278,7 @@ def test_an_api_base_without_v1_is_asked_as_ollama(
 ) -> None:
     server = serve(models=served)
     chosen = choose(heal_settings(api_base=server.root_url), NO_OLLAMA)
-    assert chosen.models == (expected,)
+    assert chosen.models == (BUILTIN, expected)
     assert chosen.api_base == server.root_url
     assert "Ollama" in chosen.reason
     assert server.paths == ["/api/tags"]
