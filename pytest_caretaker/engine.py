@@ -38,6 +38,7 @@ from pytest_caretaker.report import files as report_files
 from pytest_caretaker.report.transcript import Transcript
 from pytest_caretaker.results import Failure, HealResult, Written
 from pytest_caretaker.settings import BUILTIN, Settings
+from pytest_caretaker.text import printable
 from pytest_caretaker.threads import in_threads
 from pytest_caretaker.verify.check import PytestCheck
 from pytest_caretaker.verify.runner import Runner, RunResult
@@ -100,20 +101,7 @@ def heal_all(run: HealRun) -> HealOutcome:
     editable = Editable(settings.scope, runner.root, TestFiles(run.test_files, run.python_files))
     wider = regression.Wider(runner, run.passed, ids, files.get)
     check = PytestCheck(runner, wider)
-    builtin = None
-    if BUILTIN in settings.models and run.repairers is None:
-        # The trial server collects these tests while the baseline rerun goes on.
-        workers = settings.workers or workers_default()
-        trials = Trials.start(runner, ids + neighbours, workers)
-        builtin = BuiltinRepairer(
-            runner,
-            check,
-            trials,
-            files,
-            editable,
-            settings.builtin_budget,
-            heal_partial=settings.partial,
-        )
+    builtin = _builtin(run, check, files, editable, ids + neighbours)
     try:
         # One traced rerun: does each failure reproduce alone, which neighbours pass alone,
         # and what project code each test executed (the evidence for localization).
@@ -146,6 +134,19 @@ def heal_all(run: HealRun) -> HealOutcome:
     except KeyboardInterrupt:  # writing handles its own; this is before it began
         outcome.notes.append("caretaker: interrupted while selecting the fixes; none was written")
     return outcome
+
+
+def _builtin(
+    run: HealRun, check: PytestCheck, files: ProjectFiles, editable: Editable, tests: list[str]
+) -> BuiltinRepairer | None:
+    """The built-in repairer when the chain has it; its trial server collects the tests while
+    the baseline rerun goes on."""
+    settings = run.settings
+    if BUILTIN not in settings.models or run.repairers is not None:
+        return None
+    trials = Trials.start(run.runner, tests, settings.workers or workers_default())
+    budget, partial = settings.builtin_budget, settings.partial
+    return BuiltinRepairer(run.runner, check, trials, files, editable, budget, heal_partial=partial)
 
 
 def _interrupted(outcome: HealOutcome, failing: Sequence[Failure]) -> None:
@@ -286,15 +287,6 @@ def _save_reports(
             f"caretaker: could not write to {report_files.OUTPUT_DIR}/ ({error}); "
             f"{lost} are missing, the fixes are in this summary"
         )
-
-
-def printable(text: str) -> str:
-    """text with what a non-UTF-8 file name left in it (lone surrogates) shown as U+FFFD, so that
-    it can be written to a UTF-8 file."""
-    try:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    except UnicodeEncodeError:  # a surrogate no file name leaves: not from the file system
-        return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _not_attempted(case: Failure, why: str) -> HealResult:
