@@ -11,6 +11,7 @@ leaves the machine: other providers, whose SDKs may ignore the API base, are onl
 from __future__ import annotations
 
 import contextlib
+import importlib
 import socket
 import threading
 from collections.abc import Sequence
@@ -22,6 +23,9 @@ from pytest_caretaker.settings import BUILTIN
 
 #: Seconds the refused request may take at most.
 WARM_TIMEOUT = 5.0
+#: What litellm imports only once a reply arrives (a refused request never gets one): its cost
+#: tracking's, from litellm 1.110 on. Imported ahead, where the release has them.
+ON_REPLY = ("litellm.proxy.spend_tracking.savings",)
 
 
 def ahead(chain: Sequence[str]) -> list[str]:
@@ -68,6 +72,9 @@ def start(models: Sequence[str], keep: float | None = None) -> None:
 def warm(models: Sequence[str] = ()) -> None:
     """Import litellm, then send one request that is refused, if a model is OpenAI-compatible."""
     client.preload()
+    for name in ON_REPLY:
+        with contextlib.suppress(ImportError), client.quiet():
+            importlib.import_module(name)
     model = next((m for m in models if m.startswith("openai/")), None)
     if model is None:
         return
