@@ -463,8 +463,8 @@ def test_a_missing_template_variable_is_a_clear_usage_error(
     errors = [line for line in result.stderr.lines if line.strip()]
     assert errors == [
         f"ERROR: caretaker: --heal-prompt: {folder}/user.j2 uses test_file, which caretaker does "
-        "not provide; user.j2 gets case, error, failing, functions, imports, locals, output, "
-        "report, test_id, tool_name, tools"
+        "not provide; user.j2 gets case, error, failing, fence, functions, imports, locals, "
+        "output, report, test_id, tool_name, tools"
     ]
     assert llm.requests == []  # nothing ran, nothing was asked
 
