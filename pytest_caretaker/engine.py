@@ -35,8 +35,9 @@ from pytest_caretaker.repair.chain import Chain
 from pytest_caretaker.repair.check import Prover
 from pytest_caretaker.repair.memory import FixMemory, RememberedFixes
 from pytest_caretaker.report import files as report_files
+from pytest_caretaker.report.progress import Step
 from pytest_caretaker.report.transcript import Transcript
-from pytest_caretaker.results import Failure, HealResult, Written
+from pytest_caretaker.results import Failure, Fix, HealResult, Written
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.text import printable
 from pytest_caretaker.threads import in_threads
@@ -45,10 +46,10 @@ from pytest_caretaker.verify.runner import Runner, RunResult
 from pytest_caretaker.verify.trials import Trials, workers_default
 from pytest_caretaker.write.writer import Ask, write_fixes
 
-Progress = Callable[[int, int, str], None]
+Progress = Callable[[Step], None]
 
 
-def _quiet(index: int, total: int, nodeid: str) -> None:
+def _quiet(step: Step) -> None:
     """No progress lines."""
 
 
@@ -70,6 +71,7 @@ class HealRun:
     redactor: Redactor = field(default_factory=Redactor)
     progress: Progress = _quiet
     ask: Ask | None = None  # review mode: asked before each fix is written
+    defer_write: bool = False  # the front end calls write() (review: once it shows the failures)
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)  # where models are
     #: The chain after remembered fixes; None: the one the settings name (--heal-model).
     repairers: Sequence[Repairer] | None = None
@@ -83,6 +85,8 @@ class HealOutcome:
     written: list[Written] = field(default_factory=list)  # with --heal-write, one per fix
     transcripts: dict[str, Transcript] = field(default_factory=dict)
     interrupted: bool = False  # Ctrl-C: report what was done, run nothing more
+    fixes: list[Fix] = field(default_factory=list)  # selected; written in order (review: summary's)
+    timings: dict[str, float] = field(default_factory=dict)  # seconds each stage took
 
 
 def heal_all(run: HealRun) -> HealOutcome:
@@ -122,7 +126,9 @@ def heal_all(run: HealRun) -> HealOutcome:
             Limits(settings.budget, settings.max_tokens, settings.healing_budget, started=begun),
         )
         passing = regression.passing(baseline, ids)
+        outcome.timings["to rerun the failures"], began = baseline.seconds, time.monotonic()
         _repair_all(run, failing, passing, baseline, chain, outcome)
+        outcome.timings["to repair"] = time.monotonic() - began
     except KeyboardInterrupt:
         _interrupted(outcome, failing)
     finally:
@@ -202,12 +208,14 @@ def _repair_all(
     def cause(failure: Failure) -> object:
         return cluster.root_cause(failure, baseline, near(failure), chain.files, chain.editable)
 
+    groups = cluster.clusters(failing, cause)
+    known = [len(groups)]  # the problems so far: what a fix does not heal is one more
     started = itertools.count(1)
     shown = threading.Lock()
 
     def repair(group: list[Failure]) -> list[HealResult]:
         results: list[HealResult] = []
-        pending = list(group)
+        pending, again = list(group), False
         while pending:  # what a fix does not heal is the next problem of the group
             late = chain.limits.out_of_time()
             if late is not None:  # what is not reached in time is said so, and not begun
@@ -216,12 +224,13 @@ def _repair_all(
                 return [*results, *(_not_attempted(case, late) for case in pending)]
             problem = Problem(tuple(pending), near(*pending))
             with shown:
-                run.progress(next(started), len(failing), problem.lead.nodeid)
+                known[0] += again
+                lead, cases = problem.lead.nodeid, len(pending)
+                run.progress(Step(next(started), known[0], len(failing), lead, cases))
             solved, pending = cluster.solve(problem, baseline, chain, outcome.transcripts)
-            results += solved
+            results, again = results + solved, True
         return results
 
-    groups = cluster.clusters(failing, cause)
     in_threads(groups, repair, run.settings.concurrency, outcome.results)
 
 
@@ -233,7 +242,7 @@ def _settle(
     wider: regression.Wider | None = None,
 ) -> None:
     """Select the fixes that hold together; save the patch and the transcripts; write them."""
-    settings, root = run.settings, run.runner.root
+    settings, root, began = run.settings, run.runner.root, time.monotonic()
     grouped = selection.group(outcome.results)
     changed = {path for fix in grouped for path in fix.paths}
     if changed and wider is not None and not outcome.interrupted:
@@ -253,6 +262,7 @@ def _settle(
     ]
     if not outcome.interrupted:  # every test the patch heals is healed, whatever its repair was
         outcome.results = selection.also_healed(fixes, run.runner, outcome.results, run.failures)
+    outcome.timings["to check the fixes together"] = time.monotonic() - began
     recorded = {failure.nodeid: failure for failure in failing}
     # Redacted as a whole: besides the prompts it holds verification output, which shows
     # the values of the run's secret locals again.
@@ -263,30 +273,20 @@ def _settle(
         for result in outcome.results
         if result.nodeid in outcome.transcripts
     }
-    _save_reports(root, selection.patch(fixes), rendered, outcome, run.redactor)
-    if settings.write:
-        outcome.written, notes = write_fixes(fixes, root, settings, run.ask, redactor=run.redactor)
-        outcome.notes += notes
+    outcome.patch, lost = report_files.save(root, selection.patch(fixes), rendered, run.redactor)
+    outcome.notes += [lost] if lost is not None else []
+    outcome.fixes = sorted(fixes, key=lambda fix: fix.first.nodeid) if run.defer_write else fixes
+    if settings.write and not run.defer_write:
+        write(run, outcome)
 
 
-def _save_reports(
-    root: Path,
-    patch: bytes,
-    rendered: Mapping[str, str],
-    outcome: HealOutcome,
-    redactor: Redactor,
-) -> None:
-    """The patch and the transcripts under .caretaker/; a folder that cannot be written (a full
-    disk, a read-only checkout) costs these files, said in one line, not the healing."""
-    try:
-        outcome.patch = report_files.write_patch(root, patch)
-        report_files.write_all(report_files.output_dir(root), rendered, redactor)
-    except OSError as error:
-        lost = "the transcripts" if outcome.patch else "the patch and the transcripts"
-        outcome.notes.append(
-            f"caretaker: could not write to {report_files.OUTPUT_DIR}/ ({error}); "
-            f"{lost} are missing, the fixes are in this summary"
-        )
+def write(run: HealRun, outcome: HealOutcome) -> None:
+    """Write the selected fixes in order, and commit them (--heal-write); review mode asks
+    (run.ask) before each, once the front end has shown the failures (defer_write)."""
+    began, root, fixes = time.monotonic(), run.runner.root, outcome.fixes
+    written, notes = write_fixes(fixes, root, run.settings, run.ask, redactor=run.redactor)
+    outcome.written, outcome.notes = written, outcome.notes + notes
+    outcome.timings["to write"] = time.monotonic() - began
 
 
 def _not_attempted(case: Failure, why: str) -> HealResult:

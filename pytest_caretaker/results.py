@@ -123,6 +123,10 @@ class Candidate:
     notices: tuple[str, ...] = ()  # allowed judgement calls on tests, shown prominently
     #: What passed in the check that proved it (its cases and regression set).
     passed: frozenset[str] = frozenset()
+    #: The search that found it, for ``pytest -v`` (the built-in repairer's): the first
+    #: candidates it tried that failed, and the next ones that pass a trial too.
+    tried: tuple[str, ...] = ()
+    runner_ups: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,55 @@ def heal_args(server: ScriptedServer, model: str = TOOLS_MODEL, *more: str) -> l
     return ["--heal", "--heal-model", model, "--heal-api-base", server.base_url, *more]
 
 
+def run_in_terminal(
+    cwd: Path,
+    args: Sequence[str],
+    answers: Sequence[bytes] = (),
+    prompt: bytes = b"q(uit) [n] ",
+    timeout: float = 120.0,
+) -> str:
+    """Run pytest as a person at a terminal does: a pseudo-terminal as its stdin, stdout and
+    stderr, no CI variable set. Each answer is typed once the prompt has been asked once more.
+    The output, with the terminal's line ends as \\n (a redrawn line keeps its \\r)."""
+    import os
+    import pty
+    import select
+
+    from pytest_caretaker.settings import CI_VARIABLES
+
+    env = {k: v for k, v in os.environ.items() if k not in CI_VARIABLES and k != "PYTEST_ADDOPTS"}
+    main, child = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=cwd,
+        stdin=child,
+        stdout=child,
+        stderr=child,
+        env=env,
+        close_fds=True,
+    )
+    os.close(child)
+    output, pending = b"", list(answers)
+    try:
+        while True:
+            ready, _, _ = select.select([main], [], [], timeout)
+            if not ready:
+                raise AssertionError(f"no output for {timeout:g} s; so far:\n{output.decode()}")
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+            if pending and output.count(prompt) > len(answers) - len(pending):
+                os.write(main, pending.pop(0))
+    finally:
+        os.close(main)
+        process.wait(timeout=timeout)
+    return output.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
 def git(cwd: Path, *args: str) -> str:
     """Run git in cwd as a test user; its output. Raises when git fails."""
     done = subprocess.run(
@@ -101,7 +150,8 @@ def models_table(text: str) -> dict[str, list[str]]:
     return rows
 
 
-_HEALED = re.compile(r"^HEALED (\S.*?)(?: \(from cache\))?$")
+#: A HEALED line by default or under -q (``HEALED id → file::function``).
+_HEALED = re.compile(r"^HEALED (\S.*?)(?: → \S.*?)?(?: \(from cache\))?$")
 _NOT_HEALED = re.compile(r"^NOT HEALED (.+?): ")
 _OUTCOME = re.compile(r"^(PASSED|FAILED|ERROR|XPASS|XFAIL|SKIPPED) (\S+)")
 

@@ -138,6 +138,8 @@ RUNNER_UPS = 12
 RUNNER_UP_SECONDS = 0.5
 #: ... or in the time of this many trials like the fix's own, if that is longer.
 RUNNER_UP_TRIALS = 4
+#: The candidates tried before the fix that the fix keeps a note of (for pytest -v).
+TRIED_NOTED = 5
 
 
 @dataclass
@@ -151,6 +153,7 @@ class Scan:
     deadline: float
     tried: int = 0
     late: bool = False  # stopped by the budget
+    rejected: list[str] = field(default_factory=list)  # the first TRIED_NOTED that failed
     partial: Partial = field(init=False)
 
     def __post_init__(self) -> None:
@@ -175,15 +178,16 @@ class Scan:
                 self.tried += 1
                 fixed = self.repairer.attempt(mutant, problem, trial, min(self.run_limit, left))
                 if fixed is None:
+                    if len(self.rejected) < TRIED_NOTED:
+                        self.rejected.append(f"{mutant.description} on line {mutant.line}")
                     continue
                 candidate, verdict = fixed
                 if set(problem.ids[1:]) <= verdict.passed:  # every case of the problem: the fix
                     self.repairer.fixes.append(mutant)
                     tried.close()
-                    self._runner_ups(mutants[index + 1 :], trial.seconds if trial else 0.0)
-                    return Healed(
-                        candidate, Spend(candidates=self.tried), self.repairer.name, verdict
-                    )
+                    ups = self._runner_ups(mutants[index + 1 :], trial.seconds if trial else 0.0)
+                    noted = replace(candidate, tried=tuple(self.rejected), runner_ups=ups)
+                    return Healed(noted, Spend(candidates=self.tried), self.repairer.name, verdict)
                 # Some cases only: kept as a lead while a fix of them all is looked for a while.
                 self.partial.keep(
                     candidate,
@@ -199,24 +203,26 @@ class Scan:
         """Time the next trial may take: the trial limit, within what is left of the budget."""
         return max(0.0, min(self.limit, self.deadline - time.monotonic()))
 
-    def _runner_ups(self, rest: Sequence[Mutant], took: float) -> None:
-        """Say in the transcript which of the next candidates would pass the trial too: other
+    def _runner_ups(self, rest: Sequence[Mutant], took: float) -> tuple[str, ...]:
+        """Which of the next candidates would pass the trial too, said in the transcript: other
         plausible fixes to weigh against the one taken (a few, in well under a second unless
         the fix's own trial took long: on a loaded machine, a few of those)."""
         if self.repairer.trials is None or not rest:
-            return
+            return ()
         until = time.monotonic() + max(RUNNER_UP_SECONDS, RUNNER_UP_TRIALS * took)
         passed: list[str] = []
         tried = self.repairer.tried(rest[:RUNNER_UPS], self.tests, lambda: self.limit)
         with closing(tried):
             for mutant, trial in tried:
                 if trial is not None and trial.passed:
-                    passed.append(f"- {mutant.description} on line {mutant.line} ({mutant.path})")
+                    passed.append(f"{mutant.description} on line {mutant.line} ({mutant.path})")
                 if time.monotonic() > until:
                     break
         if passed:
             self.task.log.add(
                 "Runner-up edits",
                 "These next candidates pass the failing test and its neighbours in a trial too "
-                "(not verified further); the one taken ranked first:\n" + "\n".join(passed),
+                "(not verified further); the one taken ranked first:\n"
+                + "\n".join(f"- {said}" for said in passed),
             )
+        return tuple(passed)

@@ -72,3 +72,22 @@ def write_all(
         shown = redact(text) if redact is not None else text
         (target / file_name(nodeid, redact)).write_text(shown, encoding="utf-8")
     return target
+
+
+def save(
+    root: Path, patch: bytes, rendered: Mapping[str, str], redact: Redact
+) -> tuple[Path | None, str | None]:
+    """The patch and the transcripts under .caretaker/: the patch's path (None: no fix), and a
+    note when the folder cannot be written (a full disk, a read-only checkout), which costs these
+    files, said in one line, not the healing."""
+    written = None
+    try:
+        written = write_patch(root, patch)
+        write_all(output_dir(root), rendered, redact)
+    except OSError as error:
+        lost = "the transcripts" if written else "the patch and the transcripts"
+        return written, (
+            f"caretaker: could not write to {OUTPUT_DIR}/ ({error}); "
+            f"{lost} are missing, the fixes are in this summary"
+        )
+    return written, None

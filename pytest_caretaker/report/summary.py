@@ -5,10 +5,11 @@ Imported by the session at start-up: libcst loads only once a diff is shown.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol, TextIO
 
+from pytest_caretaker.report import levels
 from pytest_caretaker.report.files import OUTPUT_DIR
 from pytest_caretaker.results import FileChange, HealResult, Written
 from pytest_caretaker.settings import Settings
@@ -25,10 +26,11 @@ class Writer(Protocol):
     def write_sep(self, sep: str, title: str | None = None, **markup: bool) -> None: ...
 
 
-def header(settings: Settings) -> str:
+def header(settings: Settings, why: bool = True) -> str:
+    """The header's line: the mode, the chain (and with why, how it was chosen), the scope."""
     model = " → ".join(settings.models)
     label = "model" if len(settings.models) < 2 else "models"
-    if settings.reason:
+    if settings.reason and why:
         model += f" ({settings.reason})"
     return f"caretaker: {settings.mode} · {label} {model} · scope {settings.scope}"
 
@@ -57,14 +59,21 @@ def summary(
     root: Path,
     written: Sequence[Written] = (),
     local: Collection[str] = (),
+    verbosity: int = 0,
 ) -> None:
-    """local: the models served locally, whose calls show "local" for a cost."""
+    """local: the models served locally, whose calls show "local" for a cost; verbosity:
+    pytest's (-q: one line a test, levels.brief; -v: what the search tried too, levels.details).
+    """
     writer.write_sep("=", "caretaker")
     fate = {nodeid: w for w in written for nodeid in w.fix.nodeids}
     shown: dict[tuple[tuple[str, bytes], ...], str] = {}
-    for result in sorted(results, key=lambda r: r.nodeid):
+    ordered = sorted(results, key=lambda r: r.nodeid)
+    brief, full = (ordered, []) if verbosity < 0 else ([], ordered)
+    _brief(writer, brief, fate)  # -q: one line a test
+    for result in full:
         if not result.healed:
             writer.write_line(f"NOT HEALED {result.nodeid}: {result.reason}", red=True, bold=True)
+            _details(writer, result, verbosity)
             continue
         cached = " (from cache)" if result.via == "cache" else ""
         writer.write_line(f"HEALED {result.nodeid}{cached}", green=True, bold=True)
@@ -85,6 +94,7 @@ def summary(
             before = "; ".join(result.fallbacks)
             writer.write_line(f"  fix from {result.repairer}, after {before}", yellow=True)
         writer.write_line(f"  {stats(result, local)}")
+        _details(writer, result, verbosity)
         if result.nodeid in fate:
             done = fate[result.nodeid]
             writer.write_line(f"  {done.detail}", bold=True, yellow=done.state != "committed")
@@ -96,6 +106,18 @@ def cost(dollars: float, models: Collection[str], local: Collection[str]) -> str
     if dollars == 0 and models and all(model in local for model in models):
         return "local"
     return f"${dollars:.4f}"
+
+
+def _brief(writer: Writer, results: Sequence[HealResult], fate: Mapping[str, Written]) -> None:
+    for result in results:
+        for line, markup in levels.brief(result, fate.get(result.nodeid)):
+            writer.write_line(line, **markup)
+
+
+def _details(writer: Writer, result: HealResult, verbosity: int) -> None:
+    if verbosity > 0:
+        for line in levels.details(result):
+            writer.write_line(line)
 
 
 def stats(result: HealResult, local: Collection[str] = ()) -> str:

@@ -84,7 +84,7 @@ def test_every_family_heals_without_a_model(pytester: pytest.Pytester, family: s
     # No model, no network: the one connection is the look for a local Ollama (none answers at
     # the OLLAMA_HOST the test environment sets), made at the start of the run, before the header.
     assert "CONNECTS: [('127.0.0.1', 9)]" in text
-    assert "caretaker: heal (in memory) · model builtin (no model configured; " in text
+    assert "caretaker: heal (in memory) · model builtin · scope code" in text
     assert snapshot(pytester.path) == before  # --heal changes no file
     # The patch is the proof a user can check: applied (to a copy, by conftest.py, when the test
     # ends), every failing test of these bugs passes and every passing one still passes.
@@ -208,8 +208,7 @@ def test_builtin_first_then_a_model_for_what_it_cannot_heal(
 
     result.stdout.fnmatch_lines(
         [
-            f"caretaker: heal (in memory) · models builtin → {TOOLS_MODEL} (--heal-model) "
-            "· scope code",
+            f"caretaker: heal (in memory) · models builtin → {TOOLS_MODEL} · scope code",
             "HEALED test_calc.py::test_greet",
             f"  fix from {TOOLS_MODEL}, after builtin: *",  # the chain's first link could not
             f"  1 attempt · * tokens · * · {TOOLS_MODEL}",
@@ -236,8 +235,7 @@ def test_a_failing_model_falls_back_to_builtin(
 
     result.stdout.fnmatch_lines(
         [
-            f"caretaker: heal (in memory) · models {TOOLS_MODEL} → builtin (--heal-model) "
-            "· scope code",
+            f"caretaker: heal (in memory) · models {TOOLS_MODEL} → builtin · scope code",
             "HEALED test_calc.py::test_mean",
             "  * tried · no model, no tokens · * s · builtin",
             "caretaker: 2 healed, 0 not healed · no tokens spent · fixes in .caretaker/heal.patch",

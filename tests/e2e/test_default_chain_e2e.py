@@ -54,8 +54,7 @@ def test_a_provider_key_without_a_network_leaves_the_quickstart_to_the_builtin_r
 
     result.stdout.fnmatch_lines(
         [
-            "caretaker: heal (in memory) · models builtin → openai/gpt-4.1 "
-            "(OPENAI_API_KEY is set) · scope code",
+            "caretaker: heal (in memory) · models builtin → openai/gpt-4.1 · scope code",
             "HEALED test_textstats.py::test_moving_average",
             "  * candidates tried · no model, no tokens · * s · builtin",
             "caretaker: 1 healed, 0 not healed · no tokens spent · fixes in .caretaker/heal.patch",
@@ -82,8 +81,7 @@ def test_a_model_found_heals_what_the_builtin_repairer_cannot(
 
     result.stdout.fnmatch_lines(
         [
-            "caretaker: heal (in memory) · models builtin → openai/scripted "
-            f"(served at {llm.base_url}) · scope code",
+            "caretaker: heal (in memory) · models builtin → openai/scripted · scope code",
             "HEALED test_calc.py::test_greet",
             "  fix from openai/scripted, after builtin: the built-in repairer tried all * "
             "candidate edits in * s; none made the test pass without breaking another",
@@ -111,7 +109,7 @@ def test_a_model_named_alone_is_the_only_one_asked(
 
     result.stdout.fnmatch_lines(
         [
-            "caretaker: heal (in memory) · model openai/gpt-4o-mini (--heal-model) · scope code",
+            "caretaker: heal (in memory) · model openai/gpt-4o-mini · scope code",
             "NOT HEALED test_textstats.py::test_moving_average: *",
         ]
     )

@@ -40,7 +40,7 @@ def test_quickstart_heals_without_a_model(quickstart: pytest.Pytester) -> None:
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
         [
-            "caretaker: heal (in memory) · model builtin (no model configured; *) · scope code",
+            "caretaker: heal (in memory) · model builtin · scope code",
             "HEALED test_textstats.py::test_moving_average",
             "  patched textstats.py::moving_average",
             "  -    for start in range(len(values) - window):",

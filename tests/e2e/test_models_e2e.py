@@ -57,6 +57,7 @@ def ollama() -> Any:
 
 
 def header(output: str) -> str:
+    """The header's line under -v, which says how the chain was chosen (one short line without)."""
     found = re.search(r"^caretaker: heal .*$", output, re.M)
     assert found is not None, output
     return found.group(0)
@@ -216,7 +217,7 @@ def test_the_header_names_the_chosen_model_and_why(
         monkeypatch.setenv(name, value)
     pytester.makepyfile(test_ok=PASSING)
 
-    result = pytester.runpytest("--heal")
+    result = pytester.runpytest("--heal", "-v")
 
     assert result.ret == 0
     assert header(result.stdout.str()) == f"caretaker: heal (in memory) · {expected} · scope code"
@@ -229,7 +230,7 @@ def test_a_provider_key_beats_a_local_ollama(
     monkeypatch.setenv("DEEPSEEK_API_KEY", "fake")
     pytester.makepyfile(test_ok=PASSING)
 
-    result = pytester.runpytest("--heal")
+    result = pytester.runpytest("--heal", "-v")
 
     assert "models builtin → deepseek/deepseek-chat (DEEPSEEK_API_KEY is set)" in header(
         result.stdout.str()
@@ -244,7 +245,7 @@ def test_a_local_ollama_serving_no_code_model_leaves_builtin_and_says_how_to_use
         monkeypatch.setenv("OLLAMA_HOST", server.host)
         pytester.makepyfile(test_ok=PASSING)
 
-        result = pytester.runpytest("--heal")
+        result = pytester.runpytest("--heal", "-v")
 
     assert header(result.stdout.str()) == (
         f"caretaker: heal (in memory) · model builtin (Ollama at {server.root_url} serves no "
@@ -268,7 +269,7 @@ def test_an_automatically_chosen_local_ollama_heals_through_its_own_api(
     )
 
     # The built-in repairer, first in the chain, would heal this off-by-one: no time for it.
-    result = pytester.runpytest("--heal", "--heal-builtin-budget", "0.001")
+    result = pytester.runpytest("--heal", "--heal-builtin-budget", "0.001", "-v")
 
     out = result.stdout.str()
     assert header(out) == (
@@ -323,7 +324,7 @@ def test_a_chain_falls_back_to_the_second_model_when_the_first_returns_500s(
 
     result.stdout.fnmatch_lines(
         [
-            f"caretaker: heal (in memory) · models {TOOLS_MODEL} → {TEXT_MODEL} (--heal-model) *",
+            f"caretaker: heal (in memory) · models {TOOLS_MODEL} → {TEXT_MODEL} · scope code",
             "HEALED test_calc.py::test_mean",
             f"  fix from {TEXT_MODEL}, after {TOOLS_MODEL}: model error: *500* (3 tries)",
             f"  1 attempt · 150 tokens · * · {TEXT_MODEL}",

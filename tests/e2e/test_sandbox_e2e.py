@@ -376,7 +376,7 @@ def quickstart(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def test_require_runs_sandboxed_where_the_sandbox_works(quickstart: pytest.Pytester) -> None:
-    result = quickstart.runpytest("--heal", "--heal-sandbox", "require")
+    result = quickstart.runpytest("--heal", "--heal-sandbox", "require", "-v")  # -v: what confines
 
     result.stdout.fnmatch_lines(
         [

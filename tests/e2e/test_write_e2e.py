@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import by_test, heal_args
+from helpers import by_test, heal_args, run_in_terminal
 
 from pytest_caretaker.settings import CI_VARIABLES
 from pytest_caretaker.testing import Scripted, ScriptedServer, tool_call
@@ -96,8 +96,7 @@ def test_two_fixes_two_commits_each_touching_its_file(
     assert result.ret == 1  # the run tested the code as it was
     result.stdout.fnmatch_lines(
         [
-            "caretaker: heal (write and commit) · model openai/gpt-4o-mini (--heal-model) "
-            "· scope code",
+            "caretaker: heal (write and commit) · model openai/gpt-4o-mini · scope code",
             "HEALED test_calc.py::test_mean",
             "  committed * fix: heal test_calc.py::test_mean",
             "HEALED test_text.py::test_shout",
@@ -480,47 +479,6 @@ def test_transcripts_record_the_conversation_and_stay_out_of_git(
     assert git(repo.path, "status", "--porcelain") == ""
 
 
-def run_in_terminal(cwd: Path, args: list[str], answers: list[bytes]) -> str:
-    """Run pytest with a pseudo-terminal as stdin and stdout, answering each [y/N] question."""
-    import os
-    import pty
-    import select
-    import sys
-
-    env = {k: v for k, v in os.environ.items() if k not in CI_VARIABLES and k != "PYTEST_ADDOPTS"}
-    main, child = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:randomly", *args],
-        cwd=cwd,
-        stdin=child,
-        stdout=child,
-        stderr=child,
-        env=env,
-        close_fds=True,
-    )
-    os.close(child)
-    output = b""
-    pending = list(answers)
-    try:
-        while True:
-            ready, _, _ = select.select([main], [], [], 60)
-            if not ready:
-                raise AssertionError(f"no output for 60 s; so far:\n{output.decode()}")
-            try:
-                chunk = os.read(main, 4096)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not chunk:
-                break
-            output += chunk
-            if pending and output.count(b"[y/N]") > len(answers) - len(pending):
-                os.write(main, pending.pop(0))
-    finally:
-        os.close(main)
-        process.wait(timeout=60)
-    return output.decode("utf-8", "replace").replace("\r\n", "\n")
-
-
 LARGEST = "def largest(xs):\n    return min(xs)\n"
 TEST_LARGEST = (
     "from pick import largest\n\n\ndef test_largest():\n    assert largest([1, 3, 2]) == 3\n"
@@ -533,8 +491,8 @@ def test_review_in_a_terminal_writes_only_what_is_accepted(repo: pytest.Pytester
 
     output = run_in_terminal(repo.path, ["--heal-review"], [b"y\n", b"\n"])  # yes, then default
 
-    assert output.count("Write this fix? [y/N]") == 2, output
-    assert "caretaker: fix for test_calc.py::test_mean" in output
+    assert output.count("Write fix ") == 2, output
+    assert "caretaker: fix 1 of 2" in output and "heals test_calc.py::test_mean" in output
     assert "+    return sum(xs) / len(xs)" in output
     assert "not written: declined in review" in output
     assert repo.path.joinpath("calc.py").read_text() == GOOD_MEAN
