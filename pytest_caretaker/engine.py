@@ -123,7 +123,7 @@ def heal_all(run: HealRun) -> HealOutcome:
             files,
             baseline.executed,
             baseline.seconds,
-            Limits(settings.budget, settings.max_tokens, settings.healing_budget, started=begun),
+            Limits.of(settings, started=begun),
         )
         passing = regression.passing(baseline, ids)
         outcome.timings["to rerun the failures"], began = baseline.seconds, time.monotonic()

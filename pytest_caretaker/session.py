@@ -64,6 +64,8 @@ class HealSession(Recorder):
         lines = [summary.header(self.settings, why=verbose)]
         if not verbose and "pip install" in self.settings.reason:
             lines.append(f"caretaker: {self.settings.reason}")
+        capped = summary.caps(self.settings)
+        lines += [capped] if capped is not None else []
         if self.settings.sandbox == "off":
             lines.append("caretaker: candidates run unsandboxed: --heal-sandbox off")
         elif self.unsandboxed is not None:

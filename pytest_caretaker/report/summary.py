@@ -12,7 +12,7 @@ from typing import Protocol, TextIO
 from pytest_caretaker.report import levels
 from pytest_caretaker.report.files import OUTPUT_DIR
 from pytest_caretaker.results import FileChange, HealResult, Written
-from pytest_caretaker.settings import Settings
+from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.text import plural
 
 #: Under .caretaker/: the history every heal session appends to (history/), and the page
@@ -33,6 +33,20 @@ def header(settings: Settings, why: bool = True) -> str:
     if settings.reason and why:
         model += f" ({settings.reason})"
     return f"caretaker: {settings.mode} · {label} {model} · scope {settings.scope}"
+
+
+def caps(settings: Settings) -> str | None:
+    """What models may spend, in a few words; None when the chain has no model. Requests are
+    per model (a fallback has attempts of its own); tokens per problem, over the chain."""
+    models = [model for model in settings.models if model != BUILTIN]
+    if not models:
+        return None
+    each = " a model" if len(models) > 1 else ""
+    line = (
+        f"caretaker: caps: {plural(settings.attempts, 'request')}{each} and "
+        f"{settings.max_tokens:,} tokens a problem, {settings.session_tokens:,} tokens a session"
+    )
+    return line + (f", ${settings.budget:.2f}" if settings.budget is not None else "")
 
 
 def display_diff(applied: FileChange) -> list[str]:
@@ -73,6 +87,8 @@ def summary(
     for result in full:
         if not result.healed:
             writer.write_line(f"NOT HEALED {result.nodeid}: {result.reason}", red=True, bold=True)
+            if result.spend.rounds:  # what the requests about this problem came to
+                writer.write_line(f"  {stats(result)}")
             _details(writer, result, verbosity)
             continue
         cached = " (from cache)" if result.via == "cache" else ""

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_caretaker.apply.rewrite import apply_edits
-from pytest_caretaker.report.summary import closing_line, summary
+from pytest_caretaker.report.summary import caps, closing_line, summary
 from pytest_caretaker.results import Candidate, Edit, FileChange, HealResult, Spend
 from pytest_caretaker.selection import compatible, group, patch
+from pytest_caretaker.settings import Settings
 from pytest_caretaker.text import plural
 
 FIX = Candidate((), ())  # healed; what it changes does not matter here
@@ -133,3 +134,39 @@ def test_one_fix_healing_several_tests_is_shown_once(tmp_path: Path) -> None:
         "  the same fix as for t::a",
     ]
     assert "  +    return sum(xs)" in writer.lines  # t::c's own fix is shown in full
+
+
+def test_a_problem_not_healed_shows_what_its_requests_came_to(tmp_path: Path) -> None:
+    # One conversation per problem (#34): its lead counts the requests; the others say why.
+    spend = Spend(rounds=3, prompt_tokens=300, completion_tokens=150, seconds=1.5)
+    results = [
+        HealResult("t::a", reason="t::a still fails", spend=spend, repairer="openai/m"),
+        HealResult(
+            "t::b", reason="t::a still fails (one root cause with t::a, repaired once for all)"
+        ),
+    ]
+    writer = Lines()
+
+    summary(writer, results, None, tmp_path)
+
+    assert writer.lines[1:4] == [
+        "NOT HEALED t::a: t::a still fails",
+        "  3 attempts · 450 tokens · $0.0000 · 1.5 s · openai/m",
+        "NOT HEALED t::b: t::a still fails (one root cause with t::a, repaired once for all)",
+    ]
+
+
+def test_the_header_states_the_caps_when_a_model_may_be_asked() -> None:
+    assert caps(Settings(models=("builtin",))) is None
+    assert caps(Settings(models=("openai/m",))) == (
+        "caretaker: caps: 3 requests and 200,000 tokens a problem, 1,000,000 tokens a session"
+    )
+    capped = Settings(models=("builtin", "openai/m"), attempts=1, max_tokens=5_000, budget=0.5)
+    assert caps(capped) == (
+        "caretaker: caps: 1 request and 5,000 tokens a problem, 1,000,000 tokens a session, $0.50"
+    )
+    chain = Settings(models=("openai/a", "openai/b"))
+    assert caps(chain) == (
+        "caretaker: caps: 3 requests a model and 200,000 tokens a problem, 1,000,000 tokens a "
+        "session"
+    )
