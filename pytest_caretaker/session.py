@@ -107,6 +107,7 @@ class HealSession(Recorder):
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         runner, self.runner = self.runner, None
         begun, interrupted = time.monotonic(), exitstatus == pytest.ExitCode.INTERRUPTED
+        self.begun = begun  # last-run.json's healing time counts from here (_review's too)
         if runner is not None:
             with runner, overlap.ending(self.notes):
                 if not interrupted:
@@ -177,6 +178,8 @@ class HealSession(Recorder):
             except Exception as error:  # never an INTERNALERROR: the run's outcome stands
                 self.notes.append(f"caretaker: review stopped by an internal error: {error!r}")
             self._record()
+            # last-run.json was written before the questions: again, with what was written
+            self.notes += self.ci.leave(self.outcome, self.notes, False, self.begun)
 
     def pytest_unconfigure(self) -> None:
         self._review()  # pytest gave no terminal summary (pytest 8.0 with --no-summary)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import git, run_in_terminal
+from helpers import git, last_run, run_in_terminal
 
 PICK = "def middle(xs):\n    return sorted(xs)[len(xs) // 2 + 1]\n"
 TEST_PICK = (
@@ -23,6 +23,7 @@ TEST_CALC = (
     "def test_mean_of_two():\n    assert mean([2, 4]) == 3\n"
 )
 QUESTION = "Write fix {} of 2? y / n / a(ll) / q(uit) [n] "
+CALC_IDS = ("test_b_calc.py::test_mean", "test_b_calc.py::test_mean_of_two")
 
 
 @pytest.fixture
@@ -67,6 +68,9 @@ def test_review_follows_the_failures_in_summary_order_naming_every_test_healed(
     assert "not written: declined in review" in output[section:]
     assert subjects(repo) == ["fix: heal test_a_pick.py::test_middle", "start"]
     assert repo.joinpath("calc.py").read_text() == CALC
+    # last-run.json, written when the session ended, says what the review wrote
+    states = {p["tests"][0]["id"]: p["commit"]["state"] for p in last_run(repo)["problems"]}
+    assert states == {"test_a_pick.py::test_middle": "committed", CALC_IDS[0]: "declined"}
 
 
 def test_all_writes_this_fix_and_the_rest_without_asking(repo: Path) -> None:
