@@ -3,12 +3,14 @@
 Models restate what they were shown: the class a function uses, the function next to the one they
 fix, the function itself when they only meant to show it. Restated code is not a change, and is
 left out of a fix rather than applied; so the comparison ignores what does not change behaviour,
-docstrings and formatting.
+docstrings and formatting. A docstring's doctest examples are a test, not prose: a reply that
+changes them changes something (and the doctest guard judges it).
 """
 
 from __future__ import annotations
 
 import ast
+import doctest
 import textwrap
 
 from pytest_caretaker import syntax
@@ -41,7 +43,9 @@ class _Docstrings(ast.NodeTransformer):
             first = body[0]
             value = first.value if isinstance(first, ast.Expr) else None
             if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                node.body = body[1:] or [ast.Pass()]
+                examples = _examples(value.value)
+                kept = [ast.Expr(ast.Constant(examples))] if examples else []
+                node.body = kept + body[1:] or [ast.Pass()]
         return super().generic_visit(node)
 
 
@@ -59,3 +63,12 @@ def same(new: str, old: str | None) -> bool:
                 return False
         dumps.append(ast.dump(_Docstrings().visit(node)))
     return dumps[0] == dumps[1]
+
+
+def _examples(docstring: str) -> str:
+    """A docstring's doctest examples, each source and what it expects, whitespace aside."""
+    try:
+        found = doctest.DocTestParser().get_examples(docstring)
+    except ValueError:  # a malformed example: the docstring as it is counts
+        return docstring
+    return "\n".join(f"{' '.join(e.source.split())}\0{' '.join(e.want.split())}" for e in found)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import CALC, GOOD_MEAN, TEST_CALC, TOOLS_MODEL, heal_args
+from helpers import CALC, GOOD_MEAN, TEST_CALC, heal_args
 
 from pytest_caretaker.llm import kept, remote
 from pytest_caretaker.testing import ScriptedServer, tool_call
@@ -86,10 +86,12 @@ def test_in_ci_the_model_process_ends_with_the_session(project: Path) -> None:
     with ScriptedServer(responder=lambda body: fix).start() as server:
         out = heal(project, server, env)
         left = listening(env)
+        asked = len(server.requests)
     if left is not None:
         os.kill(left, signal.SIGKILL)
 
     assert "HEALED test_calc.py::test_mean" in out, out
     assert left is None
     assert "for the next heal" not in out
-    assert TOOLS_MODEL in out  # the model healed it, not the built-in repairer
+    # The model healed it, not the built-in repairer (-q shows no model name; the tokens it spent).
+    assert asked >= 1 and "no tokens spent" not in out, out

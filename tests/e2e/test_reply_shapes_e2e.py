@@ -417,15 +417,15 @@ SHAPES = {
         MEAN_HEALED,
     ),
     "broad-except-kept-in-a-method-given-alone": Shape(
-        {"report": REPORT, "test_report": TEST_REPORT},
+        {"report": REPORT, "test_render_report": TEST_REPORT},
         f"Only `render` changes; `.upper()` breaks the tags:\n\n{F}python\n{RENDER}{F}\n",
-        ("test_report.py::test_render",),
+        ("test_render_report.py::test_render",),
     ),
     "broad-except-kept-as-it-was": Shape(
-        {"report": REPORT, "test_report": TEST_REPORT},
+        {"report": REPORT, "test_render_report": TEST_REPORT},
         "`render` upper-cases the table, so the tags no longer match. Drop the `.upper()`:\n\n"
         f"{F}python\n{REPORT.replace('.upper()', '')}{F}\n",
-        ("test_report.py::test_render",),
+        ("test_render_report.py::test_render",),
     ),
 }
 

@@ -236,7 +236,7 @@ def test_a_fix_that_rewrites_what_a_doctest_expects_is_refused(
 
     result.stdout.fnmatch_lines(["HEALED calc.py::calc.halve", "*2 attempts*"])
     retry = str(llm.requests[1]["messages"])
-    assert "the fix changes the doctest examples in the docstring of calc.py::halve" in retry
+    assert "the fix changes what the doctest example `halve(10)` in calc.py::halve expects" in retry
 
 
 ROUNDED = """\

@@ -303,3 +303,15 @@ def test_the_prose_is_the_explanation_and_code_is_not() -> None:
 
     assert isinstance(result, Proposal), result
     assert result.explanation == "The divisor is off by one. Now it divides by the count."
+
+
+def test_a_restatement_differs_when_its_doctest_expects_something_else() -> None:
+    from pytest_caretaker.llm.restated import same
+
+    halve = 'def halve(n):\n    """Half of n.\n\n    >>> halve(10)\n    5\n    """\n'
+    halve += "    return n // 3\n"
+    reworded = halve.replace("Half of n.", "The half of n, rounded down.")
+    expects_three = halve.replace("    5\n", "    3\n")
+
+    assert same(reworded, halve)  # prose is not a change
+    assert not same(expects_three, halve)  # a doctest is a test: changing it is a change
