@@ -65,9 +65,7 @@ class Repairs:
     def __init__(self, work: Repairing) -> None:
         self.work = work
         self._stack = ExitStack()
-        self.limits = Limits(
-            work.settings.budget, work.settings.max_tokens, work.settings.healing_budget
-        )
+        self.limits = Limits.of(work.settings)
         self.tests: Runner | None = None
         self.passing: tuple[str, ...] = ()
         self.rerun: Rerun

@@ -92,7 +92,7 @@ def repair(work: Repairing, crash: Crash) -> tuple[HealResult, Transcript]:
             files,
             executed,
             traced.seconds,
-            Limits(settings.budget, settings.max_tokens, settings.healing_budget),
+            Limits.of(settings),
         )
         suspects = localize(failure, [failure.nodeid], executed, (), files, editable.tests)
         repaired = chain.repair(Problem((failure,), passing), suspects)

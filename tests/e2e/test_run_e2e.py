@@ -378,3 +378,21 @@ def test_the_script_example_is_healed_as_its_readme_says(tmp_path: Path) -> None
     git(root, "apply", ".caretaker/heal.patch")
     fixed = subprocess.run([PYTHON, "report.py"], cwd=root, capture_output=True, text=True)
     assert fixed.returncode == 0 and "blender    0.00" in fixed.stdout
+
+
+def test_the_projects_session_token_cap_stops_the_model(tmp_path: Path) -> None:
+    files = {"main.py": MAIN, "shop/__init__.py": "", "shop/prices.py": PRICES}
+    files["test_prices.py"] = TEST_PRICES  # the constant the model sends fails it
+    files["pyproject.toml"] = "[tool.pytest.ini_options]\nheal_session_tokens = 1000\n"
+    project(tmp_path, files)
+    with ScriptedServer().start() as server:
+        bad = {"path": "shop/prices.py", "function": "unit_price", "code": BAD_PRICE}
+        server.script(tool_call("Return a constant.", [bad], prompt_tokens=1200))
+        done = caretaker(
+            tmp_path,
+            *("--model", "openai/gpt-4o-mini", "--api-base", server.base_url),
+            *("--sandbox", "off", "--", PYTHON, "main.py"),
+        )
+    # The first request spends 1,250 tokens: over the project's cap, no second one is made.
+    assert len(server.requests) == 1, done.stdout
+    assert "the session used 1,250 tokens, the cap is 1,000" in done.stdout, done.stdout
