@@ -22,10 +22,7 @@ from pytest_caretaker.results import (
     NotApplied,
     Proposal,
     Rejected,
-    Verdict,
 )
-
-_FAILS = " still fails"
 
 
 @dataclass(frozen=True)
@@ -56,7 +53,7 @@ class Prover:
             )
         verdict = self.check(problem, {change.path: change.after for change in changes})
         if not verdict.ok:
-            return Rejected(worded(verdict), verdict.detail, proposal)
+            return Rejected(verdict.reason, verdict.detail, proposal)
         candidate = Candidate(
             proposal.edits, changes, proposal.explanation, judged.notices, verdict.passed
         )
@@ -86,13 +83,3 @@ class Prover:
         if source is None or definition is None:
             return None
         return textwrap.dedent(source.source_of(definition))
-
-
-def worded(verdict: Verdict) -> str:
-    """The verdict's reason, where the failing test was skipped under the fix saying so: the
-    judge words every outcome of it but a pass "still fails", and a skip is the one outcome that
-    brings no report."""
-    reason = verdict.reason
-    if not verdict.detail and reason.endswith(_FAILS):
-        return f"{reason.removesuffix(_FAILS)} is skipped under the fix, and a skip is no pass"
-    return reason

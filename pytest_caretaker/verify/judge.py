@@ -34,6 +34,9 @@ def _judge(result: RunResult, failing: Sequence[str], regression: Sequence[str])
         outcome = result.outcomes.get(nodeid)
         if outcome is None:
             return Verdict(False, f"{nodeid} did not run", result.output[-2_000:])
+        if outcome.outcome == "skipped":  # a skip is no pass, and it brings no report
+            why = f"{nodeid} is skipped under the fix, and a skip is no pass"
+            return Verdict(False, why, outcome.detail)
         if outcome.outcome != "passed":
             how = "still hangs" if HUNG in outcome.detail else "still fails"
             return Verdict(False, f"{nodeid} {how}", outcome.detail)

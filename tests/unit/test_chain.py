@@ -15,7 +15,7 @@ from pytest_caretaker.problem import Failed, Healed, Limits, Problem, Task
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
 from pytest_caretaker.project.localize import Suspect
 from pytest_caretaker.repair.chain import Chain
-from pytest_caretaker.repair.check import Prover, worded
+from pytest_caretaker.repair.check import Prover
 from pytest_caretaker.repair.memory import FixMemory, RememberedFixes
 from pytest_caretaker.results import (
     Accepted,
@@ -27,6 +27,8 @@ from pytest_caretaker.results import (
     Spend,
     Verdict,
 )
+from pytest_caretaker.verify.judge import judge
+from pytest_caretaker.verify.runner import Outcome, RunResult
 
 CALC = "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n"
 GOOD = "def mean(xs):\n    return sum(xs) / len(xs)\n"
@@ -335,30 +337,33 @@ def test_a_sessions_token_cap_stops_every_repair() -> None:
 
 
 @pytest.mark.parametrize(
-    ("verdict", "reason"),
+    ("outcomes", "reason"),
     [
         pytest.param(
-            Verdict(False, "t.py::test_a still fails"),
+            {"t.py::test_a": Outcome("skipped")},
             "t.py::test_a is skipped under the fix, and a skip is no pass",
             id="the-lead-skips",
         ),
         pytest.param(
-            Verdict(False, "fix broke t.py::test_b"),
+            {"t.py::test_a": Outcome("passed"), "t.py::test_b": Outcome("skipped")},
             "fix broke t.py::test_b",
             id="a-neighbour-that-passed",
         ),
         pytest.param(
-            Verdict(False, "t.py::test_a still fails", "E   assert 1 == 2"),
+            {"t.py::test_a": Outcome("failed", "E   assert 1 == 2")},
             "t.py::test_a still fails",
             id="a-failure-with-its-report",
         ),
         pytest.param(
-            Verdict(False, "fix broke t.py::test_b (it did not run)"),
+            {"t.py::test_a": Outcome("passed")},
             "fix broke t.py::test_b (it did not run)",
             id="did-not-run",
         ),
     ],
 )
-def test_a_test_that_skips_under_a_fix_is_said_to_skip(verdict: Verdict, reason: str) -> None:
-    # The judge words every outcome but a pass "still fails"; a skip alone has no report (#34).
-    assert worded(verdict) == reason
+def test_a_test_that_skips_under_a_fix_is_said_to_skip(
+    outcomes: dict[str, Outcome], reason: str
+) -> None:
+    # A skip is the one outcome that brings no report: the judge says so (#34).
+    verdict = judge(RunResult(outcomes, {}), ["t.py::test_a"], ["t.py::test_b"])
+    assert not verdict.ok and verdict.reason == reason
