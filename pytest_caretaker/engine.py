@@ -87,6 +87,7 @@ class HealOutcome:
     interrupted: bool = False  # Ctrl-C: report what was done, run nothing more
     fixes: list[Fix] = field(default_factory=list)  # selected; written in order (review: summary's)
     timings: dict[str, float] = field(default_factory=dict)  # seconds each stage took
+    session: str = field(default_factory=report_files.new_session)  # its transcripts' folder
 
 
 def heal_all(run: HealRun) -> HealOutcome:
@@ -264,8 +265,7 @@ def _settle(
         outcome.results = selection.also_healed(fixes, run.runner, outcome.results, run.failures)
     outcome.timings["to check the fixes together"] = time.monotonic() - began
     recorded = {failure.nodeid: failure for failure in failing}
-    # Redacted as a whole: besides the prompts it holds verification output, which shows
-    # the values of the run's secret locals again.
+    # Redacted whole: its verification output shows the values of secret locals again.
     rendered = {
         printable(result.nodeid): printable(
             run.redactor(outcome.transcripts[result.nodeid].render(recorded[result.nodeid], result))
@@ -273,7 +273,8 @@ def _settle(
         for result in outcome.results
         if result.nodeid in outcome.transcripts
     }
-    outcome.patch, lost = report_files.save(root, selection.patch(fixes), rendered, run.redactor)
+    patch, kept = selection.patch(fixes), (outcome.session, settings.transcripts)
+    outcome.patch, lost = report_files.save(root, patch, rendered, run.redactor, *kept)
     outcome.notes += [lost] if lost is not None else []
     outcome.fixes = sorted(fixes, key=lambda fix: fix.first.nodeid) if run.defer_write else fixes
     if settings.write and not run.defer_write:
@@ -294,7 +295,5 @@ def _not_attempted(case: Failure, why: str) -> HealResult:
 
 
 def _left_out(result: HealResult, why: str) -> HealResult:
-    reason = f"its fix is left out of the patch: {why}"
-    return replace(
-        result, candidate=None, reason=reason, via="repair", shared_with="", fallbacks=()
-    )
+    said = f"its fix is left out of the patch: {why}"
+    return replace(result, candidate=None, reason=said, via="repair", shared_with="", fallbacks=())

@@ -23,6 +23,7 @@ from pytest_caretaker.parsers import (
     parse_models,
     parse_sandbox,
     parse_scope,
+    parse_sessions,
     parse_timeout,
     parse_tokens,
 )
@@ -261,6 +262,17 @@ OPTIONS: tuple[Option, ...] = (
         ini="heal_sandbox_network",
         ini_help="Let sandboxed candidate runs use the network",
         kind="bool",
+    ),
+    Option(
+        "transcripts",
+        "--heal-transcripts",
+        parse_sessions,
+        "Sessions whose transcripts stay in .caretaker/transcripts/, the latest ones "
+        "(default 20; 0 keeps none)",
+        ini="heal_transcripts",
+        ini_help="Sessions whose transcripts stay in .caretaker/transcripts/",
+        env="CARETAKER_TRANSCRIPTS",
+        metavar="N",
     ),
     Option(
         "cache",

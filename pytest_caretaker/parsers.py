@@ -71,6 +71,10 @@ def parse_concurrency(text: str, where: str) -> int:
     return _whole_number(text, where, 1, 64)
 
 
+def parse_sessions(text: str, where: str) -> int:
+    return _whole_number(text, where, 0, 10_000)
+
+
 def parse_timeout(text: str, where: str) -> float:
     try:
         value = float(text.strip())
@@ -183,6 +187,7 @@ IniType = Literal["bool", "linelist", "string", "int", "float"]
 NUMBERS: dict[Callable[[str, str], object], IniType] = {
     parse_attempts: "int",
     parse_concurrency: "int",
+    parse_sessions: "int",
     parse_tokens: "int",
     parse_timeout: "float",
     parse_keep: "float",

@@ -159,8 +159,9 @@ class HealSession(Recorder):
         from pytest_caretaker.history import record_session
 
         assert self.outcome is not None
+        done = self.outcome
         history = record_session(
-            self.root, self.outcome, self.settings, self.redactor, self.failures
+            self.root, done, self.settings, self.redactor, self.failures, session=done.session
         )
         if history is None:
             self.outcome.notes.append(
@@ -194,7 +195,8 @@ class HealSession(Recorder):
                 out, done = terminalreporter, self.outcome
                 local = local_models(self.settings, os.environ)
                 shown = (done.results, done.patch, self.root, done.written, local)
-                summary.summary(out, *shown, verbosity=self.config.get_verbosity())
+                verbosity = self.config.get_verbosity()
+                summary.summary(out, *shown, verbosity=verbosity, session=done.session)
             levels.count(terminalreporter, self.outcome.results)
             if self.config.get_verbosity() > 0 and self.outcome.results:
                 terminalreporter.write_line(levels.timings(self.outcome.timings))

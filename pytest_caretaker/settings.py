@@ -28,6 +28,7 @@ from pytest_caretaker.parsers import (
     parse_keep,
     parse_models,
     parse_scope,
+    parse_sessions,
     parse_timeout,
     parse_tokens,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "DEFAULT_SESSION_BUDGET",
     "DEFAULT_SESSION_TOKENS",
     "DEFAULT_TIMEOUT",
+    "DEFAULT_TRANSCRIPTS",
     "OPTIONS",
     "SCOPES",
     "WORKER_ENV",
@@ -63,6 +65,7 @@ __all__ = [
     "parse_keep",
     "parse_models",
     "parse_scope",
+    "parse_sessions",
     "parse_timeout",
     "parse_tokens",
     "resolve",
@@ -88,6 +91,8 @@ DEFAULT_MAX_TOKENS = 200_000
 DEFAULT_SESSION_TOKENS = 1_000_000
 #: Failures repaired at once: model round trips overlap; a few, for providers' rate limits.
 DEFAULT_CONCURRENCY = 4
+#: Sessions whose transcripts are kept: what `caretaker report` links to, with a bound on disk.
+DEFAULT_TRANSCRIPTS = 20
 
 
 @dataclass(frozen=True)
@@ -122,6 +127,7 @@ class Settings:
     sandbox: SandboxMode = "auto"
     sandbox_network: bool = False  # sandboxed runs keep the network
     cache: bool = True  # reuse remembered fixes (re-verified)
+    transcripts: int = DEFAULT_TRANSCRIPTS  # sessions whose transcripts are kept
     #: Seconds the model process stays for the next session; None: the default (llm/kept.py);
     #: 0 in CI unless configured.
     model_keep: float | None = None

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_caretaker.history.record import FROM_CACHE, NOT_HEALED
+from pytest_caretaker.history.problems import FROM_CACHE, NOT_HEALED
 
 Record = dict[str, Any]
 TOP = 5  # rows of the slowest and the most expensive heals

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
-from pytest_caretaker.report.files import FOLDER, OUTPUT_DIR, file_name
+from pytest_caretaker.report.files import transcript_path
 from pytest_caretaker.results import HealResult, Written
 from pytest_caretaker.text import plural
 
@@ -35,9 +35,9 @@ def brief(result: HealResult, written: Written | None = None) -> list[tuple[str,
     return lines
 
 
-def details(result: HealResult) -> list[str]:
+def details(result: HealResult, session: str = "") -> list[str]:
     """What -v adds to a result: the candidates tried before the fix, the runner-ups, and the
-    transcript that tells the rest (prompts, replies, every verdict)."""
+    transcript that tells the rest (prompts, replies, every verdict), in its session's folder."""
     lines: list[str] = []
     candidate = result.candidate
     if candidate is not None and result.via == "repair":
@@ -49,7 +49,7 @@ def details(result: HealResult) -> list[str]:
         if candidate.runner_ups:
             lines.append("  runner-ups, which pass a trial too:")
             lines += [f"    {said}" for said in candidate.runner_ups]
-    lines.append(f"  transcript: {OUTPUT_DIR}/{FOLDER}/{file_name(result.nodeid)}")
+    lines.append(f"  transcript: {transcript_path(result.nodeid, session)}")
     return lines
 
 

@@ -74,9 +74,11 @@ def summary(
     written: Sequence[Written] = (),
     local: Collection[str] = (),
     verbosity: int = 0,
+    session: str = "",
 ) -> None:
     """local: the models served locally, whose calls show "local" for a cost; verbosity:
-    pytest's (-q: one line a test, levels.brief; -v: what the search tried too, levels.details).
+    pytest's (-q: one line a test, levels.brief; -v: what the search tried too, levels.details);
+    session: the one whose folder holds the transcripts.
     """
     writer.write_sep("=", "caretaker")
     fate = {nodeid: w for w in written for nodeid in w.fix.nodeids}
@@ -89,7 +91,7 @@ def summary(
             writer.write_line(f"NOT HEALED {result.nodeid}: {result.reason}", red=True, bold=True)
             if result.spend.rounds:  # what the requests about this problem came to
                 writer.write_line(f"  {stats(result)}")
-            _details(writer, result, verbosity)
+            _details(writer, result, verbosity, session)
             continue
         cached = " (from cache)" if result.via == "cache" else ""
         writer.write_line(f"HEALED {result.nodeid}{cached}", green=True, bold=True)
@@ -110,7 +112,7 @@ def summary(
             before = "; ".join(result.fallbacks)
             writer.write_line(f"  fix from {result.repairer}, after {before}", yellow=True)
         writer.write_line(f"  {stats(result, local)}")
-        _details(writer, result, verbosity)
+        _details(writer, result, verbosity, session)
         if result.nodeid in fate:
             done = fate[result.nodeid]
             writer.write_line(f"  {done.detail}", bold=True, yellow=done.state != "committed")
@@ -130,9 +132,9 @@ def _brief(writer: Writer, results: Sequence[HealResult], fate: Mapping[str, Wri
             writer.write_line(line, **markup)
 
 
-def _details(writer: Writer, result: HealResult, verbosity: int) -> None:
+def _details(writer: Writer, result: HealResult, verbosity: int, session: str) -> None:
     if verbosity > 0:
-        for line in levels.details(result):
+        for line in levels.details(result, session):
             writer.write_line(line)
 
 

@@ -144,9 +144,11 @@ def _report(
     fixes = selection.group(results)
     patch: Path | None = None
     notes: list[str] = []
+    session = report_files.new_session()
     try:
         patch = report_files.write_patch(root, selection.patch(fixes))
-        report_files.write_all(report_files.output_dir(root), transcripts, redactor)
+        folder = report_files.output_dir(root)
+        report_files.write_all(folder, transcripts, redactor, session, settings.transcripts)
     except OSError as error:
         notes.append(f"caretaker: could not write to {report_files.OUTPUT_DIR}/ ({error})")
     written: list[Written] = []
@@ -158,7 +160,7 @@ def _report(
     try:
         from pytest_caretaker.history import record_session
 
-        if record_session(root, outcome, settings, redactor, failures, "runtime") is None:
+        if record_session(root, outcome, settings, redactor, failures, "runtime", session) is None:
             raise OSError
     except Exception:  # the history is a report; the heals stand without it
         notes.append("caretaker: could not append to .caretaker/history.jsonl")

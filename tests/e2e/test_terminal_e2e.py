@@ -83,7 +83,7 @@ def test_verbose_says_why_this_chain_what_was_tried_and_where_the_time_went(
             "  * candidates tried · no model, no tokens · * s · builtin",
             "  tried * before it*:",
             "    `*` → `*` on line *",
-            "  transcript: .caretaker/transcripts/test_textstats.py_test_moving_average-*.md",
+            "  transcript: .caretaker/transcripts/*/test_textstats.py_test_moving_average-*.md",
             "caretaker: 1 healed, 0 not healed · no tokens spent · *",
             "caretaker: took * s to rerun the failures · * s to repair · "
             "* s to check the fixes together",

@@ -66,10 +66,12 @@ def test_a_healed_case_is_recorded_with_its_spend_fix_commit_and_transcript(
     spend = Spend(rounds=2, prompt_tokens=900, completion_tokens=100, cost=0.0021, seconds=3.25)
     healed = HealResult("test_calc.py::test_mean", candidate(), spend=spend, repairer=MODEL)
     written = Written(Fix((healed,)), "committed", "committed as 3f2c1ab", commit="3f2c1ab")
-    report_files.write_all(report_files.output_dir(tmp_path), {healed.nodeid: "# HEALED\n"})
+    session = report_files.new_session()
+    folder = report_files.output_dir(tmp_path)
+    report_files.write_all(folder, {healed.nodeid: "# HEALED\n"}, session=session)
     outcome = Outcome([healed], [written], {healed.nodeid: object()})
 
-    [record] = recorded(tmp_path, outcome)
+    [record] = recorded(tmp_path, outcome, session=session)
 
     assert record["outcome"] == "healed" and record["category"] == "" and record["reason"] == ""
     assert record["tests"] == ["test_calc.py::test_mean"]
@@ -84,10 +86,13 @@ def test_a_healed_case_is_recorded_with_its_spend_fix_commit_and_transcript(
     assert (record["cost"], record["seconds"]) == (0.0021, 3.25)
     assert record["patched"] == ["calc.py::mean"]
     assert (record["written"], record["commit"]) == ("committed", "3f2c1ab")
+    assert record["subject"] == "fix: heal test_calc.py::test_mean"
+    assert record["problem"] == "test_calc.py::test_mean"
     assert "+    return sum(xs) / len(xs)" in str(record["diff"])
     transcript = str(record["transcript"])
-    assert transcript.startswith(".caretaker/transcripts/") and (tmp_path / transcript).is_file()
-    assert str(record["time"]).endswith("Z") and len(str(record["session"])) == 12
+    assert transcript.startswith(f".caretaker/transcripts/{session}/")
+    assert (tmp_path / transcript).read_text() == "# HEALED\n"
+    assert str(record["time"]).endswith("Z") and record["session"] == session
 
 
 def test_a_case_not_healed_is_recorded_with_its_reason_and_category(tmp_path: Path) -> None:
@@ -117,6 +122,47 @@ def test_remembered_and_shared_fixes_are_recorded_as_such(tmp_path: Path) -> Non
     assert records[1]["diff"] == ""  # the fix is in the record of the case that found it
     assert records[2]["candidates"] == 7 and records[2]["attempts"] == 0
     assert len({r["session"] for r in records}) == 1
+    # one problem: the cached lead and the case its fix heals too; the builtin fix its own
+    assert [r["problem"] for r in records] == ["t.py::test_a", "t.py::test_a", "t.py::test_c"]
+
+
+def test_the_cases_of_one_root_cause_not_healed_share_their_lead(tmp_path: Path) -> None:
+    lead = HealResult("t.py::test_a", reason="model error: timed out", repairer=MODEL)
+    other = HealResult(
+        "t.py::test_b",
+        reason="model error: timed out (one root cause with t.py::test_a, repaired once for all)",
+    )
+
+    records = recorded(tmp_path, Outcome([other, lead]))
+
+    assert [(r["tests"], r["problem"]) for r in records] == [
+        (["t.py::test_a"], "t.py::test_a"),
+        (["t.py::test_b"], "t.py::test_a"),
+    ]
+
+
+def test_each_session_keeps_its_transcripts_and_the_latest_sessions_stay(tmp_path: Path) -> None:
+    folder = report_files.output_dir(tmp_path)
+    sessions = [f"2025030{n}T090000Z-00000{n}" for n in range(1, 5)]
+    for number, session in enumerate(sessions):
+        report_files.write_all(folder, {"t.py::a": f"# session {number}\n"}, None, session, 3)
+
+    kept = sorted(p.name for p in (folder / "transcripts").iterdir())
+    assert kept == sessions[1:]  # the oldest is gone: three are kept
+    for number, session in enumerate(sessions[1:], 1):
+        path = tmp_path / report_files.transcript_path("t.py::a", session)
+        assert path.read_text() == f"# session {number}\n"
+
+
+def test_keeping_no_transcripts_writes_none_and_removes_the_kept(tmp_path: Path) -> None:
+    folder = report_files.output_dir(tmp_path)
+    report_files.write_all(folder, {"t.py::a": "# one\n"}, None, report_files.new_session())
+    (folder / "transcripts" / "notes").mkdir()  # not a session's: left alone
+
+    written = report_files.write_all(folder, {"t.py::a": "# two\n"}, None, "x", keep=0)
+
+    assert written is None
+    assert [p.name for p in (folder / "transcripts").iterdir()] == ["notes"]
 
 
 def test_the_front_end_is_the_source_and_each_session_its_own_id(tmp_path: Path) -> None:

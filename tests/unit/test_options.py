@@ -57,6 +57,7 @@ SAMPLES = {
     "sandbox": Sample("off", "off", "require", "require", "off", "off"),
     "sandbox_network": Sample(None, True, ini="true", from_ini=True),
     "cache": Sample(None, False, ini="true", from_ini=True),
+    "transcripts": Sample("5", 5, "0", 0, "40", 40),
 }
 
 ROWS = [pytest.param(option, id=option.flag) for option in OPTIONS]

@@ -18,6 +18,7 @@ from pytest_caretaker.settings import (
     parse_keep,
     parse_models,
     parse_scope,
+    parse_sessions,
     parse_timeout,
     parse_tokens,
 )
@@ -82,6 +83,11 @@ def test_parse_keep_good(text: str, expected: float) -> None:
     assert parse_keep(text, WHERE) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [("0", 0), (" 20 ", 20), ("10000", 10_000)])
+def test_parse_sessions_good(text: str, expected: int) -> None:
+    assert parse_sessions(text, WHERE) == expected
+
+
 @pytest.mark.parametrize(
     ("values", "expected"),
     [
@@ -133,6 +139,10 @@ BAD_VALUES: list[tuple[Callable[[str, str], object], str]] = [
     (parse_timeout, "nan"),
     (parse_timeout, "inf"),
     (parse_timeout, ""),
+    (parse_sessions, "-1"),
+    (parse_sessions, "10001"),
+    (parse_sessions, "all"),
+    (parse_sessions, "2.5"),
     (parse_keep, "-1"),
     (parse_keep, "86401"),
     (parse_keep, "nan"),
