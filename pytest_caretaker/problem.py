@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pytest_caretaker.changes.lineage import Changes
 from pytest_caretaker.project.localize import Suspect
 from pytest_caretaker.results import (
     Accepted,
@@ -151,6 +152,7 @@ class Task:
     #: Tokens the links of the chain before this one spent on the problem (its cap is theirs
     #: too).
     earlier_tokens: int = 0
+    changes: Changes | None = None  # since the lead last passed, when the history tells
 
 
 @dataclass(frozen=True)

@@ -127,6 +127,9 @@ class Candidate:
     #: candidates it tried that failed, and the next ones that pass a trial too.
     tried: tuple[str, ...] = ()
     runner_ups: tuple[str, ...] = ()
+    #: The commits a partial revert undoes part of (full ids): its commit names each in a
+    #: ``Reverts-part-of`` trailer.
+    reverts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,30 @@ class Spend:
         return self.prompt_tokens + self.completion_tokens
 
 
+@dataclass(frozen=True)
+class Commit:
+    sha: str  # the full id
+    subject: str = ""
+    author: str = ""
+    date: str = ""  # the author date, ISO 8601
+
+    @property
+    def short(self) -> str:
+        return self.sha[:10]
+
+
+@dataclass(frozen=True)
+class Culprit:
+    """Where a failing case broke: the last commit at which it passed and the first at which it
+    failed (how that was found: "bisection", "history", "revert", "change"), or, never green in
+    the history searched, what that history was (``red``)."""
+
+    green: Commit | None = None
+    first_failing: Commit | None = None
+    how: str = ""
+    red: str = ""
+
+
 #: How a result came about: a repair in this session, a remembered fix of an earlier one (verified
 #: again), or the fix found for another case of the same root cause.
 Via = Literal["repair", "cache", "shared"]
@@ -186,6 +213,7 @@ class HealResult:
     shared_with: str = ""  # with via "shared": the case whose repair found the fix
     #: Repairers of the chain that came before and failed, each as "name: reason".
     fallbacks: tuple[str, ...] = ()
+    culprit: Culprit | None = None  # the commit that broke it, when its history tells
 
     @property
     def healed(self) -> bool:

@@ -42,6 +42,8 @@ class Mutant:
     #: Tried only when the failure shows this sign (evidence.FAMILIES' keys): an edit that is
     #: a fix only on such evidence (``a + b`` -> ``b + a`` for text, a no-op for numbers).
     needs: str = ""
+    #: The commits a partial revert (reverts.py) undoes part of, full ids.
+    reverts: tuple[str, ...] = ()
 
     def apply(self, text: str) -> str:
         return text[: self.start] + self.replacement + text[self.end :]

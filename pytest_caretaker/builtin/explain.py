@@ -6,6 +6,8 @@ from __future__ import annotations
 from pytest_caretaker.builtin.edits import Mutant
 from pytest_caretaker.text import plural
 
+#: The operator of a partial revert (reverts.py).
+REVERT = "revert"
 #: Joins the operators of a two-edit candidate (search.pairs): "comparison+off_by_one".
 PAIR = "+"
 #: How an explanation names each operator (operators.OPERATORS), after the edit and its line.
@@ -29,10 +31,13 @@ PHRASES = {
     "magnitude": "a number off by a power of ten",
     "attribute": "another attribute the code names",
     "key": "another key the data holds",
+    REVERT: "a partial revert",
 }
 
 
 def explain(mutant: Mutant, neighbours: int, proof: str | None = None) -> str:
+    if mutant.operator == REVERT:
+        return _revert(mutant, neighbours, proof)
     if proof is not None:
         return (
             f"Plausible fix by the built-in repairer (no model): {mutant.description} on line "
@@ -49,6 +54,22 @@ def explain(mutant: Mutant, neighbours: int, proof: str | None = None) -> str:
         f"Plausible fix by the built-in repairer (no model): {mutant.description} on line "
         f"{mutant.line} ({phrase(mutant.operator)}). The failing test passes {checked}; "
         "passing the tests does not prove it is the intended fix, so read the diff."
+    )
+
+
+def _revert(mutant: Mutant, neighbours: int, proof: str | None) -> str:
+    """A partial revert undoes what someone meant to do: say whose change, and ask for a look."""
+    if proof is not None:
+        shown = proof
+    elif neighbours:
+        still = "still passes" if neighbours == 1 else "still pass"
+        shown = f"The failing test passes and its {plural(neighbours, 'passing neighbour')} {still}"
+    else:
+        shown = "The failing test passes (it has no passing neighbours to check against)"
+    return (
+        f"Partial revert by the built-in repairer (no model): {mutant.description}, in "
+        f"{mutant.function}. {shown}. A revert undoes what that commit meant to do: read it, "
+        "and keep its intent some other way if it still matters."
     )
 
 

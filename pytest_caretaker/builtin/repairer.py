@@ -25,9 +25,9 @@ import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from pytest_caretaker.builtin import evidence, mutate, vocabulary
+from pytest_caretaker.builtin import evidence, mutate, reverts, vocabulary
 from pytest_caretaker.builtin.evidence import Evidence
 from pytest_caretaker.builtin.explain import explain
 from pytest_caretaker.builtin.mutate import Mutant
@@ -77,7 +77,7 @@ class BuiltinRepairer:
 
     def repair(self, task: Task) -> Healed | Failed:
         with self._lock:  # one trial server: one problem at a time
-            outcome = self._search(task)
+            outcome = reverts.noted(self._search(task), task, self.editable)
         said = outcome.candidate.explanation if isinstance(outcome, Healed) else outcome.reason
         task.log.add(
             "Built-in repairer", f"{outcome.spend.candidates:,} candidate edits tried; {said}"
@@ -95,6 +95,7 @@ class BuiltinRepairer:
         ranked = self.candidates(
             problem.lead.nodeid, task.executed, problem.regression, problem.ids, told, words
         )
+        ranked = reverts.first(task, ranked, self.files, self.editable)
         if not ranked:
             return Failed(NOTHING)
         earlier = [m for m in self.fixes if m in ranked]
@@ -259,7 +260,8 @@ class BuiltinRepairer:
         edit = Edit("replace", mutant.path, mutant.function, mutate.function_source(source, mutant))
         change = FileChange(mutant.path, source.data, after)
         explanation = explain(mutant, len(problem.regression), self.proof)
-        return Candidate((edit,), (change,), explanation, passed=verdict.passed), verdict
+        candidate = Candidate((edit,), (change,), explanation, passed=verdict.passed)
+        return replace(candidate, reverts=mutant.reverts), verdict
 
 
 def _text(files: ProjectFiles, path: str) -> str | None:

@@ -129,6 +129,7 @@ def _joined(a: Mutant, b: Mutant, text: str) -> Mutant | None:
         end=second.end,
         replacement=first.replacement + between + second.replacement,
         in_place=a.in_place and b.in_place,
+        reverts=tuple(dict.fromkeys(a.reverts + b.reverts)),
     )
 
 
