@@ -31,7 +31,6 @@ PHRASES = {
     "magnitude": "a number off by a power of ten",
     "attribute": "another attribute the code names",
     "key": "another key the data holds",
-    REVERT: "a partial revert",
 }
 
 
