@@ -88,7 +88,24 @@ def parser() -> argparse.ArgumentParser:
 
     add_summary_arguments(summary)
     summary.set_defaults(run=summary_command)
+    model = commands.add_parser(
+        "model",
+        help="List the kept model processes (pid, age, memory, idle time); `model stop` ends them",
+        description="List your kept model processes: litellm imported once and kept for the "
+        "next heal, at most one per interpreter (pid, age, memory, idle time, sessions); "
+        "`caretaker model stop` ends them",
+    )
+    from pytest_caretaker.llm.keeping import add_arguments as add_model_arguments
+
+    add_model_arguments(model)
+    model.set_defaults(run=model_command)
     return main
+
+
+def model_command(args: argparse.Namespace) -> int:
+    from pytest_caretaker.llm.keeping import model_command as command
+
+    return command(args)
 
 
 def report_command(args: argparse.Namespace) -> int:
@@ -104,10 +121,9 @@ def report_command(args: argparse.Namespace) -> int:
     except OSError as error:
         print(f"caretaker: could not write the report: {error}", file=sys.stderr)
         return 1
-    totals = stats.totals
     print(
-        f"caretaker: report of {plural(totals.total, 'failing test')} in "
-        f"{plural(stats.sessions, 'session')} ({totals.rate:.0%} healed) written to {target}"
+        f"caretaker: report of {plural(len(stats.bugs), 'bug')} in "
+        f"{plural(len(stats.sessions), 'session')} ({stats.healed} healed) written to {target}"
     )
     return 0
 

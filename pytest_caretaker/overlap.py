@@ -58,7 +58,7 @@ def ending(notes: list[str]) -> Iterator[None]:
         if kept:
             notes.append(
                 f"caretaker: the model process (litellm, imported) stays {kept:g} s for the next "
-                "heal; --heal-model-keep 0 ends it with the session"
+                "heal; caretaker model stop ends it, --heal-model-keep 0 ends it with the session"
             )
 
 

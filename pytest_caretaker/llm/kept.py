@@ -7,9 +7,16 @@ everything else one heal costs at zero model latency. So on Linux, outside CI, t
 session, ``caretaker run`` or runtime heal reaches it warm: a heal then costs the model's round
 trip and the tests.
 
-It listens on an abstract Unix socket whose name says whose it is and what it serves: the user,
-the interpreter, caretaker's and litellm's code and the environment (API keys, proxies), so a
-session whose environment differs gets its own. Who may talk to it:
+There is at most one per user and interpreter: it listens on an abstract Unix socket named by
+the user and the interpreter (``CARETAKER_MODEL_SOCKET`` names another, for a setup of its own).
+A session first says what it needs the process to share with it, caretaker's and litellm's code
+and the environment (API keys, proxies): its ``stamp``. A process with another stamp retires
+(it stops listening at once, ends the requests of the sessions it serves, then leaves) and the
+session starts its own under the name. So sessions of one environment share one process, and a
+session of another replaces it rather than adding one. A process that grows past ``MEMORY_CAP``
+retires too. ``caretaker model`` lists them (keeping.py), ``caretaker model stop`` ends them.
+
+Who may talk to it:
 
 - only processes of the same user outside any sandbox (each side checks the other's uid and
   user namespace: ``trusted``);
@@ -34,8 +41,9 @@ import struct
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from pytest_caretaker.llm import remote
 
@@ -43,6 +51,12 @@ from pytest_caretaker.llm import remote
 DEFAULT_KEEP = 600.0
 #: Seconds a newly started kept process may take to listen (an interpreter start).
 LISTENING = 10.0
+#: Bytes of memory past which a kept process retires after its answer (litellm takes ~200 MB).
+MEMORY_CAP = 1 << 30
+#: The variable that names the kept process's socket of a setup of its own (tests: one each).
+SOCKET = "CARETAKER_MODEL_SOCKET"
+#: Seconds a session waits for the kept process's answer to its first line.
+GREETING = 10.0
 _STARTED: list[subprocess.Popen[bytes]] = []
 
 
@@ -58,8 +72,8 @@ def seconds(keep: float | None) -> float:
 def reach(models: Sequence[str], keep: float) -> remote.Link | None:
     """A link to the kept model process for this environment, started if none listens."""
     env = remote.environment()
-    name = address(env)
-    connection = _connect(name)
+    name, mine = address(env), stamp(env)
+    connection = _connect(name, mine)
     started = 0
     if connection is None:
         process = subprocess.Popen(
@@ -70,7 +84,7 @@ def reach(models: Sequence[str], keep: float) -> remote.Link | None:
                 remote.CODE,
                 remote.HOME,
                 f"{remote.IDLE:g}",
-                f"{name}@{keep:g}",
+                f"{name}@{keep:g}@{mine}",
                 *models,
             ],
             stdin=subprocess.DEVNULL,
@@ -85,9 +99,9 @@ def reach(models: Sequence[str], keep: float) -> remote.Link | None:
         deadline = time.monotonic() + LISTENING
         while connection is None and time.monotonic() < deadline:
             time.sleep(0.01)
-            connection = _connect(name)
+            connection = _connect(name, mine)
             if connection is None and process.poll() is not None:
-                connection = _connect(name)  # it left: another one took the name, or it failed
+                connection = _connect(name, mine)  # it left: another took the name, or it failed
                 break
     if connection is None:
         return None
@@ -105,17 +119,31 @@ def reach(models: Sequence[str], keep: float) -> remote.Link | None:
     return remote.Link(reader, writer, end, pid, kept=keep if pid == started else 0.0)
 
 
-def address(env: dict[str, str]) -> str:
-    """The kept process's name: whose it is and what it serves (see the module's doc)."""
+def address(env: Mapping[str, str]) -> str:
+    """The kept process's name: the user's and the interpreter's (see the module's doc)."""
+    prefix = f"{PREFIX}{os.getuid()}-"
+    given = env.get(SOCKET)
+    if given:
+        return prefix + hashlib.sha256(given.encode()).hexdigest()[:24]
+    interpreter = [sys.executable, sys.version, remote.HOME]
+    return prefix + hashlib.sha256(json.dumps(interpreter).encode()).hexdigest()[:24]
+
+
+def stamp(env: Mapping[str, str]) -> str:
+    """What a kept process must share with the session it serves: caretaker's and litellm's
+    code, and the environment (keys, proxies: they are read in the process)."""
     litellm = importlib.util.find_spec("litellm")
     origin = Path(litellm.origin) if litellm is not None and litellm.origin else None
     code = sorted(Path(__file__).parents[1].rglob("*.py"))
-    stamp: list[object] = [sys.executable, sys.version, remote.HOME, sorted(env.items())]
+    stamp: list[object] = [sorted(env.items())]
     stamp += [[str(path), path.stat().st_mtime_ns, path.stat().st_size] for path in code]
     if origin is not None:
         stamp += [str(origin), origin.stat().st_mtime_ns]
-    digest = hashlib.sha256(json.dumps(stamp).encode()).hexdigest()[:24]
-    return f"caretaker-models-{os.getuid()}-{digest}"
+    return hashlib.sha256(json.dumps(stamp).encode()).hexdigest()[:32]
+
+
+#: The start of every kept process's socket name (then the uid, and the name's digest).
+PREFIX = "caretaker-models-"
 
 
 def peer(connection: socket.socket) -> tuple[int, int]:
@@ -140,13 +168,45 @@ def _namespace(pid: int) -> str:
     return os.readlink(f"/proc/{pid}/ns/user")
 
 
-def _connect(name: str) -> socket.socket | None:
+def _connect(name: str, mine: str) -> socket.socket | None:
+    """A connection to the kept process that serves sessions of stamp ``mine``; None when none
+    listens, someone else holds the name, or the one there had another stamp (it retired: the
+    name is free for this session's own)."""
+    greeted = greet(name, {"hello": mine})
+    if greeted is None:
+        return None
+    connection, answer = greeted
+    if answer.get("welcome") is True:
+        return connection
+    connection.close()
+    return None
+
+
+def greet(name: str, message: dict[str, object]) -> tuple[socket.socket, dict[str, Any]] | None:
+    """Connect to the kept process ``name`` (if it is this user's) and send its first line;
+    the connection and the answer's line, None when there is nobody to talk to."""
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         connection.connect("\0" + name)
         if not trusted(connection):  # someone else holds the name: never talk to it
             raise OSError("not ours")
-    except OSError:
+        connection.settimeout(GREETING)
+        connection.sendall(json.dumps(message).encode() + b"\n")
+        answer = json.loads(read_line(connection) or "{}")
+        connection.settimeout(None)
+    except (OSError, ValueError):
         connection.close()
         return None
-    return connection
+    return connection, answer if isinstance(answer, dict) else {}
+
+
+def read_line(connection: socket.socket, limit: int = 65_536) -> str:
+    """One line from connection, read a byte at a time (what follows it stays in the socket
+    for the streams made of it later)."""
+    line = bytearray()
+    while len(line) < limit:
+        byte = connection.recv(1)
+        if not byte or byte == b"\n":
+            break
+        line += byte
+    return line.decode("utf-8", "replace")

@@ -11,8 +11,12 @@ also leaves after ``idle`` seconds with no request (a long-lived process that he
 runtime does not keep ~200 MB of litellm for the rest of its life; the next heal starts another).
 
 The kept model process (kept.py) speaks the same lines with each session connected to its
-socket, and leaves after ``idle`` seconds with no request, or its ``keep`` seconds with no
-session connected.
+socket, after a first line: ``{"hello": stamp}`` is answered ``{"welcome": true}`` when the stamp
+is its own, else ``{"retired": true}`` once it has stopped listening (it serves the sessions it
+has, then leaves); ``{"status": true}`` by what ``caretaker model`` lists; ``{"stop": true}`` by
+``{"stopped": pid}``, and it leaves. It leaves after ``idle`` seconds with no request, or its
+``keep`` seconds with no session connected, and retires once it holds more than
+``kept.MEMORY_CAP`` bytes.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import IO, Any
 
 from pytest_caretaker.llm import capabilities, client, kept, warmup
@@ -46,19 +51,69 @@ def main(idle: float, listen: str, models: Sequence[str]) -> None:
         _converse(sys.stdin, protocol, warmed, clock, began)
         protocol.flush()
         os._exit(0)
-    name, _, keep = listen.rpartition("@")
+    name, keep, stamp = listen.split("@")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         listener.bind("\0" + name)
     except OSError:
         os._exit(0)  # another one took the name first: the sessions talk to it
     listener.listen(64)
-    clock = _Idle(idle, float(keep), connections=0)
-    _start(models, began, warmed, clock)
+    kept_here = _Kept(listener, stamp, began, models, _Idle(idle, float(keep), connections=0))
+    _start(models, began, warmed, kept_here.clock)
     while True:
-        connection, _ = listener.accept()
-        arguments = (connection, warmed, clock, began)
+        try:
+            connection, _ = listener.accept()
+        except OSError:  # retired: the name is let go at once, the sessions it has are served
+            listener.close()
+            kept_here.freed.set()
+            threading.Event().wait()  # the clock ends the process
+        arguments = (connection, warmed, kept_here)
         threading.Thread(target=_connection, args=arguments, daemon=True).start()
+
+
+class _Kept:
+    """The kept process's state: its stamp, whether it still listens, what it reports."""
+
+    def __init__(
+        self, listener: socket.socket, stamp: str, began: float, models: Sequence[str], clock: _Idle
+    ) -> None:
+        self.listener, self.stamp, self.began, self.models = listener, stamp, began, models
+        self.clock = clock
+        self.freed = threading.Event()
+        self.retiring = False
+        self.lock = threading.Lock()
+
+    def retire(self) -> None:
+        """Stop listening (the name is free when this returns); leave once no session is left."""
+        with self.lock:
+            if not self.retiring:
+                self.retiring = True
+                self.clock.keep = 0.0
+                with contextlib.suppress(OSError):
+                    self.listener.shutdown(socket.SHUT_RDWR)  # wakes the accept
+        self.freed.wait(5.0)
+
+    def status(self) -> dict[str, Any]:
+        with self.clock.lock:
+            idle = 0.0 if self.clock.flying else time.monotonic() - self.clock.since
+            sessions = self.clock.connections
+        return {
+            "pid": os.getpid(),
+            "age": round(time.monotonic() - self.began, 1),
+            "memory": _memory(),
+            "idle": round(idle, 1),
+            "sessions": sessions,
+            "models": list(self.models),
+        }
+
+
+def _memory() -> int:
+    """This process's resident memory, in bytes (0 where /proc does not say)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE")
 
 
 def _start(models: Sequence[str], began: float, warmed: threading.Event, clock: _Idle) -> None:
@@ -74,25 +129,55 @@ def _start(models: Sequence[str], began: float, warmed: threading.Event, clock: 
     threading.Thread(target=clock.watch, daemon=True).start()
 
 
-def _connection(
-    connection: socket.socket, warmed: threading.Event, clock: _Idle, began: float
-) -> None:
+def _connection(connection: socket.socket, warmed: threading.Event, here: _Kept) -> None:
     """One session of the kept process: only its own user's, unsandboxed (kept.trusted)."""
     with connection:
         if not kept.trusted(connection):
             return
-        clock.connect(+1)
+        try:
+            connection.settimeout(kept.GREETING)
+            first = json.loads(kept.read_line(connection) or "{}")
+            connection.settimeout(None)
+        except (OSError, ValueError):
+            return
+        if not isinstance(first, dict) or not _greeted(connection, first, here):
+            return
+        here.clock.connect(+1)
         try:
             lines = connection.makefile("r", encoding="utf-8")
-            _converse(lines, connection.makefile("w", encoding="utf-8"), warmed, clock, began)
+            protocol = connection.makefile("w", encoding="utf-8")
+            _converse(lines, protocol, warmed, here.clock, here.began, here)
         except (OSError, ValueError):
             pass  # the session went away
         finally:
-            clock.connect(-1)
+            here.clock.connect(-1)
+
+
+def _greeted(connection: socket.socket, first: dict[str, Any], here: _Kept) -> bool:
+    """Answer a connection's first line; whether a session of this process's stamp follows."""
+    if first.get("status") is True:
+        answer: dict[str, Any] = here.status()
+    elif first.get("stop") is True:
+        with contextlib.suppress(OSError):
+            connection.sendall(json.dumps({"stopped": os.getpid()}).encode() + b"\n")
+        os._exit(0)
+    elif first.get("hello") == here.stamp and not here.retiring:
+        answer = {"welcome": True}
+    else:  # another code or environment: the session starts its own process under the name
+        here.retire()
+        answer = {"retired": True}
+    with contextlib.suppress(OSError):
+        connection.sendall(json.dumps(answer).encode() + b"\n")
+    return answer.get("welcome") is True
 
 
 def _converse(
-    lines: Iterable[str], protocol: IO[str], warmed: threading.Event, clock: _Idle, began: float
+    lines: Iterable[str],
+    protocol: IO[str],
+    warmed: threading.Event,
+    clock: _Idle,
+    began: float,
+    here: _Kept | None = None,
 ) -> None:
     """Answer each request line in a thread of its own; say "ready" once litellm is warm."""
     lock = threading.Lock()
@@ -104,7 +189,8 @@ def _converse(
     threading.Thread(target=ready, daemon=True).start()
     for line in lines:
         clock.busy(+1)
-        threading.Thread(target=_answer, args=(line, protocol, lock, clock), daemon=True).start()
+        arguments = (line, protocol, lock, clock, here)
+        threading.Thread(target=_answer, args=arguments, daemon=True).start()
 
 
 class _Idle:
@@ -141,11 +227,15 @@ class _Idle:
             time.sleep(max(min(left, 5.0), 0.01))
 
 
-def _answer(line: str, protocol: IO[str], lock: threading.Lock, clock: _Idle) -> None:
+def _answer(
+    line: str, protocol: IO[str], lock: threading.Lock, clock: _Idle, here: _Kept | None
+) -> None:
     try:
         _reply(line, protocol, lock)
     finally:
         clock.busy(-1)
+        if here is not None and _memory() > kept.MEMORY_CAP:
+            here.retire()  # grown too big to keep: the next session starts a fresh one
 
 
 def _reply(line: str, protocol: IO[str], lock: threading.Lock) -> None:

@@ -2,7 +2,8 @@
 only its own user, in its own environment, can talk to it, and it does not stay beyond its time.
 
 Each session is a fresh interpreter (litellm is imported in the test process, where caretaker
-then asks in process). Every test keys its processes by an environment of its own and ends them.
+then asks in process). Every test names its kept process's socket (CARETAKER_MODEL_SOCKET) and
+ends the processes it started.
 """
 
 from __future__ import annotations
@@ -51,14 +52,26 @@ print(json.dumps(out))
 def env(tmp_path: Path) -> Iterator[dict[str, str]]:
     """An environment of this test's own (so its own kept process), whose processes end with it."""
     environment = {**os.environ, "KEPT_MODEL_TEST": str(tmp_path)}
+    environment[kept.SOCKET] = str(tmp_path)
     environment.pop("CARETAKER_MODEL_KEEP", None)
     yield environment
-    for value in ("", "other"):
-        name = kept.address(
-            remote.environment({**environment, "KEPT_MODEL_TEST": str(tmp_path) + value})
-        )
+    with contextlib.suppress(OSError):
+        end(holder(kept.address(environment)))
+    for pid in started(environment):
+        end(pid)
+
+
+def started(env: dict[str, str]) -> list[int]:
+    """The pids of the live model processes serving the socket env names."""
+    name = kept.address(env)
+    pids = []
+    for folder in Path("/proc").iterdir():
+        if not folder.name.isdigit():
+            continue
         with contextlib.suppress(OSError):
-            end(holder(name))
+            if name.encode() in (folder / "cmdline").read_bytes() and alive(int(folder.name)):
+                pids.append(int(folder.name))
+    return pids
 
 
 def session(env: dict[str, str], keep: float) -> dict[str, Any]:
@@ -120,11 +133,56 @@ def test_the_next_session_reaches_the_kept_model_process_and_imports_nothing(
     assert alive(second["pid"])  # both sessions ended; it stays for the next
 
 
-def test_another_environment_gets_a_model_process_of_its_own(env: dict[str, str]) -> None:
+def test_another_environment_retires_the_kept_process_and_keeps_its_own(
+    env: dict[str, str],
+) -> None:
     first = session(env, 60)
     other = session({**env, "KEPT_MODEL_TEST": env["KEPT_MODEL_TEST"] + "other"}, 60)
 
     assert other["text"] == "hi" and other["pid"] != first["pid"]  # its keys may differ
+    gone(first["pid"])  # retired: at most one is kept
+    assert started(env) == [other["pid"]]
+
+
+RETIRE = """import os, sys
+from pytest_caretaker.llm import kept
+for number in range(int(sys.argv[1])):
+    os.environ["HOME"] = f"/home/{number}"  # a session of another environment
+    link = kept.reach(["openai/gpt-4o-mini"], 60)
+    assert link is not None
+    link.end()
+print(link.pid)
+"""
+
+
+def test_fifty_sessions_of_fifty_homes_leave_at_most_one_kept_process(env: dict[str, str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", RETIRE, "50"], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    last = int(done.stdout.split()[-1])
+    deadline = time.monotonic() + 20  # each retired one leaves once its session has gone
+    while started(env) != [last] and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+    assert started(env) == [last]
+
+
+def test_caretaker_model_lists_the_kept_process_and_stops_it(env: dict[str, str]) -> None:
+    pid = session(env, 60)["pid"]
+    caretaker = [sys.executable, "-m", "pytest_caretaker", "model"]
+    listed = subprocess.run(caretaker, env=env, capture_output=True, text=True, timeout=60)
+    stopped = subprocess.run(
+        [*caretaker, "stop", str(pid)], env=env, capture_output=True, text=True, timeout=60
+    )
+
+    assert listed.returncode == 0 and stopped.returncode == 0, listed.stderr + stopped.stderr
+    header, *rows = listed.stdout.splitlines()
+    assert header.split() == ["PID", "AGE", "MEMORY", "IDLE", "SESSIONS", "MODELS"]
+    (row,) = [row for row in rows if row.split()[0] == str(pid)]
+    assert row.split()[-1] == MODEL and row.split()[-2] == "0"  # no session connected now
+    assert stopped.stdout == f"caretaker: stopped 1 model process ({pid})\n"
+    gone(pid)
 
 
 def test_with_keep_0_the_model_process_ends_with_the_session(env: dict[str, str]) -> None:
@@ -210,6 +268,7 @@ def test_ask_the_users_model_process():
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     connection.connect("\\0" + os.environ["KEPT_MODEL_NAME"])
     connection.settimeout(20)
+    connection.sendall(json.dumps({"hello": os.environ["KEPT_MODEL_STAMP"]}).encode() + b"\\n")
     request = {"id": 7, "op": "info", "args": {"model": "openai/gpt-4o-mini", "local": False}}
     connection.sendall(json.dumps(request).encode() + b"\\n")
     for line in connection.makefile("r"):
@@ -229,6 +288,7 @@ def test_a_candidate_allowed_the_network_cannot_ask_the_model_process(
     # socket; mapped to the user's very uid, only its user namespace tells it apart.
     pid = session(env, 60)["pid"]
     monkeypatch.setenv("KEPT_MODEL_NAME", kept.address(remote.environment(env)))
+    monkeypatch.setenv("KEPT_MODEL_STAMP", kept.stamp(remote.environment(env)))
     project = tmp_path / "project"
     project.mkdir()
     (project / "test_asks.py").write_text(ASKS)
@@ -247,6 +307,7 @@ def test_a_process_in_a_user_namespace_of_its_own_gets_no_answer(env: dict[str, 
     # sockets (Landlock before ABI 6): the user's very uid, in a user namespace of its own.
     pid = session(env, 60)["pid"]
     name = kept.address(remote.environment(env))
+    stamp = kept.stamp(remote.environment(env))
     asker = (
         "import ctypes, json, os, socket, sys\n"
         "if sys.argv[2] == 'own namespace':\n"
@@ -256,6 +317,7 @@ def test_a_process_in_a_user_namespace_of_its_own_gets_no_answer(env: dict[str, 
         "s.settimeout(20)\n"
         "request = {'id': 1, 'op': 'info', 'args': {'model': sys.argv[3], 'local': False}}\n"
         "try:\n"  # closed at once: the request may not even get out
+        "    s.sendall(json.dumps({'hello': sys.argv[4]}).encode() + b'\\n')\n"
         "    s.sendall(json.dumps(request).encode() + b'\\n')\n"
         "    print(next((line for line in s.makefile('r') if '\"id\"' in line), 'none'))\n"
         "except (BrokenPipeError, ConnectionResetError, TimeoutError):\n"
@@ -265,7 +327,7 @@ def test_a_process_in_a_user_namespace_of_its_own_gets_no_answer(env: dict[str, 
     try:
         for where in ("own namespace", "user's namespace"):
             done = subprocess.run(
-                [sys.executable, "-c", asker, name, where, MODEL],
+                [sys.executable, "-c", asker, name, where, MODEL, stamp],
                 capture_output=True,
                 text=True,
                 timeout=60,
