@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pytest_caretaker import regression, selection
+from pytest_caretaker import culprit, regression, selection
 from pytest_caretaker.builtin.repairer import BuiltinRepairer
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.llm import warmup
@@ -115,9 +115,8 @@ def heal_all(run: HealRun) -> HealOutcome:
             reason = f"the failing tests could not be rerun: {baseline.problem}"
             outcome.results = [HealResult(f.nodeid, reason=reason) for f in failing]
             return outcome
-        repairers = _chain(run, files, editable, builtin)
         chain = Chain(
-            repairers,
+            _chain(run, files, editable, builtin),
             editable,
             Prover(editable, files, check),
             run.memory,
@@ -125,10 +124,12 @@ def heal_all(run: HealRun) -> HealOutcome:
             baseline.executed,
             baseline.seconds,
             Limits.of(settings, started=begun),
+            culprit.lineage_of(runner, settings, ids, outcome.notes, begun),  # the history
         )
         passing = regression.passing(baseline, ids)
         outcome.timings["to rerun the failures"], began = baseline.seconds, time.monotonic()
         _repair_all(run, failing, passing, baseline, chain, outcome)
+        outcome.results = chain.lineage.named(outcome.results, baseline.executed)
         outcome.timings["to repair"] = time.monotonic() - began
     except KeyboardInterrupt:
         _interrupted(outcome, failing)

@@ -10,6 +10,7 @@ Only the standard library and parsers are imported: every pytest run loads this.
 
 from __future__ import annotations
 
+from pytest_caretaker.culprit_options import CULPRIT
 from pytest_caretaker.parsers import (
     Option,
     parse_api_base,
@@ -284,4 +285,5 @@ OPTIONS: tuple[Option, ...] = (
         kind="bool",
         negated=True,
     ),
+    *CULPRIT,
 )

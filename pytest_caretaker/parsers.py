@@ -75,6 +75,10 @@ def parse_sessions(text: str, where: str) -> int:
     return _whole_number(text, where, 0, 10_000)
 
 
+def parse_depth(text: str, where: str) -> int:
+    return _whole_number(text, where, 1, 1000)
+
+
 def parse_timeout(text: str, where: str) -> float:
     try:
         value = float(text.strip())
@@ -187,6 +191,7 @@ IniType = Literal["bool", "linelist", "string", "int", "float"]
 NUMBERS: dict[Callable[[str, str], object], IniType] = {
     parse_attempts: "int",
     parse_concurrency: "int",
+    parse_depth: "int",
     parse_sessions: "int",
     parse_tokens: "int",
     parse_timeout: "float",

@@ -18,6 +18,7 @@ import pytest
 
 from pytest_caretaker import overlap, review
 from pytest_caretaker.ci.session_end import SessionEnd
+from pytest_caretaker.culprit import recording
 from pytest_caretaker.recorder import WORKER_OUTPUT, Recorder
 from pytest_caretaker.report import levels, progress, summary
 from pytest_caretaker.settings import Settings
@@ -74,6 +75,7 @@ class HealSession(Recorder):
             from pytest_caretaker.verify.probe import confines
 
             lines.append(f"caretaker: sandbox on ({confines(self.settings.sandbox_network)})")
+        lines += [recording.header(self.root, self.settings)] if verbose else []
         return lines
 
     def failed(self, nodeid: str, items: Sequence[pytest.Item] = ()) -> None:
@@ -106,6 +108,7 @@ class HealSession(Recorder):
     @pytest.hookimpl(tryfirst=True)  # heals before --junitxml writes its file (ci/junit.py)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         runner, self.runner = self.runner, None
+        head = recording.head_of(self.root)  # what the run tested, before a fix is committed
         begun, interrupted = time.monotonic(), exitstatus == pytest.ExitCode.INTERRUPTED
         self.begun = begun  # last-run.json's healing time counts from here (_review's too)
         if runner is not None:
@@ -119,6 +122,7 @@ class HealSession(Recorder):
                             f"{where(error)}; please report it"
                         )
         self.notes += self.ci.leave(self.outcome, self.notes, interrupted, begun)
+        self.notes += recording.remember(self.root, head, self.passed, self.failures)
 
     def _heal(self, runner: Runner) -> None:
         from pytest_caretaker.engine import HealRun, heal_all

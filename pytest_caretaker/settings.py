@@ -91,6 +91,8 @@ DEFAULT_MAX_TOKENS = 200_000
 DEFAULT_SESSION_TOKENS = 1_000_000
 #: Failures repaired at once: model round trips overlap; a few, for providers' rate limits.
 DEFAULT_CONCURRENCY = 4
+#: Commits --heal-bisect goes back at most (culprit/search.py).
+DEFAULT_BISECT_DEPTH = 32
 #: Sessions whose transcripts are kept: what `caretaker report` links to, with a bound on disk.
 DEFAULT_TRANSCRIPTS = 20
 
@@ -115,6 +117,8 @@ class Settings:
     #: A fix of some of a problem's failing cases, or one that heals by no longer reaching the
     #: line that raised, is a fix (reported so, written with --heal-write); else only reported.
     partial: bool = False
+    bisect: bool = False  # find the last green commit by running the tests at earlier ones
+    bisect_depth: int = DEFAULT_BISECT_DEPTH
     write: bool = False  # write verified fixes to disk (and commit them unless commit is off)
     review: bool = False  # ask before writing each fix (a terminal only)
     branch: str | None = None  # commit on this branch, created from HEAD if missing

@@ -30,6 +30,15 @@ class Changes:
     hunks: tuple[Hunk, ...]  # from there to the working tree, attributed
     commits: tuple[Commit, ...] = ()  # after green up to HEAD, oldest first
 
+    def summary(self) -> str:
+        """The change in a few lines, for the transcript."""
+        made = "".join(f"\n- {_said(c)} ({c.author}, {c.date})" for c in self.commits)
+        files = sorted({h.path for h in self.hunks})
+        return (
+            f"Last green commit: {_said(self.green)}; {len(self.hunks)} hunks since, in "
+            f"{', '.join(files) or 'no file'}; commits since:{made or ' none (uncommitted only)'}"
+        )
+
     def within(self, path: str, start: int, end: int) -> list[Hunk]:
         return [h for h in self.hunks if h.path == path and h.touches(start, end)]
 
@@ -75,22 +84,33 @@ class Lineage:
     def changes_for(self, nodeid: str) -> Changes | None:
         return self.changes.get(nodeid)
 
-    def named(self, results: Sequence[HealResult]) -> list[HealResult]:
-        """The results with their culprits; a healed revert names the commit it undid when the
-        history gave a range, not the first failing commit."""
-        return [_named(r, self.culprits.get(r.nodeid), self.changes.get(r.nodeid)) for r in results]
+    def named(
+        self, results: Sequence[HealResult], executed: Mapping[str, Executed]
+    ) -> list[HealResult]:
+        """The results with their culprits. Where the history gave a range, not the first
+        failing commit: the commit a healing revert undid, else the one the change points at
+        (culprit_from), else none (the range is said)."""
+        named: list[HealResult] = []
+        for result in results:
+            culprit = self.culprits.get(result.nodeid)
+            changes = self.changes.get(result.nodeid)
+            if culprit is not None and changes is not None and culprit.how == "range":
+                culprit = _narrowed(culprit, changes, result, executed.get(result.nodeid))
+            named.append(replace(result, culprit=culprit) if culprit is not None else result)
+        return named
 
 
-def _named(result: HealResult, culprit: Culprit | None, changes: Changes | None) -> HealResult:
-    if culprit is None:
-        return result
+def _narrowed(
+    culprit: Culprit, changes: Changes, result: HealResult, executed: Executed | None
+) -> Culprit:
+    known = {c.sha: c for c in changes.commits}
     reverted = result.candidate.reverts if result.candidate is not None else ()
-    if changes is not None and reverted and culprit.how not in ("bisection", "history"):
-        known = {c.sha: c for c in changes.commits}
-        undone = [known[sha] for sha in reverted if sha in known]
-        if undone:  # the latest of them: the case broke once they all were in
-            culprit = replace(culprit, first_failing=undone[-1], how="revert")
-    return replace(result, culprit=culprit)
+    undone = [known[sha] for sha in reverted if sha in known]
+    if undone:  # the latest of them: the case broke once they all were in
+        latest = max(undone, key=changes.commits.index)
+        return replace(culprit, first_failing=latest, how="revert")
+    pointed = culprit_from(changes, executed)
+    return replace(culprit, first_failing=pointed, how="change") if pointed else culprit
 
 
 def attribute(
@@ -130,6 +150,31 @@ def culprit_from(changes: Changes, executed: Executed | None) -> Commit | None:
     ran = ran or [h for h in changes.hunks if h.path in lines]
     made = {h.commit for h in ran if h.commit is not None}
     return made.pop() if len(made) == 1 else None
+
+
+#: How a first failing commit was found, as a report says it.
+FOUND_BY = {
+    "bisection": "found by bisection",
+    "history": "from the recorded runs",
+    "revert": "the commit the healing revert undoes",
+    "change": "the only commit that changed the code the test ran",
+}
+
+
+def culprit_line(culprit: Culprit) -> str:
+    """The culprit in one line: the first failing commit (sha, subject, author, date) and the
+    last green one, or the range they lie in, or that the test was never seen green."""
+    if culprit.red:
+        return culprit.red
+    green = f"last green {_said(culprit.green)}"
+    if culprit.how == "uncommitted":
+        return f"broke in the uncommitted changes; {green}"
+    first = culprit.first_failing
+    if first is None:
+        return f"broke after {_said(culprit.green)} (last green); the commit is not known"
+    when = f"{first.author}, {first.date[:10]}" if first.author else first.date[:10]
+    how = FOUND_BY.get(culprit.how, culprit.how)
+    return f"broke in {_said(first)} ({when}; {how}); {green}"
 
 
 def _said(commit: Commit | None) -> str:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from pytest_caretaker.ci.culprits import culprit
 from pytest_caretaker.ci.texts import Texts
 from pytest_caretaker.history.problems import (
     Problem,
@@ -46,7 +47,14 @@ def record(problem: Problem, written: Sequence[Written], text: Texts) -> dict[st
     patch = text(diff(lead), None)
     return {
         "outcome": problem.outcome,
-        "tests": [{"id": text(r.nodeid, None), "outcome": outcome_of(r)} for r in problem.results],
+        "tests": [
+            {
+                "id": text(r.nodeid, None),
+                "outcome": outcome_of(r),
+                **culprit(r.culprit, text),
+            }
+            for r in problem.results
+        ],
         "reason": text(problem.reason),
         "category": "" if lead.healed else category(problem.reason),
         "repairer": text(lead.repairer),

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_caretaker.children import WORKER_ENV, worker_token
-from pytest_caretaker.culprit import PROBE_ENV
 from pytest_caretaker.culprit.git import Git
+from pytest_caretaker.culprit.names import PROBE_ENV
 from pytest_caretaker.culprit.search import Search
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import kill_group

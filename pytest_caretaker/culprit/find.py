@@ -5,17 +5,20 @@ git, in a shallow clone, or when no green state is known.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest_caretaker.culprit.states as states
 from pytest_caretaker.changes.diff import Hunk
-from pytest_caretaker.changes.lineage import Changes, Lineage, attribute, culprit_from
-from pytest_caretaker.culprit import states
+from pytest_caretaker.changes.lineage import Changes, Lineage, attribute
 from pytest_caretaker.culprit.bisect import Prober, Run, bisect
 from pytest_caretaker.culprit.git import Git
 from pytest_caretaker.culprit.search import Search
-from pytest_caretaker.results import Commit, Culprit, Executed
+from pytest_caretaker.results import Commit, Culprit
+from pytest_caretaker.settings import Settings
+from pytest_caretaker.verify.runner import Runner
 
 #: How far back along HEAD's first parents the recorded states are looked up.
 HISTORY_DEPTH = 500
@@ -31,10 +34,31 @@ class Options:
     network: bool = False
 
 
+def for_session(
+    runner: Runner, settings: Settings, failing: Sequence[str], notes: list[str], begun: float
+) -> Lineage:
+    """The lineage for a heal session: bisection as the settings say, within the session's
+    healing time (counted from begun), in the sandbox when its verification runs are."""
+    options = Options(
+        settings.bisect,
+        settings.bisect_depth,
+        settings.timeout,
+        runner.policy is not None,
+        settings.sandbox_network,
+    )
+    budget = settings.healing_budget
+
+    def seconds() -> float:
+        return float("inf") if budget is None else budget - (time.monotonic() - begun)
+
+    found = lineage(runner.root, failing, options, seconds)
+    notes += found.notes
+    return found
+
+
 def lineage(
     root: Path,
     failing: Sequence[str],
-    executed: Mapping[str, Executed],
     options: Options,
     seconds: Callable[[], float],
     run: Run | None = None,
@@ -45,13 +69,15 @@ def lineage(
     state = git.state()
     if state is None:
         return Lineage(off="not a git repository (or no commit yet)")
+    recorded = states.read(root)
+    if not recorded and not options.bisect:
+        return Lineage(off=NO_GREEN)
     if git.shallow():
         return Lineage(off="a shallow clone: its history is cut")
     _, dirty = state
     line = git.first_parents(max(HISTORY_DEPTH, options.depth))
     depth = min(options.depth, len(line) - 1)
     search = Search(list(failing), depth, dirty)
-    recorded = states.read(root)
     ever_red: set[str] = set()
     for test in failing:
         known = states.known(recorded, test, line)
@@ -71,14 +97,13 @@ def lineage(
                 prober.close()
         if stopped:
             notes.append(f"caretaker: the bisection stopped early: {stopped}")
-    return _lineage(git, line, search, executed, options, ever_red, notes)
+    return _lineage(git, line, search, options, ever_red, notes)
 
 
 def _lineage(
     git: Git,
     line: Sequence[str],
     search: Search,
-    executed: Mapping[str, Executed],
     options: Options,
     ever_red: set[str],
     notes: list[str],
@@ -103,7 +128,7 @@ def _lineage(
         if change is None:
             continue
         changes[test] = change
-        culprits[test] = _culprit(change, green, bad, line, commits, search, executed.get(test))
+        culprits[test] = _culprit(change, green, bad, line, commits, search)
     off = "" if changes else NO_GREEN
     return Lineage(culprits, changes, off, tuple(notes))
 
@@ -115,14 +140,13 @@ def _culprit(
     line: Sequence[str],
     commits: Mapping[str, Commit],
     search: Search,
-    executed: Executed | None,
 ) -> Culprit:
     if green - bad == 1:  # neighbours: the newer one broke it
         how = "bisection" if search.runs else "history"
         if bad < 0:
             return Culprit(change.green, None, "uncommitted")
         return Culprit(change.green, commits.get(line[bad], Commit(line[bad])), how)
-    return Culprit(change.green, culprit_from(change, executed), "change")
+    return Culprit(change.green, None, "range")  # named once the repair is done (Lineage.named)
 
 
 def _changes(git: Git, green: Commit) -> Changes | None:

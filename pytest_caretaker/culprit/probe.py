@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pytest_caretaker.culprit import PROBE_ENV
+from pytest_caretaker.culprit.names import PROBE_ENV
 
 _outcomes: dict[str, str] = {}
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from pytest_caretaker.changes.lineage import culprit_line
 from pytest_caretaker.history.problems import Problem, diff, outcome_of, problems, spent
 from pytest_caretaker.history.reasons import category
 from pytest_caretaker.history.store import append
@@ -119,6 +120,7 @@ class Session:
             "subject": self.text(title),
             "transcript": self.transcript(result.nodeid) if result.nodeid in transcripts else "",
             "diff": "" if result.shared_with else self.text(diff(result), MAX_DIFF),
+            "culprit": self.text(culprit_line(result.culprit)) if result.culprit else "",
         }
 
     def transcript(self, nodeid: str) -> str:

@@ -58,13 +58,18 @@ class ModelRepairer:
             lambda suspect: self.editable.path(suspect.path),
             min(context.DEFAULT_BUDGET, room),
         )
+        # What changed in the suspects since the test last passed, with the commits' subjects.
+        changed = task.changes.shown(task.suspects, self.files) if task.changes else ""
         try:
             messages: list[dict[str, Any]] = [
                 {
                     "role": "system",
                     "content": self._render("system", tools, scope=self.settings.scope),
                 },
-                {"role": "user", "content": self._render("user", tools, **material.as_vars())},
+                {
+                    "role": "user",
+                    "content": self._render("user", tools, **material.as_vars()) + changed,
+                },
             ]
         except prompts.PromptError as error:
             return Failed(str(error), decisive=True)

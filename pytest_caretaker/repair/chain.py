@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
+from pytest_caretaker.changes.lineage import Lineage
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.problem import Failed, Healed, Limits, Problem, Repairer, Task
 from pytest_caretaker.project.files import ProjectFiles
@@ -44,6 +45,8 @@ class Chain:
     executed: Mapping[str, Executed]
     baseline_seconds: float
     limits: Limits = field(default_factory=Limits)
+    #: What the history tells of each failing case (the change since it passed: culprit/).
+    lineage: Lineage = field(default_factory=Lineage)
 
     def repair(self, problem: Problem, suspects: Sequence[Suspect]) -> Repaired:
         started = time.monotonic()
@@ -67,6 +70,10 @@ class Chain:
         nodeid = problem.lead.nodeid
         if not any(self.editable.path(suspect.path) for suspect in suspects):
             return HealResult(nodeid, reason=self.editable.nothing_editable()), frozenset()
+        changes = self.lineage.changes_for(nodeid)
+        if changes is not None:  # what changed since the test passed is suspect first
+            suspects = changes.boost(suspects, self.files)
+            log.add("Changed since it passed", changes.summary())
         task = Task(
             problem,
             suspects,
@@ -75,6 +82,7 @@ class Chain:
             partial(self.prover, problem),
             log,
             self.limits,
+            changes=changes,
         )
         outcome: Healed | Failed = Failed("no model to ask")
         name = ""

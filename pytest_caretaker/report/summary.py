@@ -9,6 +9,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol, TextIO
 
+from pytest_caretaker.changes.lineage import culprit_line
 from pytest_caretaker.report import levels
 from pytest_caretaker.report.files import OUTPUT_DIR
 from pytest_caretaker.results import FileChange, HealResult, Written
@@ -89,12 +90,14 @@ def summary(
     for result in full:
         if not result.healed:
             writer.write_line(f"NOT HEALED {result.nodeid}: {result.reason}", red=True, bold=True)
+            _culprit(writer, result)
             if result.spend.rounds:  # what the requests about this problem came to
                 writer.write_line(f"  {stats(result)}")
             _details(writer, result, verbosity, session)
             continue
         cached = " (from cache)" if result.via == "cache" else ""
         writer.write_line(f"HEALED {result.nodeid}{cached}", green=True, bold=True)
+        _culprit(writer, result)
         patched = ", ".join(edit.ref for edit in result.edits if edit.kind != "import")
         writer.write_line(f"  patched {patched}")
         change = tuple(sorted((c.path, c.after) for c in result.changes))
@@ -124,6 +127,12 @@ def cost(dollars: float, models: Collection[str], local: Collection[str]) -> str
     if dollars == 0 and models and all(model in local for model in models):
         return "local"
     return f"${dollars:.4f}"
+
+
+def _culprit(writer: Writer, result: HealResult) -> None:
+    """The commit that broke the test, when its history tells (culprit/)."""
+    if result.culprit is not None:
+        writer.write_line(f"  {culprit_line(result.culprit)}", yellow=True)
 
 
 def _brief(writer: Writer, results: Sequence[HealResult], fate: Mapping[str, Written]) -> None:

@@ -59,8 +59,17 @@ def message(fix: Fix, redact: Redact = _unchanged, command: str | None = None) -
     patched = ", ".join(edit.ref for edit in result.edits if edit.kind != "import")
     figures = [f"Patched: {patched}", f"Model: {result.repairer}", _figures(result)]
     paragraphs.append("\n".join(figures))
-    paragraphs.append(f"Healed-by: pytest-caretaker ({result.repairer})")
+    trailers = [f"Healed-by: pytest-caretaker ({result.repairer})"]
+    # A partial revert undoes part of someone's commit: name it where `git log` and
+    # `git interpret-trailers` find it.
+    trailers += [f"Reverts-part-of: {sha}" for sha in _reverts(fix)]
+    paragraphs.append("\n".join(trailers))
     return redact("\n\n".join(paragraphs) + "\n")
+
+
+def _reverts(fix: Fix) -> tuple[str, ...]:
+    candidate = fix.first.candidate
+    return candidate.reverts if candidate is not None else ()
 
 
 def _figures(result: HealResult) -> str:
