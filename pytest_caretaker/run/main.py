@@ -139,6 +139,8 @@ def run_command(args: argparse.Namespace, root: Path) -> int:
     if not argv:
         print("caretaker: no command given; use caretaker run -- COMMAND [ARG...]", file=sys.stderr)
         return 2
+    if is_pytest(argv):
+        return _pytest_heals(args, argv, root)
     env = dict(os.environ)
     try:
         settings = settings_of(args, env, root)
@@ -156,4 +158,63 @@ def run_command(args: argparse.Namespace, root: Path) -> int:
         return heal(Command(argv, root, settings, env, tests=args.tests), run)
     except KeyboardInterrupt:
         print("caretaker: interrupted (Ctrl-C); nothing was written", file=sys.stderr)
+        return INTERRUPTED
+
+
+#: caretaker run's options that pytest --heal has too, under its own name.
+_AS_PYTEST = {
+    "model": "--heal-model",
+    "api_base": "--heal-api-base",
+    "attempts": "--heal-attempts",
+    "timeout": "--heal-timeout",
+    "budget": "--heal-budget",
+    "scope": "--heal-scope",
+    "concurrency": "--heal-concurrency",
+    "sandbox": "--heal-sandbox",
+    "branch": "--heal-branch",
+}
+
+
+def is_pytest(argv: Sequence[str]) -> bool:
+    """Whether the command is pytest: ``pytest``/``py.test`` or ``python -m pytest``."""
+    from pytest_caretaker.run.command import python_target
+
+    if Path(argv[0]).name in ("pytest", "py.test"):
+        return True
+    target = python_target(argv)
+    return target is not None and target.kind == "module" and target.name == "pytest"
+
+
+def _pytest_heals(args: argparse.Namespace, argv: Sequence[str], root: Path) -> int:
+    """pytest heals itself: run it with --heal and caretaker run's options as pytest's."""
+    import subprocess
+
+    for flag, given in (("--log", args.log), ("--iterations", args.iterations)):
+        if given is not None:
+            print(
+                f"caretaker: {flag} is caretaker run's own; pytest --heal has none", file=sys.stderr
+            )
+            return 2
+    if args.tests is not None:
+        print(
+            "caretaker: --tests/--no-tests do not apply to pytest (its tests are the command)",
+            file=sys.stderr,
+        )
+        return 2
+    extra = ["--heal"]
+    for name, flag in _AS_PYTEST.items():
+        values = getattr(args, name)
+        for value in values if isinstance(values, list) else [values]:
+            if value is not None:
+                extra += [flag, str(value)]
+    extra += ["--heal-write"] if args.write else []
+    extra += ["--heal-no-commit"] if args.no_commit else []
+    command = [*argv, *extra]
+    print(f"caretaker: pytest heals itself: {' '.join(command)}", file=sys.stderr)
+    try:
+        return subprocess.run(command, cwd=root).returncode
+    except OSError as error:
+        print(f"caretaker: could not run {argv[0]}: {error.strerror}", file=sys.stderr)
+        return 127
+    except KeyboardInterrupt:
         return INTERRUPTED

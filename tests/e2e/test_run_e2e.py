@@ -396,3 +396,40 @@ def test_the_projects_session_token_cap_stops_the_model(tmp_path: Path) -> None:
     # The first request spends 1,250 tokens: over the project's cap, no second one is made.
     assert len(server.requests) == 1, done.stdout
     assert "the session used 1,250 tokens, the cap is 1,000" in done.stdout, done.stdout
+
+
+QUICKSTART = Path(__file__).resolve().parents[2] / "examples" / "quickstart"
+
+
+def test_caretaker_run_pytest_heals_what_pytest_heal_heals(tmp_path: Path) -> None:
+    # (python -m pytest is recognised too: tests/unit/test_run_command.py)
+    for name in ("textstats.py", "test_textstats.py"):
+        shutil.copy(QUICKSTART / name, tmp_path / name)
+    pytest_command = [str(Path(PYTHON).parent / "pytest")]
+    quiet = ["-q", "-p", "no:cacheprovider"]
+    direct = subprocess.run(
+        [*pytest_command, *quiet, "--heal"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    through = caretaker(tmp_path, "--sandbox", "auto", "--", *pytest_command, *quiet)
+
+    def healed(out: str) -> list[str]:
+        return [line for line in out.splitlines() if line.startswith(("HEALED", "NOT HEALED"))]
+
+    assert healed(direct.stdout) == [
+        "HEALED test_textstats.py::test_moving_average → textstats.py::moving_average"
+    ], direct.stdout
+    assert healed(through.stdout) == healed(direct.stdout), through.stdout + through.stderr
+    assert through.returncode == direct.returncode == 1
+    assert "caretaker: pytest heals itself: " in through.stderr
+    assert "--heal --heal-sandbox auto" in through.stderr
+
+
+def test_caretaker_run_pytest_refuses_what_pytest_has_not(tmp_path: Path) -> None:
+    done = caretaker(tmp_path, "--iterations", "2", "--", PYTHON, "-m", "pytest")
+
+    assert done.returncode == 2
+    assert done.stderr == "caretaker: --iterations is caretaker run's own; pytest --heal has none\n"

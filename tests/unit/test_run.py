@@ -182,3 +182,21 @@ def test_the_hook_records_the_crash_with_frames_and_redacted_locals(
     assert (inner.path, inner.name) == ("test_run.py", "divide")
     assert ("count", "1") in inner.locals
     assert "tok-9c8b7a6f5e4d3c2b" not in record.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("argv", "pytest"),
+    [
+        (["pytest", "-q"], True),
+        (["/venv/bin/py.test"], True),
+        (["python3", "-m", "pytest", "-x"], True),
+        (["python", "-X", "dev", "-m", "pytest"], True),
+        (["python", "pytest.py"], False),
+        (["python", "-m", "pytest_caretaker"], False),
+        (["tox", "-e", "pytest"], False),
+    ],
+)
+def test_a_pytest_command_is_told_from_any_other(argv: list[str], pytest: bool) -> None:
+    from pytest_caretaker.run.main import is_pytest
+
+    assert is_pytest(argv) is pytest
