@@ -59,12 +59,16 @@ def message(fix: Fix, redact: Redact = _unchanged, command: str | None = None) -
     patched = ", ".join(edit.ref for edit in result.edits if edit.kind != "import")
     figures = [f"Patched: {patched}", f"Model: {result.repairer}", _figures(result)]
     paragraphs.append("\n".join(figures))
-    trailers = [f"Healed-by: pytest-caretaker ({result.repairer})"]
+    paragraphs.append(f"Healed-by: pytest-caretaker ({result.repairer})")
     # A partial revert undoes part of someone's commit: name it where `git log` and
-    # `git interpret-trailers` find it.
-    trailers += [f"Reverts-part-of: {sha}" for sha in _reverts(fix)]
-    paragraphs.append("\n".join(trailers))
-    return redact("\n\n".join(paragraphs) + "\n")
+    # `git interpret-trailers` find it. After redaction: a commit id is no secret, though it
+    # looks like one.
+    reverted = "".join(f"Reverts-part-of: {sha}\n" for sha in _reverts(fix) if _is_id(sha))
+    return redact("\n\n".join(paragraphs) + "\n") + reverted
+
+
+def _is_id(sha: str) -> bool:
+    return len(sha) in (40, 64) and all(c in "0123456789abcdef" for c in sha)
 
 
 def _reverts(fix: Fix) -> tuple[str, ...]:
