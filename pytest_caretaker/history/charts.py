@@ -1,7 +1,8 @@
 """The report's charts as inline SVG, drawn here in Python: no script, no library, nothing fetched.
 
-They must read in black and white on paper: healed is solid dark, not healed is hatched, and
-every bar carries its number as text. Each SVG scales to its container through its viewBox.
+They must read in black and white on paper: healed is solid dark, replayed from cache dotted,
+not healed hatched, and every bar carries its number as text. Each SVG scales to its container
+through its viewBox.
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from pytest_caretaker.history.stats import Row
+from pytest_caretaker.history.problems import FROM_CACHE, NOT_HEALED
+from pytest_caretaker.history.stats import Row, Session
 from pytest_caretaker.text import short
 
 WIDTH = 560
@@ -27,7 +29,10 @@ def _defs(prefix: str) -> str:
     return (
         f'<defs><pattern id="{prefix}-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
         'patternTransform="rotate(45)"><rect width="6" height="6" fill="#fff"/>'
-        f'<line x1="0" y1="0" x2="0" y2="6" stroke="{INK}" stroke-width="2"/></pattern></defs>'
+        f'<line x1="0" y1="0" x2="0" y2="6" stroke="{INK}" stroke-width="2"/></pattern>'
+        f'<pattern id="{prefix}-dots" width="5" height="5" patternUnits="userSpaceOnUse">'
+        f'<rect width="5" height="5" fill="#fff"/><circle cx="2.5" cy="2.5" r="1.2" '
+        f'fill="{INK}"/></pattern></defs>'
     )
 
 
@@ -40,13 +45,18 @@ def _svg(prefix: str, height: float, label: str, body: str) -> str:
     )
 
 
-def legend(prefix: str, y: float = 14) -> str:
-    return (
-        f'<rect x="0" y="{y - 10}" width="12" height="12" fill="{SOLID}"/>'
-        f'<text x="18" y="{y}">healed</text>'
-        f'<rect x="90" y="{y - 10}" width="12" height="12" fill="url(#{prefix}-hatch)" '
-        f'stroke="{INK}"/><text x="108" y="{y}">not healed</text>'
-    )
+def legend(prefix: str, y: float = 14, cached: bool = False) -> str:
+    keys = [("healed", SOLID), ("not healed", f"url(#{prefix}-hatch)")]
+    if cached:
+        keys = [("repaired", SOLID), ("from cache", f"url(#{prefix}-dots)"), keys[1]]
+    parts = []
+    for index, (name, fill) in enumerate(keys):
+        x = index * 120
+        parts.append(
+            f'<rect x="{x}" y="{y - 10}" width="12" height="12" fill="{fill}" stroke="{INK}"/>'
+            f'<text x="{x + 18}" y="{y}">{name}</text>'
+        )
+    return "".join(parts)
 
 
 def split_bars(rows: Sequence[Row], prefix: str, label: str) -> str:
@@ -73,39 +83,55 @@ def split_bars(rows: Sequence[Row], prefix: str, label: str) -> str:
     return _svg(prefix, height, label, "".join(parts))
 
 
-def rate_over_time(days: Sequence[Row], prefix: str = "by-day") -> str:
-    """The success rate per day as columns with their percentage; the dates below."""
-    top, plot, left = 24, 160, 44
-    step = (WIDTH - left) / max(len(days), 1)
-    width = min(48.0, step * 0.7)
-    every = max(1, round(len(days) / 12))  # at most about a dozen date labels
-    parts = [
-        f'<line x1="{left}" x2="{WIDTH}" y1="{top + plot * (1 - level)}" '
-        f'y2="{top + plot * (1 - level)}" stroke="#999" stroke-dasharray="3 3"/>'
-        f'<text x="{left - 6}" y="{top + plot * (1 - level) + 4}" text-anchor="end">'
-        f"{level:.0%}</text>"
-        for level in (0.0, 0.5, 1.0)
+def _when(stamp: str) -> str:
+    return stamp.replace("T", " ")[:16]
+
+
+def counts(session: Session, prefix: str) -> list[tuple[str, int, str]]:
+    """(what, how many, fill) of a session's problems, from the bottom of its column up."""
+    cached, lost = session.count(FROM_CACHE), session.count(NOT_HEALED)
+    return [
+        ("repaired", len(session.seen) - cached - lost, SOLID),
+        ("from cache", cached, f"url(#{prefix}-dots)"),
+        ("not healed", lost, f"url(#{prefix}-hatch)"),
     ]
-    for index, day in enumerate(days):
-        x = left + index * step + (step - width) / 2
-        tall = plot * day.rate
-        parts.append(
-            f"<g><title>{escape(day.name)}: {day.healed} of {day.total} healed</title>"
-            f'<rect x="{x:.1f}" y="{top + plot - tall:.1f}" width="{width:.1f}" '
-            f'height="{max(tall, 1):.1f}" fill="{SOLID}"/>'
-        )
-        if len(days) <= 16:
-            parts.append(
-                f'<text x="{x + width / 2:.1f}" y="{top + plot - tall - 5:.1f}" '
-                f'text-anchor="middle">{day.rate:.0%}</text>'
-            )
+
+
+def by_session(sessions: Sequence[Session], prefix: str = "by-session") -> str:
+    """A column per session, its problems stacked: repaired, replayed from cache, not healed,
+    their counts below the session's date and time."""
+    top, plot, left = 28, 150, 24
+    step = (WIDTH - left) / max(len(sessions), 1)
+    width = min(48.0, step * 0.7)
+    every = max(1, round(len(sessions) / 12))  # at most about a dozen labels
+    most = max((len(s.seen) for s in sessions), default=1) or 1
+    parts = [legend(prefix, cached=True)]
+    for index, session in enumerate(sessions):
+        x, bottom = left + index * step + (step - width) / 2, float(top + plot)
+        stacked = counts(session, prefix)
+        said = ", ".join(f"{n} {name}" for name, n, _ in stacked)
+        parts.append(f'<g class="session"><title>{escape(_when(session.time))}: {said}</title>')
+        for name, count, fill in stacked:
+            tall = plot * count / most
+            if count:
+                parts.append(
+                    f'<rect class="{name.replace(" ", "-")}" x="{x:.1f}" y="{bottom - tall:.1f}" '
+                    f'width="{width:.1f}" height="{tall:.1f}" fill="{fill}" stroke="{INK}"/>'
+                )
+            bottom -= tall
         if index % every == 0:
+            middle, stamp = x + width / 2, _when(session.time)
+            numbers = "/".join(str(n) for _, n, _ in stacked)
             parts.append(
-                f'<text x="{x + width / 2:.1f}" y="{top + plot + 18}" text-anchor="middle">'
-                f"{escape(day.name[5:])}</text>"
-                f'<text x="{x + width / 2:.1f}" y="{top + plot + 34}" text-anchor="middle" '
-                f'font-size="11">{day.healed}/{day.total}</text>'
+                f'<text x="{middle:.1f}" y="{top + plot + 16}" text-anchor="middle" '
+                f'font-size="11">{escape(stamp[5:10])}</text>'
+                f'<text x="{middle:.1f}" y="{top + plot + 30}" text-anchor="middle" '
+                f'font-size="11">{escape(stamp[11:])}</text>'
+                f'<text x="{middle:.1f}" y="{top + plot + 44}" text-anchor="middle" '
+                f'font-size="11">{numbers}</text>'
             )
         parts.append("</g>")
-    label = "Success rate by day: " + ", ".join(f"{d.name} {d.rate:.0%}" for d in days)
-    return _svg(prefix, top + plot + 42, label, "".join(parts))
+    label = "Problems by session (repaired, from cache, not healed): " + "; ".join(
+        f"{_when(s.time)} " + "/".join(str(n) for _, n, _ in counts(s, prefix)) for s in sessions
+    )
+    return _svg(prefix, top + plot + 50, label, "".join(parts))

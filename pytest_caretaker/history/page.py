@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import os
 import time
+from collections import Counter
 from html import escape
 from pathlib import Path
 
-from pytest_caretaker.history import charts, tables
+from pytest_caretaker.history import charts, sessions, tables
+from pytest_caretaker.history.rows import kind
 from pytest_caretaker.history.stats import Stats, compute
 from pytest_caretaker.history.store import History, history_path, read
 from pytest_caretaker.report.files import OUTPUT_DIR
 from pytest_caretaker.report.summary import REPORT_FILE
 from pytest_caretaker.text import plural
 
-MAX_ROWS = 1_000  # rows of the table of every heal: the latest ones
+MAX_SESSIONS = 200  # sessions listed one by one: the latest ones
 
 STYLE = """
 *{box-sizing:border-box}
@@ -35,15 +37,16 @@ h2{font-size:1.2em;margin:1.6em 0 .4em;border-bottom:2px solid #111}
 margin:8px 0}
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;width:100%;min-width:34em;font-size:.9em}
-#every-heal{min-width:58em}
+table.wide{min-width:58em}
 th,td{border-bottom:1px solid #999;padding:4px 6px;text-align:left;vertical-align:top;
 overflow-wrap:anywhere}
 th{border-bottom:2px solid #111;overflow-wrap:normal}
 .num{text-align:right;white-space:nowrap}
-.outcome.good{font-weight:700}.outcome.bad{font-style:italic}
 td.fix{min-width:14em}
-#every-heal td:first-child{white-space:nowrap}
-#every-heal td:nth-child(2){min-width:14em}#every-heal td:nth-child(4){min-width:8em}
+ul.tests{margin:2px 0 0;padding-left:1.2em;font-size:.95em}
+.outcome.not-healed{font-style:italic}.outcome.healed{font-weight:700}
+details.session{margin:6px 0}details.session>summary{font-weight:600}
+code{font-size:.95em}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85em;background:#f4f4f4;padding:6px;
 margin:4px 0}
 .add{background:#dfd;font-weight:700}.del{background:#fdd;text-decoration:line-through}
@@ -78,38 +81,52 @@ def write_report(root: Path, out: Path | None = None, since: str = "") -> tuple[
 
 
 def render(stats: Stats, root: Path, folder: Path, history: History, since: str) -> str:
-    sections = [
+    index: dict[int, str] = {}  # each problem row's anchor, for the bugs' links to them
+    listed = stats.sessions[-MAX_SESSIONS:]
+    every = sessions.section(listed, root, folder, index)
+    if len(listed) < len(stats.sessions):
+        every = f"<p>The latest {len(listed):,} of {len(stats.sessions):,}.</p>" + every
+    body = [
         _header(stats, root, history, since),
         _totals(stats),
-        "<h2>Success rate over time</h2>" + charts.rate_over_time(stats.by_day),
-        "<h2>By model or repairer</h2>"
-        + charts.split_bars(stats.by_repairer, "by-repairer", "Heals by model or repairer")
-        + tables.groups("by-repairer-table", "model or repairer", stats.by_repairer),
+        "<h2>Sessions</h2>" + charts.by_session(stats.sessions) + f"<p>{REPLAYS}</p>",
+        "<h2>Bugs</h2>" + tables.bugs(stats.bugs, index),
+        "<h2>By repairer: fresh repairs</h2>"
+        + charts.split_bars(stats.by_repairer, "by-repairer", "Fresh repairs by repairer")
+        + tables.groups("by-repairer-table", "repairer", stats.by_repairer)
+        + f"<p>{plural(stats.replays, 'remembered fix')} replayed from cache: not counted.</p>",
+        "<h2>Why repairs did not heal</h2>"
+        + (tables.reasons(stats.reasons) if stats.reasons else "<p>Every repair healed.</p>"),
         "<h2>By exception type</h2>"
-        + charts.split_bars(stats.by_exception, "by-exception", "Heals by exception type")
-        + tables.groups("by-exception-table", "exception", stats.by_exception),
-        "<h2>Why tests were not healed</h2>"
-        + (tables.reasons(stats.reasons) if stats.reasons else "<p>Every test was healed.</p>"),
-        "<h2>The slowest heals</h2>" + _short_list(tables.heals("slowest", stats.slowest)),
-        "<h2>The most expensive heals</h2>"
-        + _short_list(tables.heals("costliest", stats.costliest), "No heal cost money."),
-        _every_heal(stats, root, folder),
+        + tables.groups("by-exception-table", "exception", stats.by_exception, "#bugs healed"),
+        "<h2>Tests</h2>" + tables.tests(stats.tests),
+        "<h2>Every session</h2>" + every,
     ]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>caretaker report</title><style>{STYLE}</style></head><body><main>"
-        + "\n".join(sections)
+        + "\n".join(body)
         + "</main></body></html>\n"
     )
 
 
+REPLAYS = (
+    "Each column is a session, its problems stacked: repaired there, replayed from cache (a "
+    "fix remembered from an earlier session, verified again: no new success), not healed."
+)
+
+
 def _header(stats: Stats, root: Path, history: History, since: str) -> str:
     read = ", ".join(escape(p.relative_to(root).as_posix()) for p in history.files)
+    kinds = Counter(bug.first["source"] or "pytest" for bug in stats.bugs)
+    met = ", ".join(f"{n} {kind(source, n)}" for source, n in sorted(kinds.items()))
+    healed = stats.healed
     line = (
-        f'Read <span id="sessions">{plural(stats.sessions, "session")}</span> '
-        f"({plural(stats.totals.total, 'failing test')}) from {escape(_when(stats.first))} to "
-        f"{escape(_when(stats.last))} in {read}"
+        f'<span id="bugs">{plural(len(stats.bugs), "bug")}</span> ({met}): '
+        f"{healed} healed, {len(stats.bugs) - healed} not healed, met in "
+        f'<span id="sessions">{plural(len(stats.sessions), "session")}</span> from '
+        f"{escape(_when(stats.first))} to {escape(_when(stats.last))}; read from {read}"
     )
     if since:
         line += f", since {escape(since)}"
@@ -126,29 +143,20 @@ def _when(stamp: str) -> str:
 
 
 def _totals(stats: Stats) -> str:
-    totals = stats.totals
+    fresh = stats.fresh
     items = [
-        ("rate", "success rate", tables.rate(totals.rate)),
-        ("healed", "healed", f"{totals.healed:,}"),
-        ("not-healed", "not healed", f"{totals.not_healed:,}"),
-        ("tokens", "tokens", f"{totals.tokens:,}"),
-        ("cost", "cost", tables.money(totals.cost)),
-        ("median", "median time", tables.seconds(totals.median_seconds)),
+        ("bugs", "bugs", f"{len(stats.bugs):,}"),
+        ("healed", "bugs healed", f"{stats.healed:,}"),
+        ("not-healed", "bugs not healed", f"{len(stats.bugs) - stats.healed:,}"),
+        ("sessions", "sessions", f"{len(stats.sessions):,}"),
+        ("repaired", "fresh repairs healed", f"{fresh.healed} / {fresh.total}"),
+        ("rate", "of fresh repairs", tables.rate(fresh.rate)),
+        ("replays", "replayed from cache", f"{stats.replays:,}"),
+        ("tokens", "tokens", f"{int(stats.total('tokens')):,}"),
+        ("cost", "cost", tables.money(stats.total("cost"))),
     ]
     cells = "".join(
         f'<div><dt>{label}</dt><dd id="total-{key}">{escape(value)}</dd></div>'
         for key, label, value in items
     )
     return f'<dl class="totals">{cells}</dl>'
-
-
-def _short_list(table: str, empty: str = "No test was healed.") -> str:
-    return table if "<td" in table else f"<p>{empty}</p>"
-
-
-def _every_heal(stats: Stats, root: Path, folder: Path) -> str:
-    shown = stats.records[-MAX_ROWS:][::-1]  # the latest first
-    note = ""
-    if len(shown) < len(stats.records):
-        note = f"<p>The latest {len(shown):,} of {len(stats.records):,}.</p>"
-    return "<h2>Every heal</h2>" + note + tables.every_heal(shown, root, folder)

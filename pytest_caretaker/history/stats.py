@@ -1,48 +1,25 @@
 """The numbers of the report, from the history's records: plain values, tested on a fixed
 history file, that page.py only lays out.
 
-A record is counted as healed when its outcome is anything but "not healed": a remembered fix
-(re-verified) and a fix shared by one root cause heal their test as much as a repair does.
+The unit is the bug: a problem (one root cause, however many tests it fails) met in one session
+or in many. A bug is healed once a verified fix was found for it. A remembered fix replayed from
+the cache of an earlier session is shown apart: it is no new success, and the rates per repairer
+count fresh repairs only.
 """
 
 from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from pytest_caretaker.history.problems import FROM_CACHE, NOT_HEALED
-
-Record = dict[str, Any]
-TOP = 5  # rows of the slowest and the most expensive heals
-#: How remembered fixes are named among the repairers: their tokens were spent long ago.
-REMEMBERED = "remembered fixes"
-
-
-def text(record: Record, key: str) -> str:
-    value = record.get(key, "")
-    return value if isinstance(value, str) else str(value)
-
-
-def number(record: Record, key: str) -> float:
-    value = record.get(key, 0)
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
-
-
-def healed(record: Record) -> bool:
-    return text(record, "outcome") not in (NOT_HEALED, "")
-
-
-def test_id(record: Record) -> str:
-    tests = record.get("tests") or [record.get("command", "")]
-    return ", ".join(str(t) for t in tests)
+from pytest_caretaker.history.rows import Record, Seen, kind, seen, test_id, text
 
 
 @dataclass(frozen=True)
 class Row:
-    """One group of records: a day, a repairer, an exception type."""
+    """A tally: of a repairer's fresh repairs, of the bugs of an exception type."""
 
     name: str
     healed: int = 0
@@ -60,31 +37,71 @@ class Row:
         return self.healed / self.total if self.total else 0.0
 
 
-def row(name: str, records: Sequence[Record]) -> Row:
-    won = sum(1 for r in records if healed(r))
-    return Row(
-        name,
-        won,
-        len(records) - won,
-        int(sum(number(r, "tokens") for r in records)),
-        sum(number(r, "cost") for r in records),
-        statistics.median(number(r, "seconds") for r in records) if records else 0.0,
-    )
+@dataclass(frozen=True)
+class Bug:
+    """One problem across the sessions that met it, oldest first."""
+
+    seen: tuple[Seen, ...]
+
+    @property
+    def first(self) -> Seen:
+        return self.seen[0]
+
+    @property
+    def last(self) -> Seen:
+        return self.seen[-1]
+
+    @property
+    def kind(self) -> str:
+        return kind(self.first["source"])
+
+    @property
+    def tests(self) -> list[str]:
+        return list(dict.fromkeys(t for s in self.seen for t in s.tests))
+
+    @property
+    def healed(self) -> bool:
+        return any(s.healed for s in self.seen)
+
+    @property
+    def fix(self) -> Seen | None:
+        """The session that found its fix (a repair; else the first replay of one)."""
+        return next((s for s in self.seen if s.healed and s.fresh), None) or next(
+            (s for s in self.seen if s.healed), None
+        )
+
+    @property
+    def replays(self) -> int:
+        return sum(1 for s in self.seen if not s.fresh)
+
+    @property
+    def commit(self) -> tuple[str, str]:
+        """The latest commit of its fix: short hash and subject."""
+        return next((s.commit for s in reversed(self.seen) if s.commit[0]), ("", ""))
 
 
-def group(records: Iterable[Record], key: Callable[[Record], str]) -> list[Row]:
-    """Rows by key, the biggest group first (ties by name)."""
-    groups: dict[str, list[Record]] = defaultdict(list)
-    for record in records:
-        groups[key(record)].append(record)
-    rows = [row(name, members) for name, members in groups.items()]
-    return sorted(rows, key=lambda r: (-r.total, r.name))
+@dataclass(frozen=True)
+class Session:
+    """One session's problems, by how each ended."""
+
+    id: str
+    time: str
+    seen: tuple[Seen, ...]
+
+    def count(self, outcome: str) -> int:
+        return sum(1 for s in self.seen if s.outcome == outcome)
 
 
-def repairer_of(record: Record) -> str:
-    if text(record, "outcome") == FROM_CACHE:
-        return REMEMBERED
-    return text(record, "repairer") or "(none)"
+@dataclass(frozen=True)
+class TestView:
+    """One test across sessions: when it first failed, what was tried, what healed it."""
+
+    test: str
+    seen: tuple[Seen, ...]  # its problem in each session it failed, oldest first
+
+    @property
+    def tried(self) -> Counter[str]:
+        return Counter(name for s in self.seen for name, _ in s.tried)
 
 
 @dataclass(frozen=True)
@@ -97,47 +114,135 @@ class Reason:
 @dataclass(frozen=True)
 class Stats:
     records: list[Record]  # oldest first
-    totals: Row
-    sessions: int
+    seen: list[Seen]  # each problem of each session
+    bugs: list[Bug]
+    sessions: list[Session]
     first: str
     last: str
-    by_day: list[Row]
-    by_repairer: list[Row]
-    by_exception: list[Row]
+    by_repairer: list[Row] = field(default_factory=list)  # fresh repairs only
+    by_exception: list[Row] = field(default_factory=list)  # bugs
     reasons: list[Reason] = field(default_factory=list)
-    slowest: list[Record] = field(default_factory=list)
-    costliest: list[Record] = field(default_factory=list)
+    tests: list[TestView] = field(default_factory=list)
+
+    @property
+    def healed(self) -> int:
+        return sum(1 for bug in self.bugs if bug.healed)
+
+    @property
+    def replays(self) -> int:
+        return sum(1 for s in self.seen if not s.fresh)
+
+    @property
+    def fresh(self) -> Row:
+        """Every fresh repair: how many healed their problem."""
+        fresh = [s for s in self.seen if s.fresh]
+        return _tally("fresh repairs", [(s, s.healed) for s in fresh], fresh)
+
+    def total(self, key: str) -> float:
+        return sum(s.total(key) for s in self.seen)
 
 
 def compute(records: Iterable[Record], since: str = "") -> Stats:
     """The report's numbers; since (an ISO date or UTC time) drops the records before it."""
     kept = sorted((r for r in records if text(r, "time") >= since), key=lambda r: text(r, "time"))
-    won = [r for r in kept if healed(r)]
-    times = [text(r, "time") for r in kept if text(r, "time")]
+    problems = seen(kept)
+    times = [s["time"] for s in problems if s["time"]]
     return Stats(
         records=kept,
-        totals=row("all", kept),
-        sessions=len({text(r, "session") for r in kept}),
+        seen=problems,
+        bugs=bugs(problems),
+        sessions=sessions(problems),
         first=min(times, default=""),
         last=max(times, default=""),
-        by_day=sorted(group(kept, lambda r: text(r, "time")[:10]), key=lambda r: r.name),
-        by_repairer=group(kept, repairer_of),
-        by_exception=group(kept, lambda r: text(r, "exception") or "(unknown)"),
-        reasons=not_healed_reasons(kept),
-        slowest=sorted(won, key=lambda r: -number(r, "seconds"))[:TOP],
-        costliest=[r for r in sorted(won, key=lambda r: -number(r, "cost")) if number(r, "cost")][
-            :TOP
-        ],
+        by_repairer=by_repairer(problems),
+        by_exception=by_exception(bugs(problems)),
+        reasons=not_healed_reasons(problems),
+        tests=tests(problems),
     )
 
 
-def not_healed_reasons(records: Iterable[Record]) -> list[Reason]:
+def bugs(problems: Iterable[Seen]) -> list[Bug]:
+    """The bugs, the latest met first."""
+    grouped: dict[tuple[str, str], list[Seen]] = defaultdict(list)
+    for problem in problems:
+        grouped[problem.key].append(problem)
+    found = [Bug(tuple(members)) for members in grouped.values()]
+    return sorted(found, key=lambda b: (b.last["time"], b.first.key), reverse=True)
+
+
+def sessions(problems: Iterable[Seen]) -> list[Session]:
+    """The sessions, oldest first."""
+    grouped: dict[str, list[Seen]] = defaultdict(list)
+    for problem in problems:
+        grouped[problem["session"]].append(problem)
+    found = [Session(id, members[0]["time"], tuple(members)) for id, members in grouped.items()]
+    return sorted(found, key=lambda s: (s.time, s.id))
+
+
+def tests(problems: Iterable[Seen]) -> list[TestView]:
+    """Each test and the problems it failed in, the test that failed first first."""
+    grouped: dict[tuple[str, str], list[Seen]] = defaultdict(list)
+    for problem in problems:
+        for test in problem.tests:
+            grouped[(problem.key[0], test)].append(problem)
+    found = [TestView(test, tuple(members)) for (_, test), members in grouped.items()]
+    return sorted(found, key=lambda t: (t.seen[0]["time"], t.test))
+
+
+def _tally(name: str, outcomes: Sequence[tuple[Seen, bool]], spent: Sequence[Seen]) -> Row:
+    """outcomes: each problem and whether it healed; spent: those whose spend counts here."""
+    won = sum(1 for _, healed in outcomes if healed)
+    return Row(
+        name,
+        won,
+        len(outcomes) - won,
+        int(sum(s.total("tokens") for s in spent)),
+        sum(s.total("cost") for s in spent),
+        statistics.median(s.seconds for s in spent) if spent else 0.0,
+    )
+
+
+def by_repairer(problems: Iterable[Seen]) -> list[Row]:
+    """Each repairer's fresh repairs: every problem it was asked about and how many it healed;
+    a problem's tokens, cost and time count for the last one asked (they are the chain's).
+    Remembered fixes are no repairs: they are counted apart."""
+    asked: dict[str, list[tuple[Seen, bool]]] = defaultdict(list)
+    spent: dict[str, list[Seen]] = defaultdict(list)
+    for problem in problems:
+        for name, healed in problem.tried:
+            asked[name].append((problem, healed))
+        if problem.tried:
+            spent[problem.tried[-1][0]].append(problem)
+    rows = [_tally(name, outcomes, spent[name]) for name, outcomes in asked.items()]
+    return sorted(rows, key=lambda r: (-r.total, r.name))
+
+
+def by_exception(found: Iterable[Bug]) -> list[Row]:
+    """The bugs by the exception they raised: healed or not, and what all their repairs cost."""
+    grouped: dict[str, list[Bug]] = defaultdict(list)
+    for bug in found:
+        grouped[bug.first["exception"] or "(unknown)"].append(bug)
+    rows = []
+    for name, members in grouped.items():
+        met = [s for bug in members for s in bug.seen]
+        won = sum(1 for bug in members if bug.healed)
+        tokens, cost = int(sum(s.total("tokens") for s in met)), sum(s.total("cost") for s in met)
+        seconds = statistics.median(s.seconds for s in met)
+        rows.append(Row(name, won, len(members) - won, tokens, cost, seconds))
+    return sorted(rows, key=lambda r: (-r.total, r.name))
+
+
+def not_healed_reasons(problems: Iterable[Seen]) -> list[Reason]:
+    """Why fresh repairs did not heal their problem, by category."""
     by_category: dict[str, Counter[str]] = defaultdict(Counter)
-    for record in records:
-        if not healed(record):
-            by_category[text(record, "category") or "other"][text(record, "reason")] += 1
+    for problem in problems:
+        if not problem.healed:
+            by_category[problem["category"] or "other"][problem["reason"]] += 1
     found = [
         Reason(name, sum(reasons.values()), reasons.most_common(1)[0][0])
         for name, reasons in by_category.items()
     ]
     return sorted(found, key=lambda r: (-r.count, r.category))
+
+
+__all__ = ["Bug", "Reason", "Record", "Row", "Session", "Stats", "TestView", "compute", "test_id"]

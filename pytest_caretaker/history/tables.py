@@ -4,15 +4,16 @@ widening the page."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from html import escape
-from pathlib import Path
-from urllib.parse import quote
 
-from pytest_caretaker.history.stats import Reason, Record, Row, number, test_id, text
+from pytest_caretaker.history.problems import FROM_CACHE
+from pytest_caretaker.history.rows import Seen
+from pytest_caretaker.history.stats import Bug, Reason, Row, TestView
 
 Cell = tuple[str, str]  # (class, already escaped HTML)
+#: How a problem's outcome reads in a row.
+SAID = {FROM_CACHE: "replayed from cache"}
 
 
 def rate(value: float) -> str:
@@ -27,14 +28,26 @@ def seconds(value: float) -> str:
     return f"{value:.1f} s"
 
 
-def table(name: str, head: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
-    """A table with id name; a header cell starting with '#' is a number column."""
+def when(stamp: str) -> str:
+    """A record's UTC time to the minute: 2025-03-01 09:00."""
+    return stamp.replace("T", " ")[:16]
+
+
+def table(
+    name: str,
+    head: Sequence[str],
+    rows: Iterable[Sequence[Cell]],
+    attributes: Iterable[Mapping[str, str]] = (),
+) -> str:
+    """A table with id name; a header cell starting with '#' is a number column; attributes:
+    each row's, in order (an id, data-* values)."""
     heads = "".join(
         f'<th class="num">{escape(h[1:])}</th>' if h.startswith("#") else f"<th>{escape(h)}</th>"
         for h in head
     )
+    said = iter(attributes)
     body = "".join(
-        "<tr>"
+        f"<tr{_attributes(next(said, {}))}>"
         + "".join(f'<td class="{c}">{v}</td>' if c else f"<td>{v}</td>" for c, v in cells)
         + "</tr>"
         for cells in rows
@@ -45,6 +58,10 @@ def table(name: str, head: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str
     )
 
 
+def _attributes(values: Mapping[str, str]) -> str:
+    return "".join(f' {key}="{escape(value, quote=True)}"' for key, value in values.items())
+
+
 def cell(value: object) -> Cell:
     return ("", escape(str(value)))
 
@@ -53,8 +70,8 @@ def num(value: str) -> Cell:
     return ("num", escape(value))
 
 
-def groups(name: str, first: str, rows: Sequence[Row]) -> str:
-    head = [first, "#healed", "#not healed", "#success", "#tokens", "#cost", "#median time"]
+def groups(name: str, first: str, rows: Sequence[Row], unit: str = "#healed") -> str:
+    head = [first, unit, "#not healed", "#success", "#tokens", "#cost", "#median time"]
     return table(
         name,
         head,
@@ -76,79 +93,96 @@ def groups(name: str, first: str, rows: Sequence[Row]) -> str:
 def reasons(rows: Sequence[Reason]) -> str:
     return table(
         "reasons",
-        ["why", "#tests", "most frequent reason"],
+        ["why", "#repairs", "most frequent reason"],
         ([cell(r.category), num(str(r.count)), cell(r.example)] for r in rows),
     )
 
 
-def heals(name: str, records: Sequence[Record]) -> str:
-    """A short list: the slowest or the most expensive heals."""
+def tests_of(tests: Sequence[str]) -> str:
+    """A problem's tests: the lead, then the others it fails, grouped under it."""
+    lead = escape(tests[0])
+    if len(tests) == 1:
+        return lead
+    others = "".join(f"<li>{escape(t)}</li>" for t in tests[1:])
+    return f'{lead}<ul class="tests">{others}</ul>'
+
+
+def commit(sha: str, subject: str) -> str:
+    return f"<code>{escape(sha)}</code> {escape(subject)}" if sha else ""
+
+
+def outcome(seen: Seen) -> Cell:
+    said = SAID.get(seen.outcome, seen.outcome)
+    if seen["category"]:
+        said += f" ({seen['category']})"
+    return ("outcome " + seen.outcome.replace(" ", "-"), escape(said))
+
+
+def anchor(seen: Seen, index: int) -> str:
+    return f"s{seen['session']}-{index}"
+
+
+def bugs(found: Sequence[Bug], anchors: Mapping[int, str]) -> str:
+    """One row a bug: its tests, when it first failed, how often, and what healed it."""
+    head = ["bug", "kind", "first failed", "#sessions", "status", "healed by", "#replays"]
     return table(
-        name,
-        ["test", "repairer", "#time", "#tokens", "#cost"],
+        "bugs",
+        [*head, "commit or why not"],
+        ([*_bug_cells(bug, anchors), ("", _settled(bug))] for bug in found),
+        ({"data-status": "healed" if bug.healed else "not healed"} for bug in found),
+    )
+
+
+def _bug_cells(bug: Bug, anchors: Mapping[int, str]) -> list[Cell]:
+    fix, status = bug.fix, "healed" if bug.healed else "not healed"
+    by = ""
+    if fix is not None:
+        how = "remembered fix" if not fix.fresh else fix["repairer"] or "?"
+        link = anchors.get(id(fix), "")
+        by = f'<a href="#{escape(link, quote=True)}">{escape(how)}, {escape(when(fix["time"]))}</a>'
+    return [
+        ("", tests_of(bug.tests)),
+        cell(bug.kind),
+        cell(when(bug.first["time"])),
+        num(str(len(bug.seen))),
+        ("outcome " + status.replace(" ", "-"), status),
+        ("", by),
+        num(str(bug.replays)),
+    ]
+
+
+def _settled(bug: Bug) -> str:
+    if bug.healed:
+        return commit(*bug.commit) or "not written"
+    return escape(bug.last["reason"])
+
+
+def tests(views: Sequence[TestView]) -> str:
+    """One row a test: when it first failed, in how many sessions, what was tried, what healed
+    it, and how it ended the last time."""
+    return table(
+        "tests",
+        ["test", "first failed", "#sessions", "tried", "healed by", "last"],
         (
             [
-                cell(test_id(r)),
-                cell(text(r, "repairer")),
-                num(seconds(number(r, "seconds"))),
-                num(f"{int(number(r, 'tokens')):,}"),
-                num(money(number(r, "cost"))),
+                cell(view.test),
+                cell(when(view.seen[0]["time"])),
+                num(str(len(view.seen))),
+                cell(", ".join(f"{name} ×{n}" for name, n in view.tried.items()) or "—"),
+                cell(_healed_by(view)),
+                outcome(view.seen[-1]),
             ]
-            for r in records
+            for view in views
         ),
     )
 
 
-def every_heal(records: Sequence[Record], root: Path, folder: Path) -> str:
-    head = ["when", "test", "outcome", "repairer", "#tries", "#tokens", "#cost", "#time", "fix"]
-    return table(
-        "every-heal",
-        [*head, "transcript"],
-        ([*_heal_cells(r), ("fix", _fix(r)), ("", link(r, root, folder))] for r in records),
-    )
-
-
-def _heal_cells(record: Record) -> list[Cell]:
-    outcome = text(record, "outcome")
-    if text(record, "category"):
-        outcome += f" ({text(record, 'category')})"
-    tries = int(number(record, "attempts") or number(record, "candidates"))
-    return [
-        cell(text(record, "time").replace("T", " ").rstrip("Z")),
-        cell(test_id(record)),
-        ("outcome " + ("bad" if outcome.startswith("not") else "good"), escape(outcome)),
-        cell(text(record, "repairer")),
-        num(str(tries)),
-        num(f"{int(number(record, 'tokens')):,}"),
-        num(money(number(record, "cost"))),
-        num(seconds(number(record, "seconds"))),
-    ]
-
-
-def _fix(record: Record) -> str:
-    diff = text(record, "diff")
-    if text(record, "shared_with"):
-        return f"the fix of {escape(text(record, 'shared_with'))}"
-    if not diff:
-        return escape(text(record, "reason"))
-    lines = "\n".join(_diff_line(line) for line in diff.splitlines())
-    patched = ", ".join(str(p) for p in record.get("patched") or ()) or "the diff"
-    return f"<details><summary>{escape(patched)}</summary><pre>{lines}</pre></details>"
-
-
-def _diff_line(line: str) -> str:
-    if line.startswith("+") and not line.startswith("+++"):
-        return f'<span class="add">{escape(line)}</span>'
-    if line.startswith("-") and not line.startswith("---"):
-        return f'<span class="del">{escape(line)}</span>'
-    return escape(line)
-
-
-def link(record: Record, root: Path, folder: Path) -> str:
-    """A link to the transcript, relative to the page's folder; only while the file exists
-    (each session replaces the transcripts of the one before)."""
-    path = text(record, "transcript")
-    if not path or not (root / path).is_file():
-        return "—"
-    relative = Path(os.path.relpath(root / path, folder)).as_posix()
-    return f'<a href="{escape(quote(relative), quote=True)}">transcript</a>'
+def _healed_by(view: TestView) -> str:
+    fresh = next((s for s in view.seen if s.healed and s.fresh), None)
+    replays = sum(1 for s in view.seen if not s.fresh)
+    said = f"{fresh['repairer'] or '?'}, {when(fresh['time'])}" if fresh is not None else ""
+    if fresh is not None and fresh.key[1] != view.test:
+        said += f" (the fix of {fresh.key[1]})"
+    if replays:
+        said += ("; " if said else "") + f"remembered fix ×{replays}"
+    return said or "—"

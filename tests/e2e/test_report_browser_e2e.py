@@ -1,172 +1,28 @@
-"""The report page in a real browser: headless Chromium (Debian's ``chromium``; .ci/run installs
-it) driven over the DevTools protocol with the standard library only (a websocket client of a
-few lines). The page must load without a console error or a request off the machine, show the
+"""The report page in a real browser: headless Chromium driven over the DevTools protocol
+(chromium.py). The page must load without a console error or a request off the machine, show the
 numbers, draw its charts, and fit a laptop and a phone screen without scrolling sideways."""
 
 from __future__ import annotations
 
-import base64
-import json
-import os
 import shutil
-import socket
 import struct
-import subprocess
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from chromium import DevTools, launched, needs_chromium, screenshot
 
 from pytest_caretaker.history.page import write_report
 
 FIXED = Path(__file__).parents[1] / "integration" / "test_report_history.jsonl"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium on PATH (apt-get install chromium; .ci/run does)"
-)
+pytestmark = needs_chromium
 VIEWPORTS = [(1280, 800), (390, 844)]
-
-
-class DevTools:
-    """One page of a headless Chromium, over the DevTools protocol's websocket."""
-
-    def __init__(self, url: str) -> None:
-        host, port_path = url.removeprefix("ws://").split(":", 1)
-        port, path = port_path.split("/", 1)
-        self.sock = socket.create_connection((host, int(port)), timeout=30)
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall(
-            f"GET /{path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-        )
-        answer = b""
-        while b"\r\n\r\n" not in answer:
-            answer += self.sock.recv(1)
-        assert answer.startswith(b"HTTP/1.1 101"), answer
-        self.events: list[dict[str, Any]] = []
-        self.next_id = 0
-
-    def _recv(self, count: int) -> bytes:
-        data = b""
-        while len(data) < count:
-            chunk = self.sock.recv(count - len(data))
-            assert chunk, "the browser closed the connection"
-            data += chunk
-        return data
-
-    def _message(self) -> dict[str, Any]:
-        payload = b""
-        while True:
-            first, second = self._recv(2)
-            size = second & 0x7F
-            if size == 126:
-                size = struct.unpack(">H", self._recv(2))[0]
-            elif size == 127:
-                size = struct.unpack(">Q", self._recv(8))[0]
-            payload += self._recv(size)
-            if first & 0x80:  # the last frame of the message
-                return dict(json.loads(payload))
-
-    def call(self, method: str, **params: Any) -> dict[str, Any]:
-        self.next_id += 1
-        data = json.dumps({"id": self.next_id, "method": method, "params": params}).encode()
-        mask = os.urandom(4)
-        head = bytes([0x81])
-        if len(data) < 126:
-            head += bytes([0x80 | len(data)])
-        elif len(data) < 65536:
-            head += bytes([0x80 | 126]) + struct.pack(">H", len(data))
-        else:
-            head += bytes([0x80 | 127]) + struct.pack(">Q", len(data))
-        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(data))
-        self.sock.sendall(head + mask + masked)
-        while True:
-            message = self._message()
-            if message.get("id") == self.next_id:
-                assert "error" not in message, message
-                return dict(message.get("result", {}))
-            self.events.append(message)
-
-    def wait_for(self, method: str) -> None:
-        while not any(e.get("method") == method for e in self.events):
-            self.events.append(self._message())
-
-    def evaluate(self, expression: str) -> Any:
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
-        return result["result"].get("value")
-
-    def open(self, url: str, width: int, height: int) -> None:
-        self.call(
-            "Emulation.setDeviceMetricsOverride",
-            width=width,
-            height=height,
-            deviceScaleFactor=1,
-            mobile=width < 600,
-        )
-        self.events.clear()
-        self.call("Page.navigate", url=url)
-        self.wait_for("Page.loadEventFired")
-
-    def errors(self) -> list[str]:
-        """The console errors, uncaught exceptions and failed loads seen since the last open."""
-        found = []
-        for event in self.events:
-            method, params = event.get("method"), event.get("params", {})
-            if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-                found.append(json.dumps(params.get("args")))
-            elif method == "Runtime.exceptionThrown":
-                found.append(json.dumps(params.get("exceptionDetails")))
-            elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
-                found.append(params["entry"].get("text", ""))
-        return found
-
-    def requests(self) -> list[str]:
-        return [
-            e["params"]["request"]["url"]
-            for e in self.events
-            if e.get("method") == "Network.requestWillBeSent"
-        ]
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevTools]:
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    assert CHROMIUM is not None
-    process = subprocess.Popen(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",  # root in CI's container
-            "--disable-gpu",
-            "--no-first-run",
-            "--remote-debugging-port=0",
-            f"--user-data-dir={profile}",
-            "about:blank",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        port_file = profile / "DevToolsActivePort"
-        deadline = time.monotonic() + 60
-        while not (port_file.exists() and port_file.read_text().count("\n") >= 1):
-            assert time.monotonic() < deadline, "chromium did not open its DevTools port"
-            assert process.poll() is None, f"chromium exited with {process.returncode}"
-            time.sleep(0.1)
-        port = port_file.read_text().split()[0]
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30) as answer:
-            pages = [t for t in json.load(answer) if t["type"] == "page"]
-        tools = DevTools(pages[0]["webSocketDebuggerUrl"])
-        for domain in ("Page", "Runtime", "Log", "Network"):
-            tools.call(f"{domain}.enable")
+    with launched(tmp_path_factory.mktemp("chromium-profile")) as tools:
         yield tools
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")
@@ -196,8 +52,9 @@ def test_the_page_loads_cleanly_and_shows_the_numbers(browser: DevTools, page: P
     assert browser.errors() == []
     assert [url for url in browser.requests() if not url.startswith("file:")] == []
     text = browser.evaluate("document.body.innerText")
-    for shown in ("62.5 %", "$0.0180", "9,800", "3 sessions", "openai/gpt-4o-mini"):
-        assert shown in text
+    shown = ["8 bugs (6 failing tests, 1 caretaker run finding, 1 runtime crash)", "$0.0180"]
+    for said in (*shown, "9,800", "5 sessions", "openai/gpt-4o-mini", "9c8b7a6"):
+        assert said in text
     assert "test_html[<script>alert(1)</script>]" in text  # shown as text, never run
     assert browser.evaluate("document.scripts.length") == 0
 
@@ -209,7 +66,7 @@ def test_the_charts_are_drawn(browser: DevTools, page: Path) -> None:
         "[...document.querySelectorAll('svg.chart')].map(s => ({id: s.id, "
         "width: s.getBoundingClientRect().width, bars: s.querySelectorAll('rect').length}))"
     )
-    assert [c["id"] for c in charts] == ["by-day", "by-repairer", "by-exception"]
+    assert [c["id"] for c in charts] == ["by-session", "by-repairer"]
     assert all(c["width"] > 300 and c["bars"] >= 3 for c in charts)
 
 
@@ -220,7 +77,7 @@ def test_nothing_overflows_sideways(
     browser.open(page.as_uri(), width, height)
 
     assert browser.evaluate("document.documentElement.scrollWidth") <= width
-    shot = base64.b64decode(browser.call("Page.captureScreenshot", format="png")["data"])
+    shot = screenshot(browser)
     assert shot[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", shot[16:24]) == (width, height)
     (tmp_path / f"report-{width}x{height}.png").write_bytes(shot)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_caretaker.history.page import NoHistory, write_report
-from pytest_caretaker.history.stats import Row, compute
+from pytest_caretaker.history.stats import compute
 from pytest_caretaker.history.store import read
 from pytest_caretaker.report.summary import closing_line
 from pytest_caretaker.results import HealResult
@@ -27,63 +27,83 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_the_totals_and_the_success_rate(project: Path) -> None:
+def test_the_unit_is_the_bug_and_a_replay_is_no_new_success(project: Path) -> None:
     stats = compute(read(project).records)
 
-    assert stats.totals == Row("all", 5, 3, 9_800, pytest.approx(0.018), 4.2)  # type: ignore[arg-type]
-    assert stats.totals.rate == 0.625
-    assert (stats.sessions, stats.first, stats.last) == (
-        3,
-        "2025-03-01T09:00:00Z",
-        "2025-03-03T08:15:00Z",
-    )
-
-
-def test_the_success_rate_by_day(project: Path) -> None:
-    days = compute(read(project).records).by_day
-
-    assert [(d.name, d.healed, d.total) for d in days] == [
-        ("2025-03-01", 2, 3),
-        ("2025-03-02", 1, 2),
-        ("2025-03-03", 2, 3),
+    assert (len(stats.bugs), stats.healed, len(stats.sessions)) == (8, 4, 5)
+    mean = next(b for b in stats.bugs if b.first.key[1] == "tests/test_calc.py::test_mean")
+    assert mean.first.tests == [
+        "tests/test_calc.py::test_mean",
+        "tests/test_calc.py::test_mean_of_one",
     ]
+    assert [s.outcome for s in mean.seen] == ["healed", "from cache"] and mean.replays == 1
+    assert mean.commit == ("3f2c1ab", "")
+    assert stats.replays == 1
+    assert (stats.fresh.healed, stats.fresh.total) == (4, 8)  # the replay is not among them
+    assert (stats.first, stats.last) == ("2025-03-01T09:00:00Z", "2025-03-04T11:00:00Z")
 
 
-def test_the_rows_per_model_or_repairer(project: Path) -> None:
+def test_runtime_crashes_and_run_findings_are_named_as_such(project: Path) -> None:
+    bugs = compute(read(project).records).bugs
+
+    assert [(b.first.key[1], b.kind) for b in bugs[:2]] == [
+        ("python report.py", "caretaker run finding"),
+        ("shop.py::total", "runtime crash"),
+    ]
+    assert bugs[0].commit == ("9c8b7a6", "fix: heal python report.py")  # the short hash
+
+
+def test_one_row_per_session_with_its_problems(project: Path) -> None:
+    sessions = compute(read(project).records).sessions
+
+    assert [(s.time[:10], [p.outcome for p in s.seen]) for s in sessions] == [
+        ("2025-03-01", ["healed", "not healed"]),
+        ("2025-03-02", ["healed", "not healed"]),
+        ("2025-03-03", ["from cache", "healed", "not healed"]),
+        ("2025-03-04", ["not healed"]),
+        ("2025-03-04", ["healed"]),
+    ]
+    first = sessions[0].seen[0]
+    assert first.seconds == 4.2  # the lead's clock, once: the case it heals too costs nothing
+
+
+def test_the_rates_per_repairer_count_fresh_repairs_only(project: Path) -> None:
     rows = compute(read(project).records).by_repairer
 
+    # builtin failed before claude healed the shapes bug: asked, not healed, spent nothing
     assert [(r.name, r.healed, r.not_healed, r.tokens, round(r.cost, 6)) for r in rows] == [
-        ("openai/gpt-4o-mini", 2, 1, 4_800, 0.006),
+        ("builtin", 2, 3, 0, 0.0),
         ("anthropic/claude-3-5-haiku", 1, 1, 5_000, 0.012),
-        ("builtin", 1, 1, 0, 0.0),
-        ("remembered fixes", 1, 0, 0, 0.0),
+        ("openai/gpt-4o-mini", 1, 1, 4_800, 0.006),
     ]
-    assert [r.median_seconds for r in rows] == [4.2, pytest.approx(4.45), pytest.approx(5.95), 1.5]
+    assert "remembered fixes" not in [r.name for r in rows]
 
 
-def test_exception_types_reasons_and_the_top_lists(project: Path) -> None:
+def test_exception_types_reasons_and_each_test_across_sessions(project: Path) -> None:
     stats = compute(read(project).records)
 
-    assert [(r.name, r.healed, r.not_healed) for r in stats.by_exception] == [
-        ("AssertionError", 3, 1),
-        ("IndexError", 1, 0),
-        ("TypeError", 1, 0),
-        ("ValueError", 0, 1),
-        ("ZeroDivisionError", 0, 1),
+    assert [(r.name, r.healed, r.not_healed) for r in stats.by_exception][:2] == [
+        ("AssertionError", 1, 1),
+        ("ZeroDivisionError", 1, 1),
     ]
     assert [(r.category, r.count) for r in stats.reasons] == [
+        ("no candidate", 2),
         ("broke a test", 1),
         ("model error", 1),
-        ("no candidate", 1),
     ]
-    assert [r["seconds"] for r in stats.slowest] == [8.0, 4.2, 4.2, 2.8, 1.5]
-    assert [r["cost"] for r in stats.costliest] == [0.012, 0.0015]
+    mean = stats.tests[0]
+    assert (mean.test, mean.seen[0]["time"], len(mean.seen)) == (
+        "tests/test_calc.py::test_mean",
+        "2025-03-01T09:00:00Z",
+        2,
+    )
+    assert dict(mean.tried) == {"openai/gpt-4o-mini": 1}  # the replay tried nothing
 
 
-def test_since_keeps_the_later_heals(project: Path) -> None:
+def test_since_keeps_the_later_sessions(project: Path) -> None:
     stats = compute(read(project).records, since="2025-03-02T00:00:00Z")
 
-    assert (stats.totals.total, stats.totals.healed, stats.sessions) == (5, 3, 2)
+    assert (len(stats.bugs), stats.healed, len(stats.sessions)) == (7, 4, 4)
 
 
 def test_the_page_shows_the_numbers_and_draws_the_charts(project: Path) -> None:
@@ -91,12 +111,17 @@ def test_the_page_shows_the_numbers_and_draws_the_charts(project: Path) -> None:
 
     page = target.read_text(encoding="utf-8")
     assert target == project / ".caretaker" / "report.html"
-    assert '<dd id="total-rate">62.5 %</dd>' in page
+    assert '<dd id="total-bugs">8</dd>' in page and '<dd id="total-healed">4</dd>' in page
+    assert '<dd id="total-replays">1</dd>' in page and '"total-repaired">4 / 8<' in page
     assert '<dd id="total-cost">$0.0180</dd>' in page and '"total-tokens">9,800<' in page
-    assert "3 sessions</span> (8 failing tests) from 2025-03-01 09:00:00 UTC" in page
-    assert page.count('<svg class="chart"') == 3
+    assert (
+        "8 bugs</span> (6 failing tests, 1 caretaker run finding, 1 runtime crash): "
+        "4 healed, 4 not healed"
+    ) in page
+    assert page.count('<svg class="chart"') == 2
+    assert page.count('<g class="session">') == 5
     assert page.count("-hatch)") >= 6  # not healed is hatched: it prints in black and white
-    assert '<td>openai/gpt-4o-mini</td><td class="num">2</td>' in page
+    assert "<code>9c8b7a6</code> fix: heal python report.py" in page
     assert '<span class="add">+        return self.w * self.h</span>' in page
 
 
@@ -116,15 +141,23 @@ def test_a_hostile_test_id_and_reason_are_shown_as_text(project: Path) -> None:
     assert "rate limited &lt;b&gt;429&lt;/b&gt; &amp; retry later" in page
 
 
-def test_a_transcript_is_linked_relative_to_the_page_while_it_exists(project: Path) -> None:
-    transcripts = project / ".caretaker" / "transcripts"
-    transcripts.mkdir()
-    (transcripts / "tests_test_calc.py_test_mean-1a2b3c4d.md").write_text("# HEALED\n")
+def test_each_row_links_the_transcript_of_its_session_while_it_exists(project: Path) -> None:
+    kept = project / ".caretaker" / "transcripts" / "20250304T110000Z-e0e0e0"
+    kept.mkdir(parents=True)
+    (kept / "python_report.py-1a2b3c4d.md").write_text("# HEALED python report.py\n")
+    history = project / ".caretaker" / "history.jsonl"
+    lines = history.read_text().splitlines()
+    lines[-1] = lines[-1].replace(
+        '"transcript":""',
+        '"transcript":".caretaker/transcripts/20250304T110000Z-e0e0e0/python_report.py-1a2b3c4d.md"',
+    )
+    history.write_text("\n".join(lines) + "\n")
 
     page = write_report(project, project / "out" / "report.html")[0].read_text(encoding="utf-8")
 
-    link = "../.caretaker/transcripts/tests_test_calc.py_test_mean-1a2b3c4d.md"
-    assert page.count(f'<a href="{link}">transcript</a>') == 1
+    link = "../.caretaker/transcripts/20250304T110000Z-e0e0e0/python_report.py-1a2b3c4d.md"
+    assert page.count(f'<a class="transcript" href="{link}">transcript</a>') == 1
+    assert page.count('<span title="not kept">—</span>') == 8  # the other rows: none kept
 
 
 def test_no_history_is_said_in_one_line(tmp_path: Path) -> None:
