@@ -150,17 +150,19 @@ def _report(command: Command, done: Healing, redactor: Redactor, interrupted: bo
     patch: Path | None = None
     notes = list(done.notes)
     rendered = {nodeid: redactor(text) for nodeid, text in done.logs.items()}
+    session = report_files.new_session()  # the transcripts' folder, named in the history
     try:
         from pytest_caretaker.apply.rewrite import unified_diff
 
         diff = b"".join(unified_diff(change) for change in done.changes)
         patch = report_files.write_patch(root, diff)
-        report_files.write_all(report_files.output_dir(root), rendered, redactor)
+        folder, keep = report_files.output_dir(root), command.settings.transcripts
+        report_files.write_all(folder, rendered, redactor, session, keep)
     except OSError as error:
         notes.append(f"caretaker: could not write to {report_files.OUTPUT_DIR}/ ({error})")
     outcome = RunOutcome(done.results, done.written, patch, rendered)
     # Before the summary, which tells when `caretaker report` is older than the history.
-    notes += _remember(command, done.failures, outcome, redactor)
+    notes += _remember(command, done.failures, outcome, redactor, session)
     seconds = time.monotonic() - done.begun
     ended = Ended("run", command.settings, redactor, outcome, notes, seconds, interrupted)
     notes += [failed] if (failed := write_last_run(root, ended)) is not None else []
@@ -173,11 +175,18 @@ def _report(command: Command, done: Healing, redactor: Redactor, interrupted: bo
 
 
 def _remember(
-    command: Command, failures: Mapping[str, Failure], outcome: RunOutcome, redactor: Redactor
+    command: Command,
+    failures: Mapping[str, Failure],
+    outcome: RunOutcome,
+    redactor: Redactor,
+    session: str,
 ) -> list[str]:
     """Append the heal to the history; a note when it could not be (the heal stands)."""
+    settings = command.settings
     try:
-        history = record_session(command.root, outcome, command.settings, redactor, failures, "run")
+        history = record_session(
+            command.root, outcome, settings, redactor, failures, "run", session
+        )
     except Exception:  # a record that cannot be built must not cost the heal its report
         history = None
     if history is not None:

@@ -29,7 +29,7 @@ def test_a_run_heal_appends_one_record_with_source_run(tmp_path: Path) -> None:
     assert record["exception"] == "ZeroDivisionError"
     assert record["repairer"] == "builtin"
     assert "if len(prices) > 0:" in str(record["diff"])
-    assert record["transcript"]
+    assert str(record["transcript"]).startswith(f".caretaker/transcripts/{record['session']}/")
     assert (tmp_path / str(record["transcript"])).is_file()
 
 
