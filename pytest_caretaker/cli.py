@@ -88,6 +88,11 @@ def parser() -> argparse.ArgumentParser:
 
     add_summary_arguments(summary)
     summary.set_defaults(run=summary_command)
+    _add_model(commands)
+    return main
+
+
+def _add_model(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     model = commands.add_parser(
         "model",
         help="List the kept model processes (pid, age, memory, idle time); `model stop` ends them",
@@ -99,7 +104,6 @@ def parser() -> argparse.ArgumentParser:
 
     add_model_arguments(model)
     model.set_defaults(run=model_command)
-    return main
 
 
 def model_command(args: argparse.Namespace) -> int:

@@ -25,7 +25,7 @@ from typing import Any
 from pytest_caretaker.run.hook import CASE, write
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import MEMORY_HEADROOM
-from pytest_caretaker.verify.worker import Tracer, script_code, serve
+from pytest_caretaker.verify.swap import Tracer, script_code, serve
 
 
 def main(argv: Sequence[str]) -> None:

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from pytest_caretaker.children import WORKER_ENV, worker_token
+from pytest_caretaker.run import kit
 from pytest_caretaker.run.command import Command, Run, shown, start
 from pytest_caretaker.run.hook import RECORD_ENV, ROOT_ENV, SITECUSTOMIZE
 
@@ -20,10 +21,15 @@ def heal(command: Command, run: Run) -> int:
         folder = Path(scratch)
         (folder / "hook").mkdir()
         (folder / "hook" / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
+        unfit = kit.prepare(command.argv, command.env, folder / "hook")
         env = child_env(command, folder / "hook")
         first = start(command, {**env, RECORD_ENV: str(folder / "record.json")})
         if isinstance(first, int):
             return first
+        if unfit is not None and first.status != 0:
+            command.out.write(first.output)
+            print(f"caretaker: {unfit}; nothing was healed", file=command.out)
+            return first.status
         if first.status == 0:
             print(f"caretaker: {shown(command.argv)} passed", file=command.out)
             _passed(command, run)

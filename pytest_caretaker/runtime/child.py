@@ -26,7 +26,7 @@ from typing import Any
 
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import MEMORY_HEADROOM
-from pytest_caretaker.verify.worker import Tracer, script_code, serve
+from pytest_caretaker.verify.swap import Tracer, script_code, serve
 
 DONE = "caretaker-replay: returned"
 CASE = "replay"

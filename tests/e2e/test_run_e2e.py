@@ -360,23 +360,51 @@ def test_a_hanging_command_is_stopped_after_the_timeout(tmp_path: Path) -> None:
     assert snapshot(tmp_path) == {"wait.py": snapshot(tmp_path)["wait.py"]}
 
 
-def test_the_script_example_is_healed_as_its_readme_says(tmp_path: Path) -> None:
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+def _without_caretaker(python: str) -> bool:
+    if not Path(python).exists():
+        return False
+    probe = [python, "-I", "-c", "import pytest_caretaker"]
+    return subprocess.run(probe, capture_output=True).returncode != 0
+
+
+@pytest.mark.parametrize(
+    "python",
+    [
+        pytest.param(PYTHON, id="caretakers-interpreter"),
+        pytest.param(
+            SYSTEM_PYTHON,
+            id="an-interpreter-without-caretaker",
+            marks=pytest.mark.skipif(
+                not _without_caretaker(SYSTEM_PYTHON),
+                reason=f"no {SYSTEM_PYTHON} without caretaker",
+            ),
+        ),
+    ],
+)
+def test_the_script_example_is_healed_as_its_readme_says(tmp_path: Path, python: str) -> None:
     root = tmp_path / "script"
     shutil.copytree(EXAMPLE, root)
     project(root, {})
     readme = (EXAMPLE / "README.md").read_text(encoding="utf-8")
+    # The system's interpreter has no caretaker: the kit goes with it (run/kit.py), sandboxed.
+    sandbox = "off" if python == PYTHON else "auto"
 
-    done = caretaker(root, "--sandbox", "off", "--", PYTHON, "report.py")
+    done = caretaker(root, "--sandbox", sandbox, "--", python, "report.py")
 
     assert done.returncode == 1, done.stderr
+    name = Path(python).name
     for line in (
         "HEALED python report.py",
         "  +    if len(ratings) > 0:",
         done.stdout.splitlines()[-1],
     ):
-        assert line in done.stdout.splitlines() and line in readme
+        assert line.replace("python ", f"{name} ") in done.stdout.splitlines(), done.stdout
+        assert line in readme
     git(root, "apply", ".caretaker/heal.patch")
-    fixed = subprocess.run([PYTHON, "report.py"], cwd=root, capture_output=True, text=True)
+    fixed = subprocess.run([python, "report.py"], cwd=root, capture_output=True, text=True)
     assert fixed.returncode == 0 and "blender    0.00" in fixed.stdout
 
 

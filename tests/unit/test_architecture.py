@@ -84,7 +84,7 @@ def test_no_module_imports_itself_through_others() -> None:
 
 
 #: Single-threaded child processes, which may parse with ast directly.
-CHILDREN = {"verify/worker.py", "run/child.py"}
+CHILDREN = {"verify/worker.py", "verify/swap.py", "run/child.py"}
 
 
 def test_the_parent_parses_through_the_shared_lock() -> None:
