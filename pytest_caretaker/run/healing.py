@@ -51,14 +51,16 @@ class RunOutcome:
 
 def heal_failure(command: Command, first: Ran, folder: Path, env: dict[str, str], run: Run) -> int:
     """Heal what the failing first run reports; the exit status, as heal.py promises."""
+    from pytest_caretaker.llm import extra
     from pytest_caretaker.llm.models import choose
 
     # The model chain as pytest --heal decides it (a key in the environment, a local Ollama…).
     settings = choose(command.settings, command.env)
     command, run = replace(command, settings=settings), replace(run, settings=settings)
     name, root = shown(command.argv), command.root
-    if _without_litellm(command, first):
-        return first.status
+    missing = extra.missing(command.settings)
+    if missing is not None:  # a model named without litellm installed
+        return _gave_up(command, first, missing.replace("--heal-", "--"), run.redactor)
     target = python_target(command.argv)
     record = crash.recorded(folder / "record.json", name, first.output, run.redactor)
     work = Repairing(
@@ -118,18 +120,6 @@ def _gave_up(command: Command, first: Ran, why: str, redactor: Redactor) -> int:
 
 def _written(done: Healing) -> int:
     return sum(1 for w in done.written if w.state in ("written", "committed"))
-
-
-def _without_litellm(command: Command, first: Ran) -> bool:
-    """Whether the chain names a model and litellm is not installed; if so, said in one line."""
-    from pytest_caretaker.llm import extra
-
-    missing = extra.missing(command.settings)
-    if missing is not None:  # caretaker run's flags are --model, not --heal-model
-        why = missing.replace("--heal-", "--")
-        failed = f"{shown(command.argv)} failed (exit status {first.status})"
-        print(f"caretaker: {failed}; {why}", file=command.out)
-    return missing is not None
 
 
 def _nothing(first: Ran, python: bool) -> str:
