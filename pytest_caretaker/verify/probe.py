@@ -6,12 +6,20 @@ included.
 Run as ``python -m pytest_caretaker.verify.probe SCRATCH network|closed``, this module confines
 itself as a run is confined, checks that a write and a read outside its folder fail and that it
 sees no path of the machine outside its view, then prints ``ok`` and the parts it lacks.
+
+The probe's process costs ~0.1 s of CPU, more than everything else a ``--heal`` session that has
+nothing to heal does; so a success is remembered for the boot (``remembered``), in the user's cache
+folder, keyed by the boot, the namespaces this process is in, the user, the interpreter and the
+sandbox's code. A failure is never remembered: it is tried again next time. (Each run is confined
+for real all the same: the probe only says beforehand whether it can be.)
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
+import json
 import os
 import socket
 import subprocess
@@ -46,6 +54,18 @@ def _check(network: bool, timeout: float) -> tuple[str | None, tuple[str, ...]]:
         return f"the sandbox needs Linux, this is {sys.platform}", ()
     if landlock.abi() < 1:
         return "this kernel has no Landlock (Linux 5.13 or later, with Landlock enabled)", ()
+    key = _key(network)
+    known = remembered(key)
+    if known is not None:
+        return None, known
+    reason, missing = _run(network, timeout)
+    if reason is None:
+        remember(key, missing)
+    return reason, missing
+
+
+def _run(network: bool, timeout: float) -> tuple[str | None, tuple[str, ...]]:
+    """The probe's process, run: why the sandbox cannot be had (None: it can), what it lacks."""
     with (
         tempfile.TemporaryDirectory(prefix="caretaker-probe-") as scratch,
         tempfile.TemporaryDirectory(prefix="caretaker-probe-unseen-") as unseen,
@@ -69,6 +89,54 @@ def _check(network: bool, timeout: float) -> tuple[str | None, tuple[str, ...]]:
         )
     lines = (done.stderr or done.stdout).strip().splitlines()
     return (lines[-1] if lines else f"the sandbox probe exited with {done.returncode}"), ()
+
+
+def _cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "pytest-caretaker" / "sandbox-probe.json"
+
+
+def _key(network: bool) -> str:
+    """What a remembered success holds for: this boot, these namespaces, user and interpreter,
+    and the sandbox's code as it is."""
+    parts: list[object] = [network, os.geteuid(), sys.executable, sys.version]
+    with contextlib.suppress(OSError):
+        parts.append(Path("/proc/sys/kernel/random/boot_id").read_text().strip())
+        parts += [os.readlink(f"/proc/self/ns/{space}") for space in ("user", "mnt", "pid")]
+    for module in ("probe", "sandbox", "view", "landlock", "pids"):
+        with contextlib.suppress(OSError):
+            stat = (Path(__file__).parent / f"{module}.py").stat()
+            parts += [module, stat.st_mtime_ns, stat.st_size]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+
+def remembered(key: str) -> tuple[str, ...] | None:
+    """The parts of the view a success under key lacked; None when none is remembered."""
+    try:
+        known = json.loads(_cache().read_text(encoding="utf-8")).get(key)
+    except (OSError, ValueError, AttributeError):
+        return None
+    if isinstance(known, list) and all(isinstance(part, str) for part in known):
+        return tuple(known)
+    return None
+
+
+def remember(key: str, missing: tuple[str, ...]) -> None:
+    """Remember a success (with the last few others: the file never grows); nothing when it
+    cannot."""
+    path = _cache()
+    try:
+        known = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    kept = dict(list(known.items())[-7:]) if isinstance(known, dict) else {}
+    kept.pop(key, None)
+    kept[key] = list(missing)
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        temporary.write_text(json.dumps(kept), encoding="utf-8")
+        os.replace(temporary, path)
 
 
 def _probe(scratch: str, network: bool, unseen: str) -> str:
