@@ -38,7 +38,7 @@ def nine_sessions(root: Path) -> None:
         run(root, sys.executable, "-m", "pytest", "-q", mode)
 
 
-def main(height: int = 2700) -> int:
+def main(height: int = 2450) -> int:
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         print("make_screenshot: no chromium on PATH (apt-get install chromium)", file=sys.stderr)

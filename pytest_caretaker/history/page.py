@@ -43,6 +43,7 @@ overflow-wrap:anywhere}
 th{border-bottom:2px solid #111;overflow-wrap:normal}
 .num{text-align:right;white-space:nowrap}
 td.fix{min-width:14em}
+#bugs td:first-child,table[id^="session-"] td:first-child,#tests td:first-child{min-width:13em}
 ul.tests{margin:2px 0 0;padding-left:1.2em;font-size:.95em}
 .outcome.not-healed{font-style:italic}.outcome.healed{font-weight:700}
 details.session{margin:6px 0}details.session>summary{font-weight:600}
@@ -94,7 +95,7 @@ def render(stats: Stats, root: Path, folder: Path, history: History, since: str)
         "<h2>By repairer: fresh repairs</h2>"
         + charts.split_bars(stats.by_repairer, "by-repairer", "Fresh repairs by repairer")
         + tables.groups("by-repairer-table", "repairer", stats.by_repairer)
-        + f"<p>{plural(stats.replays, 'remembered fix')} replayed from cache: not counted.</p>",
+        + f"<p>{_replays(stats.replays)} replayed from cache: not counted.</p>",
         "<h2>Why repairs did not heal</h2>"
         + (tables.reasons(stats.reasons) if stats.reasons else "<p>Every repair healed.</p>"),
         "<h2>By exception type</h2>"
@@ -115,6 +116,10 @@ REPLAYS = (
     "Each column is a session, its problems stacked: repaired there, replayed from cache (a "
     "fix remembered from an earlier session, verified again: no new success), not healed."
 )
+
+
+def _replays(count: int) -> str:
+    return plural(count, "remembered fix", "remembered fixes")
 
 
 def _header(stats: Stats, root: Path, history: History, since: str) -> str:

@@ -166,8 +166,8 @@ def bugs(problems: Iterable[Seen]) -> list[Bug]:
     grouped: dict[tuple[str, str], list[Seen]] = defaultdict(list)
     for problem in problems:
         grouped[problem.key].append(problem)
-    found = [Bug(tuple(members)) for members in grouped.values()]
-    return sorted(found, key=lambda b: (b.last["time"], b.first.key), reverse=True)
+    found = sorted((Bug(tuple(members)) for members in grouped.values()), key=lambda b: b.first.key)
+    return sorted(found, key=lambda b: b.last["time"], reverse=True)  # stable: ties by id
 
 
 def sessions(problems: Iterable[Seen]) -> list[Session]:

@@ -1,7 +1,8 @@
 """Heal mode's repair of a live crash: the settings (as ``pytest --heal``'s), the chain with
 the recorded call as the proof (repair.py), and for a proven fix: swapped into the running
 process, kept in the store by the function's id and source hash, its patch and transcript
-written under .caretaker/runtime/ and the heal appended to the history."""
+written under .caretaker/runtime/, and the heal appended to the history with its transcript
+kept in its session's folder, as every front end keeps them."""
 
 from __future__ import annotations
 
@@ -52,9 +53,10 @@ def fix(id: str, crash: Crash, root: Path, key: str, store: Store) -> str | None
         result, log = repair(Repairing(settings, root, scratch, redactor, env), crash)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    transcript = redactor(log.render(crash.failure, result))
-    patch = _report(root, id, result, transcript)
-    _remember(root, settings, redactor, crash, Healed([result], (), patch, {id: transcript}))
+    transcripts = {result.nodeid: redactor(log.render(crash.failure, result))}
+    patch = _report(root, id, result, transcripts[result.nodeid])
+    healed = Healed([result], (), patch, transcripts)
+    _remember(root, settings, redactor, crash, healed)
     if not result.healed:
         return result.reason
     try:
@@ -111,9 +113,14 @@ def _remember(
     root: Path, settings: Settings, redactor: Redactor, crash: Crash, healed: Healed
 ) -> None:
     from pytest_caretaker.history import record_session
+    from pytest_caretaker.report import files
 
     failures = {crash.failure.nodeid: crash.failure}
+    session = files.new_session()  # its transcript kept with the others, for caretaker report
     try:
-        record_session(root, healed, settings, redactor, failures, "runtime")
+        files.write_all(
+            files.output_dir(root), healed.transcripts, None, session, settings.transcripts
+        )
+        record_session(root, healed, settings, redactor, failures, "runtime", session)
     except Exception:  # the history is a report; the heal stands without it
         print("caretaker: could not append to .caretaker/history.jsonl", file=sys.stderr)

@@ -95,6 +95,11 @@ def test_heal_mode_repairs_a_key_error_and_a_later_process_uses_the_kept_fix(
         assert "RATES.get(kind, 0.0)" in kept.read_text(encoding="utf-8")
         assert (tmp_path / ".caretaker" / "runtime" / "invoice-total.patch").is_file()
         assert "KeyError" in (tmp_path / ".caretaker/runtime/invoice-total.md").read_text()
+        (row,) = history(tmp_path)  # the report links the transcript kept in the session's folder
+        assert str(row["transcript"]).startswith(f".caretaker/transcripts/{row['session']}/")
+        assert (tmp_path / str(row["transcript"])).read_text() == (
+            tmp_path / ".caretaker/runtime/invoice-total.md"
+        ).read_text()
 
         second = run(tmp_path, "main.py", **healing(server))
         assert second.returncode == 0, second.stderr
