@@ -12,6 +12,7 @@ import pytest_caretaker.culprit.states as states
 from pytest_caretaker.culprit.find import NO_GREEN
 from pytest_caretaker.culprit.git import Git
 from pytest_caretaker.settings import Settings
+from pytest_caretaker.text import plural
 
 
 def head_of(root: Path) -> tuple[str, bool] | None:
@@ -45,4 +46,4 @@ def header(root: Path, settings: Settings) -> str:
     bisect = f"; --heal-bisect up to {settings.bisect_depth} commits" if settings.bisect else ""
     if not clean and not settings.bisect:
         return f"caretaker: culprit search off: {NO_GREEN}"
-    return f"caretaker: culprit search on: {clean} clean sessions recorded{bisect}"
+    return f"caretaker: culprit search on: {plural(clean, 'clean session')} recorded{bisect}"

@@ -3,6 +3,7 @@ reverts made of a change, and the commit trailer of a revert."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -203,3 +204,24 @@ def test_a_revert_is_committed_with_a_reverts_part_of_trailer() -> None:
     text = message(Fix((HealResult("t.py::x", candidate, repairer="builtin"),)), redact)
 
     assert text.endswith(f"Healed-by: pytest-caretaker (builtin)\nReverts-part-of: {A.sha}\n")
+
+
+def test_the_header_says_why_the_search_is_off(tmp_path: Path) -> None:
+    from pytest_caretaker.culprit.recording import head_of, header, remember
+    from pytest_caretaker.settings import Settings
+
+    assert header(tmp_path, Settings()).endswith("off: not a git repository")
+    assert head_of(tmp_path) is None  # and no process was started to learn it
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "a.py").write_text("x = 1\n")
+    subprocess.run([*git, "add", "a.py"], cwd=tmp_path, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "one"], cwd=tmp_path, check=True)
+    assert "off: no green state known" in header(tmp_path, Settings())
+    assert "on: 0 clean sessions recorded; --heal-bisect up to 32" in header(
+        tmp_path, Settings(bisect=True)
+    )
+    head = head_of(tmp_path)
+    assert head is not None and head[1] is False
+    assert remember(tmp_path, head, ["t.py::x"], []) == []
+    assert header(tmp_path, Settings()) == "caretaker: culprit search on: 1 clean session recorded"
