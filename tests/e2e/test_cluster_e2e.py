@@ -168,7 +168,7 @@ def test_the_builtin_repairer_prefers_the_edit_that_heals_every_case_of_its_prob
     assert "  +    return 2 * (w + h)" in result.stdout.lines
     result.stdout.no_fnmatch_line("*left out*")
     # The edits that pass the lead case's trial too are named in its transcript.
-    (transcript,) = (pytester.path / ".caretaker" / "transcripts").glob("*0-1-2*.md")
+    (transcript,) = (pytester.path / ".caretaker" / "transcripts").glob("*/*0-1-2*.md")
     runner_ups = transcript.read_text(encoding="utf-8").split("## Runner-up edits", 1)[1]
     assert "- `2 * w` → `h` on line 2 (rect.py)" in runner_ups.split("##", 1)[0]
 

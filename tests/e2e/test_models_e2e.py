@@ -611,7 +611,7 @@ def test_the_conversation_is_fitted_to_a_small_context_window(pytester: pytest.P
     assert len(third["messages"]) == 4
     assert "That fix (attempt 2) was rejected" in third["messages"][3]["content"]
     assert len(second["messages"]) == 4  # one exchange fits beside the failure
-    (transcript,) = Path(pytester.path, ".caretaker", "transcripts").iterdir()
+    (transcript,) = Path(pytester.path, ".caretaker", "transcripts").glob("*/*.md")
     assert (
         "## Model ollama_chat/small-coder\n\nstrategy: text templates · context window: "
         f"6,000 tokens · at {small.root_url}" in transcript.read_text()

@@ -89,7 +89,7 @@ def test_a_crashing_script_is_healed_in_memory_by_the_builtin_repairer(tmp_path:
     )
     assert snapshot(tmp_path) == before
     assert git(tmp_path, "status", "--porcelain") == ""  # .caretaker/ ignores itself
-    (transcript,) = (tmp_path / ".caretaker" / "transcripts").glob("*.md")
+    (transcript,) = (tmp_path / ".caretaker" / "transcripts").glob("*/*.md")
     assert "ZeroDivisionError" in transcript.read_text(encoding="utf-8")
     (problem,) = last_run(tmp_path)["problems"]
     assert problem["tests"] == [{"id": "python shop.py", "outcome": "healed"}]

@@ -308,7 +308,7 @@ def test_planted_secrets_never_reach_the_model(
     for secret in (ENV_SECRET, LOCAL_SECRET, OUTPUT_SECRET):
         assert secret not in sent
     transcripts = "".join(
-        path.read_text() for path in (pytester.path / ".caretaker" / "transcripts").iterdir()
+        path.read_text() for path in (pytester.path / ".caretaker" / "transcripts").rglob("*.md")
     )
     for secret in (ENV_SECRET, LOCAL_SECRET, OUTPUT_SECRET):
         assert secret not in transcripts

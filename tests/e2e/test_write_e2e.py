@@ -461,7 +461,7 @@ def test_transcripts_record_the_conversation_and_stay_out_of_git(
 
     repo.runpytest("--heal", *heal_args(llm)[1:])
 
-    (transcript,) = repo.path.joinpath(".caretaker", "transcripts").glob("*.md")
+    (transcript,) = repo.path.joinpath(".caretaker", "transcripts").glob("*/*.md")
     text = transcript.read_text()
     assert text.startswith("# HEALED test_calc.py::test_mean\n")
     for part in (

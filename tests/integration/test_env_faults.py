@@ -184,5 +184,5 @@ def test_a_test_file_whose_name_is_not_utf8_heals_with_the_others(calc: pytest.P
             "caretaker: 3 healed, 0 not healed*",
         ]
     )
-    transcripts = sorted(p.name for p in (calc.path / ".caretaker" / "transcripts").iterdir())
+    transcripts = sorted(p.name for p in (calc.path / ".caretaker" / "transcripts").rglob("*.md"))
     assert transcripts[0].startswith("test_b_.py_test_b-")
