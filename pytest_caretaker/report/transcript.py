@@ -1,8 +1,8 @@
-"""Transcripts: one Markdown file per failure under ``.caretaker/transcripts/``.
+"""Transcripts: one Markdown file per failure under ``.caretaker/transcripts/<session>/``.
 
 What was asked, what came back, what it was turned into, how verification went and the verdict,
 so that a fix (or a failure to find one) can be audited after the run. The folder is caretaker's
-own: each session replaces the transcripts of the previous one.
+own: the latest sessions' are kept (files.write_all, --heal-transcripts).
 """
 
 from __future__ import annotations
