@@ -10,17 +10,18 @@ import os
 import sys
 from collections.abc import Generator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_caretaker.project.files import project_relpath
-from pytest_caretaker.record import failure as failures
 from pytest_caretaker.record.redact import Redactor
-from pytest_caretaker.results import Failure
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.text import where
 from pytest_caretaker.unselected import Unselected
+
+if TYPE_CHECKING:  # a failure's record is made (and its modules imported) at the first failure
+    from pytest_caretaker.results import Failure
 
 
 def test_code_files(item: pytest.Item) -> set[str]:
@@ -86,6 +87,8 @@ class Recorder:
             and item.nodeid not in self.failures
         ):
             try:
+                from pytest_caretaker.record import failure as failures
+
                 self.failed(item.nodeid, item.session.items)
                 self.failures[item.nodeid] = failures.record(
                     item.nodeid,
@@ -109,6 +112,8 @@ class Recorder:
 
     def export(self) -> dict[str, Any]:
         """The record as JSON-able data (what a worker sends to the controller)."""
+        from pytest_caretaker.record import failure as failures
+
         return {
             "failures": [failures.to_data(f) for f in self.failures.values()],
             "passed": self.passed,
@@ -120,6 +125,8 @@ class Recorder:
 
     def absorb(self, data: dict[str, Any]) -> None:
         """Add a worker's record to this one."""
+        from pytest_caretaker.record import failure as failures
+
         for item in data.get("failures", ()):
             failure = failures.from_data(item)
             self.failures.setdefault(failure.nodeid, failure)

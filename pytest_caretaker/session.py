@@ -16,18 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_caretaker import overlap, review
 from pytest_caretaker.ci.session_end import SessionEnd
-from pytest_caretaker.culprit import recording
 from pytest_caretaker.recorder import WORKER_OUTPUT, Recorder
-from pytest_caretaker.report import levels, progress, summary
+from pytest_caretaker.report import summary
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.text import where
-from pytest_caretaker.unselected import whole_files
-from pytest_caretaker.verify.runner import Confinement, Runner
 
-if TYPE_CHECKING:  # the engine brings libcst; it is imported only once there is work
+if TYPE_CHECKING:  # what heals is imported at the first failure (a passing run pays little)
     from pytest_caretaker.engine import HealOutcome, HealRun
+    from pytest_caretaker.verify.runner import Runner
 
 
 class HealSession(Recorder):
@@ -42,9 +39,6 @@ class HealSession(Recorder):
         self.parser: pytest.Parser | None = None
         self.unsandboxed = unsandboxed
         self.ci = SessionEnd(config, settings, self.redactor)  # last-run.json, --junitxml
-        self.confinement: Confinement | None = None
-        if settings.sandbox != "off" and unsandboxed is None:
-            self.confinement = Confinement(network=settings.sandbox_network)
 
     # -- during the run ----------------------------------------------------------------------
 
@@ -75,13 +69,21 @@ class HealSession(Recorder):
             from pytest_caretaker.verify.probe import confines
 
             lines.append(f"caretaker: sandbox on ({confines(self.settings.sandbox_network)})")
-        lines += [recording.header(self.root, self.settings)] if verbose else []
+        if verbose:
+            from pytest_caretaker.culprit import recording
+
+            lines.append(recording.header(self.root, self.settings))
         return lines
 
     def failed(self, nodeid: str, items: Sequence[pytest.Item] = ()) -> None:
         if self.runner is None:
+            from pytest_caretaker import overlap
+            from pytest_caretaker.verify.runner import Confinement
+
             # The verifier's warm server collects, and litellm imports, while the run goes on.
-            settings, confinement = self.settings, self.confinement
+            settings, confinement = self.settings, None
+            if settings.sandbox != "off" and self.unsandboxed is None:
+                confinement = Confinement(network=settings.sandbox_network)
             self.runner = overlap.start(
                 self.config, settings, confinement, self.parser, nodeid, items
             )
@@ -107,6 +109,9 @@ class HealSession(Recorder):
 
     @pytest.hookimpl(tryfirst=True)  # heals before --junitxml writes its file (ci/junit.py)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        from pytest_caretaker import overlap
+        from pytest_caretaker.culprit import recording
+
         runner, self.runner = self.runner, None
         head = recording.head_of(self.root)  # what the run tested, before a fix is committed
         begun, interrupted = time.monotonic(), exitstatus == pytest.ExitCode.INTERRUPTED
@@ -127,6 +132,8 @@ class HealSession(Recorder):
     def _heal(self, runner: Runner) -> None:
         from pytest_caretaker.engine import HealRun, heal_all
         from pytest_caretaker.repair.memory import FixMemory
+        from pytest_caretaker.report import progress
+        from pytest_caretaker.unselected import whole_files
         from pytest_caretaker.verify.timer import derived
 
         if runner.test_limit is None and self.slowest is not None:  # not known under xdist
@@ -178,6 +185,8 @@ class HealSession(Recorder):
         summary's order, write those accepted, and add the session to the history."""
         run, self.reviewing = self.reviewing, None
         if run is not None and self.outcome is not None:
+            from pytest_caretaker import review
+
             try:
                 review.write(self.config, run, self.outcome)
             except Exception as error:  # never an INTERNALERROR: the run's outcome stands
@@ -193,6 +202,8 @@ class HealSession(Recorder):
         self._review()
         notes = list(self.notes)
         if self.outcome is not None:
+            from pytest_caretaker.report import levels
+
             if self.outcome.results:
                 from pytest_caretaker.llm.models import local_models
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_caretaker.report.files import transcript_path
-from pytest_caretaker.results import HealResult, Written
 from pytest_caretaker.text import plural
+
+if TYPE_CHECKING:
+    from pytest_caretaker.results import HealResult, Written
 
 #: Markup of a line, as pytest's terminal writer takes it.
 Markup = dict[str, bool]

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Protocol, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO
 
-from pytest_caretaker.changes.lineage import culprit_line
 from pytest_caretaker.report import levels
 from pytest_caretaker.report.files import OUTPUT_DIR
-from pytest_caretaker.results import FileChange, HealResult, Written
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.text import plural
+
+if TYPE_CHECKING:  # the header is all a session with nothing to heal shows
+    from pytest_caretaker.results import FileChange, HealResult, Written
 
 #: Under .caretaker/: the history every heal session appends to (history/), and the page
 #: ``caretaker report`` makes of it.
@@ -132,6 +133,8 @@ def cost(dollars: float, models: Collection[str], local: Collection[str]) -> str
 def _culprit(writer: Writer, result: HealResult) -> None:
     """The commit that broke the test, when its history tells (culprit/)."""
     if result.culprit is not None:
+        from pytest_caretaker.changes.lineage import culprit_line
+
         writer.write_line(f"  {culprit_line(result.culprit)}", yellow=True)
 
 

@@ -8,10 +8,11 @@ itself as a run is confined, checks that a write and a read outside its folder f
 sees no path of the machine outside its view, then prints ``ok`` and the parts it lacks.
 
 The probe's process costs ~0.1 s of CPU, more than everything else a ``--heal`` session that has
-nothing to heal does; so a success is remembered for the boot (``remembered``), in the user's cache
-folder, keyed by the boot, the namespaces this process is in, the user, the interpreter and the
-sandbox's code. A failure is never remembered: it is tried again next time. (Each run is confined
-for real all the same: the probe only says beforehand whether it can be.)
+nothing to heal does; so a success is remembered for the boot (``remembered``), in the user's
+runtime folder (or a private one in the temporary folder), keyed by the boot, the namespaces
+this process is in, the user, the interpreter and the sandbox's code. A failure is never
+remembered: it is tried again next time. (Each run is confined for real all the same: the probe
+only says beforehand whether it can be.)
 """
 
 from __future__ import annotations
@@ -91,9 +92,22 @@ def _run(network: bool, timeout: float) -> tuple[str | None, tuple[str, ...]]:
     return (lines[-1] if lines else f"the sandbox probe exited with {done.returncode}"), ()
 
 
-def _cache() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "pytest-caretaker" / "sandbox-probe.json"
+def _cache() -> Path | None:
+    """The file of remembered successes: in the user's runtime folder (a tmpfs that ends with
+    the boot), else a folder of the temporary one that is the user's alone; None if neither."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    base = Path(runtime) if runtime and os.path.isdir(runtime) else Path(tempfile.gettempdir())
+    folder = base / f"pytest-caretaker-{os.geteuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        stat = folder.lstat()
+    except OSError:
+        return None
+    if not os.path.isdir(folder) or os.path.islink(folder):
+        return None
+    if stat.st_uid != os.geteuid() or stat.st_mode & 0o077:
+        return None  # somebody else's, or open to others: what it says is not to be trusted
+    return folder / "sandbox-probe.json"
 
 
 def _key(network: bool) -> str:
@@ -112,8 +126,9 @@ def _key(network: bool) -> str:
 
 def remembered(key: str) -> tuple[str, ...] | None:
     """The parts of the view a success under key lacked; None when none is remembered."""
+    path = _cache()
     try:
-        known = json.loads(_cache().read_text(encoding="utf-8")).get(key)
+        known = json.loads(path.read_text(encoding="utf-8")).get(key) if path else None
     except (OSError, ValueError, AttributeError):
         return None
     if isinstance(known, list) and all(isinstance(part, str) for part in known):
@@ -125,6 +140,8 @@ def remember(key: str, missing: tuple[str, ...]) -> None:
     """Remember a success (with the last few others: the file never grows); nothing when it
     cannot."""
     path = _cache()
+    if path is None:
+        return
     try:
         known = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -133,7 +150,6 @@ def remember(key: str, missing: tuple[str, ...]) -> None:
     kept.pop(key, None)
     kept[key] = list(missing)
     with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f".{path.name}.{os.getpid()}")
         temporary.write_text(json.dumps(kept), encoding="utf-8")
         os.replace(temporary, path)

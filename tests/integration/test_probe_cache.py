@@ -25,7 +25,7 @@ print(unavailable(False))
 
 
 def session(cache: Path) -> list[str]:
-    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(cache)}
     done = subprocess.run(
         [sys.executable, "-c", SESSION], env=env, capture_output=True, text=True, timeout=60
     )
@@ -36,9 +36,13 @@ def session(cache: Path) -> list[str]:
 def test_a_success_is_remembered_and_a_garbled_cache_is_probed_again(tmp_path: Path) -> None:
     first = session(tmp_path)
     second = session(tmp_path)
-    (tmp_path / "pytest-caretaker" / "sandbox-probe.json").write_text("{not json")
+    folder = tmp_path / f"pytest-caretaker-{os.geteuid()}"
+    (folder / "sandbox-probe.json").write_text("{not json")
     third = session(tmp_path)
+    folder.chmod(0o777)  # open to others: what it says could be anybody's
+    fourth = session(tmp_path)
 
     assert first == ["probed", "None"]  # probed for real, and the sandbox is there
     assert second == ["None"]  # remembered: no probe process
     assert third == ["probed", "None"]
+    assert fourth == ["probed", "None"]
