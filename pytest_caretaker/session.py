@@ -109,7 +109,6 @@ class HealSession(Recorder):
 
     @pytest.hookimpl(tryfirst=True)  # heals before --junitxml writes its file (ci/junit.py)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        from pytest_caretaker import overlap
         from pytest_caretaker.culprit import recording
 
         runner, self.runner = self.runner, None
@@ -117,6 +116,8 @@ class HealSession(Recorder):
         begun, interrupted = time.monotonic(), exitstatus == pytest.ExitCode.INTERRUPTED
         self.begun = begun  # last-run.json's healing time counts from here (_review's too)
         if runner is not None:
+            from pytest_caretaker import overlap
+
             with runner, overlap.ending(self.notes):
                 if not interrupted:
                     try:

@@ -9,7 +9,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest_caretaker.culprit.states as states
-from pytest_caretaker.culprit.find import NO_GREEN
 from pytest_caretaker.culprit.git import Git
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.text import plural
@@ -45,5 +44,7 @@ def header(root: Path, settings: Settings) -> str:
     clean = sum(1 for state in states.read(root) if not state.dirty)
     bisect = f"; --heal-bisect up to {settings.bisect_depth} commits" if settings.bisect else ""
     if not clean and not settings.bisect:
+        from pytest_caretaker.culprit.find import NO_GREEN
+
         return f"caretaker: culprit search off: {NO_GREEN}"
     return f"caretaker: culprit search on: {plural(clean, 'clean session')} recorded{bisect}"
