@@ -12,6 +12,8 @@ from pytest_caretaker.testing import ScriptedServer, text
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
+#: The installed pytest plugins the suite's pytest processes go without (see _no_caretaker_env).
+QUIET_PLUGINS = "-p no:anyio -p no:hypothesispytest"
 #: Nothing listens on the discard port: "no local Ollama", whatever runs on this machine.
 NO_OLLAMA = "127.0.0.1:9"
 
@@ -24,8 +26,13 @@ def _no_caretaker_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
     keys = {key for provider in PROVIDERS for key in provider.keys}
     for name in list(os.environ):
-        if name.startswith("CARETAKER_") or name in keys or name == "PYTEST_ADDOPTS":
+        if name.startswith("CARETAKER_") or name in keys:
             monkeypatch.delenv(name)
+    # The suite starts over a thousand pytest processes (e2e runs, verification workers, warm
+    # servers): the plugins of the test extra that no test of ours uses there, hypothesis' and
+    # anyio's (litellm brings it), cost ~0.3 s of CPU each at every start. A test that needs
+    # PYTEST_ADDOPTS sets its own.
+    monkeypatch.setenv("PYTEST_ADDOPTS", QUIET_PLUGINS)
     monkeypatch.setenv("OLLAMA_HOST", NO_OLLAMA)
     # A model process kept for the next session would outlive the test (test_kept_model.py
     # keeps one on purpose).

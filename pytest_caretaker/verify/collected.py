@@ -36,9 +36,9 @@ from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.verify import pytest_private
 from pytest_caretaker.verify.channel import cap_memory, learn_module_files
 from pytest_caretaker.verify.protocol import RunReport, RunSpec
+from pytest_caretaker.verify.swap import PatchFinder, Tracer, file_id
 from pytest_caretaker.verify.taint import ImportGraph, tainted
 from pytest_caretaker.verify.timer import Limits
-from pytest_caretaker.verify.swap import PatchFinder, Tracer, file_id
 from pytest_caretaker.verify.worker import WorkerPlugin, load_patches, run_spec
 
 #: Serve one request: fork a child that runs the spec at this path; the child's wait status.

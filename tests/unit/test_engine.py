@@ -48,6 +48,7 @@ class FakeRunner:
     problem: str | None = None
     runs: list[tuple[tuple[str, ...], bool]] = field(default_factory=list)
     files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # a file -> its tests
+    policy: object = None  # unconfined, as the verifier's runs are without a sandbox
 
     def run(
         self,
