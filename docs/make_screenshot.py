@@ -1,4 +1,4 @@
-"""Make docs/report.png, the picture of ``caretaker report`` in the README and docs/report.md:
+"""Make docs/pages/report.png, the picture of ``caretaker report`` in the README and the docs:
 nine real ``pytest --heal`` sessions of examples/report (the last with --heal-write) in a
 scratch copy, then the page, shot by headless Chromium. It takes a minute or two.
 
@@ -47,7 +47,7 @@ def main(height: int = 2450) -> int:
         root = Path(folder) / "demo"
         nine_sessions(root)
         page, stats = write_report(root)
-        target = HERE / "report.png"
+        target = HERE / "pages" / "report.png"
         subprocess.run(
             [
                 chromium,

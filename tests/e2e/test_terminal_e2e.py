@@ -1,6 +1,7 @@
 """The terminal follows pytest's verbosity (#31): a short header, progress that counts problems and
 reaches its total, a live line on a terminal only, one line a test under -q, what the search tried
-under -v, and pytest's final line counting heals. The README's blocks of each level are run."""
+under -v, and pytest's final line counting heals. The blocks of each level that the README and
+the docs show are run."""
 
 from __future__ import annotations
 
@@ -124,15 +125,27 @@ def test_on_a_terminal_the_progress_line_is_live(tmp_path: Path) -> None:
     assert HEALED in output
 
 
-def readme_blocks() -> list[tuple[list[str], list[str]]]:
-    """The README's blocks of the quick start at each verbosity: the arguments after `pytest`,
-    and the lines shown, each a pattern (numbers, rules and what `...` leaves out are any)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```text\n\$ pytest (examples/quickstart[^\n]*)\n(.*?)```", text, re.S)
-    return [
-        (args.split(), [pattern(line) for line in body.splitlines() if line != "..."])
-        for args, body in blocks
-    ]
+#: The pages that show the quick start's output: the README, and the docs site's pages.
+SHOWN = [ROOT / "README.md", *sorted((ROOT / "docs" / "pages").glob("*.md"))]
+
+
+def shown_blocks() -> list[tuple[str, list[str], list[str]]]:
+    """The README's and the docs' blocks of the quick start at each verbosity: the page, the
+    arguments after `pytest`, and the lines shown, each a pattern (numbers, rules and what `...`
+    leaves out are any)."""
+    found = []
+    for page in SHOWN:
+        text = page.read_text(encoding="utf-8")
+        blocks = re.findall(r"```text\n\$ pytest (examples/quickstart[^\n]*)\n(.*?)```", text, re.S)
+        found += [
+            (
+                page.relative_to(ROOT).as_posix(),
+                args.split(),
+                [pattern(line) for line in body.splitlines() if line != "..."],
+            )
+            for args, body in blocks
+        ]
+    return found
 
 
 def pattern(line: str) -> str:
@@ -142,17 +155,20 @@ def pattern(line: str) -> str:
     return line.replace("\0", "*")
 
 
-def test_the_readme_shows_each_verbosity_once(pytester: pytest.Pytester) -> None:
-    blocks = readme_blocks()
-    assert sorted(" ".join(args) for args, _ in blocks) == [
-        "examples/quickstart --heal",
-        "examples/quickstart --heal -q",
-        "examples/quickstart --heal -v",
+def test_the_readme_and_the_docs_show_each_verbosity_as_it_is(pytester: pytest.Pytester) -> None:
+    blocks = shown_blocks()
+    assert sorted((page, " ".join(args)) for page, args, _ in blocks) == [
+        ("README.md", "examples/quickstart --heal"),
+        ("docs/pages/heal.md", "examples/quickstart --heal -q"),
+        ("docs/pages/heal.md", "examples/quickstart --heal -v"),
+        ("docs/pages/index.md", "examples/quickstart --heal"),
     ]
-    pytester.makeini("[pytest]\n")  # the repository's root: ids as the README shows them
+    pytester.makeini("[pytest]\n")  # the repository's root: ids as the pages show them
     shutil.copytree(QUICKSTART, pytester.path / "examples" / "quickstart")
+    runs: dict[tuple[str, ...], pytest.RunResult] = {}
 
-    for args, lines in blocks:
-        result = pytester.runpytest(*args, "-p", "no:cacheprovider")  # each a first heal
+    for _, args, lines in blocks:
+        if tuple(args) not in runs:  # each a first heal; a page that repeats a block reads it
+            runs[tuple(args)] = pytester.runpytest(*args, "-p", "no:cacheprovider")
 
-        result.stdout.fnmatch_lines(lines)
+        runs[tuple(args)].stdout.fnmatch_lines(lines)
