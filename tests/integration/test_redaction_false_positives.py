@@ -2,8 +2,8 @@
 (verbose, long tracebacks, their locals), their sources and caretaker's own modules, redacted by a
 redactor that has learnt everything it learns from those projects (config and .env files, the
 literals of every file: record/code.py) and an environment without secrets. Every line it changes
-is a false positive, and the rate is printed; the measured rate is in the README's Safety
-section. (The test data of ``examples/bugs/password_rules.py`` — passwords given to a
+is a false positive, and the rate is printed; the measured rate is in the docs' Safety page
+(docs/pages/safety.md). (The test data of ``examples/bugs/password_rules.py`` — passwords given to a
 ``password`` parameter — are redacted on purpose and counted here all the same.)"""
 
 from __future__ import annotations
