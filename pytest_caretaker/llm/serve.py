@@ -161,7 +161,9 @@ def _greeted(connection: socket.socket, first: dict[str, Any], here: _Kept) -> b
         with contextlib.suppress(OSError):
             connection.sendall(json.dumps({"stopped": os.getpid()}).encode() + b"\n")
         os._exit(0)
-    elif first.get("hello") == here.stamp and not here.retiring:
+    elif not isinstance(first.get("hello"), str):
+        return False  # said nothing a session says (a probe of the socket): nothing changes
+    elif first["hello"] == here.stamp and not here.retiring:
         answer = {"welcome": True}
     else:  # another code or environment: the session starts its own process under the name
         here.retire()

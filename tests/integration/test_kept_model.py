@@ -339,3 +339,15 @@ def test_a_process_in_a_user_namespace_of_its_own_gets_no_answer(env: dict[str, 
 
     assert seen["own namespace"] in ("none", "no answer")
     assert '"info"' in seen["user's namespace"]
+
+
+def test_a_connection_that_says_nothing_changes_nothing(env: dict[str, str]) -> None:
+    first = session(env, 60)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:  # connects, says nothing
+        probe.connect("\0" + kept.address(env))
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as garbled:
+        garbled.connect("\0" + kept.address(env))
+        garbled.sendall(b'{"hello": 7}\n')
+    second = session(env, 60)
+
+    assert first["pid"] == second["pid"]  # neither made it retire
