@@ -41,6 +41,8 @@ def crash(root: Path, source: str = CART) -> None:
     (root / "shop" / "cart.py").write_text(source)
     (root / "main.py").write_text(RUN)
     env = {k: v for k, v in os.environ.items() if not k.startswith("CARETAKER_")}
+    # cart.py rewritten in the same second at the same size would run from the earlier .pyc
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     done = subprocess.run([sys.executable, "main.py"], cwd=root, env=env, capture_output=True)
     assert done.returncode == 1
 
