@@ -89,13 +89,15 @@ def _cells(seen: Seen, root: Path, folder: Path) -> list[tuple[str, str]]:
 
 
 def fix(seen: Seen) -> str:
-    """The fix's diff, folded under the functions it patches; the reason when not healed."""
+    """The fix's diff, folded under the functions it patches; the reason when not healed; the
+    commit that broke the test, when its history told (culprit/)."""
     diff = seen["diff"]
+    culprit = f'<div class="culprit">{escape(seen["culprit"])}</div>' if seen["culprit"] else ""
     if not seen.healed or not diff:
-        return escape(seen["reason"])
+        return escape(seen["reason"]) + culprit
     lines = "\n".join(_diff_line(line) for line in diff.splitlines())
     patched = ", ".join(str(p) for p in seen.lead.get("patched") or ()) or "the diff"
-    return f"<details><summary>{escape(patched)}</summary><pre>{lines}</pre></details>"
+    return f"<details><summary>{escape(patched)}</summary><pre>{lines}</pre></details>{culprit}"
 
 
 def _diff_line(line: str) -> str:

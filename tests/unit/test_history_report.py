@@ -178,3 +178,17 @@ def test_the_closing_line_points_to_a_report_older_than_the_history(project: Pat
 
     write_report(project)
     assert "caretaker report" not in closing_line(results, None, project)  # up to date
+
+
+def test_a_rows_fix_names_the_commit_that_broke_its_test() -> None:
+    from pytest_caretaker.history.rows import Seen
+    from pytest_caretaker.history.sessions import fix
+
+    culprit = "broken by 1a2b3c4 <Make rates regional> (Ann, 2026-11-20)"
+    healed = Seen(({"outcome": "healed", "diff": "-a\n+b\n", "culprit": culprit},))
+    unhealed = Seen(({"outcome": "not healed", "reason": "no fix", "culprit": culprit},))
+    plain = Seen(({"outcome": "not healed", "reason": "no fix"},))
+
+    assert '<div class="culprit">broken by 1a2b3c4 &lt;Make rates regional&gt;' in fix(healed)
+    assert fix(unhealed).startswith('no fix<div class="culprit">')
+    assert fix(plain) == "no fix"
