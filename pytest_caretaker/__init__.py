@@ -1,6 +1,6 @@
 """pytest-caretaker: repair failing tests: find the bug, propose a fix, prove it, report it.
 
-The packages, in the order one heal goes through them (README "How it works inside"):
+The packages, in the order one heal goes through them (docs/pages/internals.md):
 
 - ``plugin``, ``session``: the pytest front end (options from one table in ``options``);
   failures recorded during the run, healing after it; ``addopts`` (the options a child keeps),

@@ -239,7 +239,7 @@ OPTIONS: tuple[Option, ...] = (
         "--heal-prompt",
         parse_folder,
         "A folder of Jinja2 prompt templates that override caretaker's own "
-        "(system.j2, user.j2, retry.j2, rules.j2; see the README)",
+        "(system.j2, user.j2, retry.j2, rules.j2; see docs/pages/prompts.md)",
         ini="heal_prompt",
         ini_help="A folder of prompt templates overriding caretaker's own",
         metavar="DIR",

@@ -50,7 +50,7 @@ class Provider:
     model: str  # the model caretaker uses with that key
 
 
-#: The order in which a key in the environment picks a model (documented in the README). Each
+#: The order in which a key in the environment picks a model (docs/pages/models.md). Each
 #: model is known to the pinned litellm with tool calling; tests/integration/test_models.py checks
 #: that, and that litellm reads the same key variables, so an upgrade that drops one fails there.
 PROVIDERS: tuple[Provider, ...] = (

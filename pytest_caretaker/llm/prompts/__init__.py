@@ -66,7 +66,7 @@ class PromptError(Exception):
 #: without it. A template missing from a strategy's folder is taken from the shared ones.
 STRATEGIES = ("tools", "text")
 
-#: The variables each template is rendered with (documented in the README). rules.j2 is
+#: The variables each template is rendered with (docs/pages/prompts.md). rules.j2 is
 #: included by system.j2 and sees the same ones.
 VARIABLES: dict[str, frozenset[str]] = {
     "system": frozenset({"scope", "tools", "tool_name"}),
@@ -154,7 +154,8 @@ def check_folder(folder: str, where: str = "--heal-prompt") -> None:
                 try:
                     render(name, tools, str(root), **SAMPLE[name])
                 except PromptError as error:
-                    raise PromptError(f"{error} (with sample values; see the README)") from None
+                    sample = "with sample values; see docs/pages/prompts.md"
+                    raise PromptError(f"{error} ({sample})") from None
     except PromptError as error:
         raise PromptError(f"{where}: {_printable(str(error))}") from None
 
