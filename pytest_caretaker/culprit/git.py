@@ -1,6 +1,9 @@
 """Reading git: the few commands the culprit search needs, run as processes with an environment
 that never takes a lock on the user's index (``GIT_OPTIONAL_LOCKS=0``), never asks for anything
 and reads in one language. Every failure is None: the search then turns itself off.
+
+Every ``--heal`` session reads ``state()`` even when nothing failed, so what only the search
+needs (the diff parser, the result types) is imported where it is used.
 """
 
 from __future__ import annotations
@@ -10,9 +13,11 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pytest_caretaker.changes.diff import Hunk, parse
-from pytest_caretaker.results import Commit
+if TYPE_CHECKING:
+    from pytest_caretaker.changes.diff import Hunk
+    from pytest_caretaker.results import Commit
 
 TIMEOUT = 60.0
 _FIELDS = "%H%x1f%s%x1f%an%x1f%aI"
@@ -73,6 +78,8 @@ class Git:
         return out.split() if out else []
 
     def commits(self, shas: Sequence[str]) -> dict[str, Commit]:
+        from pytest_caretaker.results import Commit
+
         if not shas:
             return {}
         out = self.run("show", "-s", "--no-notes", f"--format={_FIELDS}", *shas) or ""
@@ -85,11 +92,16 @@ class Git:
 
     def diff(self, *against: str) -> list[Hunk] | None:
         """The working tree against a commit (or a commit against another), under the root."""
+        from pytest_caretaker.changes.diff import parse
+
         out = self.run("diff", "-M", "-U0", "--no-color", "--no-ext-diff", "--relative", *against)
         return parse(out) if out is not None else None
 
     def patches(self, since: str) -> list[tuple[Commit, list[Hunk]]] | None:
         """Each first-parent commit after since up to HEAD, oldest first, with its hunks."""
+        from pytest_caretaker.changes.diff import parse
+        from pytest_caretaker.results import Commit
+
         out = self.run(
             "log", "--first-parent", "--reverse", "--diff-merges=first-parent", "-M", "-U0",
             "-p", "--no-color", "--no-ext-diff", "--relative",

@@ -30,7 +30,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_caretaker.verify import landlock
-from pytest_caretaker.verify.sandbox import confine_run, enter, policy, restrict
 
 
 def unavailable(network: bool, timeout: float = 20.0) -> str | None:
@@ -157,6 +156,9 @@ def remember(key: str, missing: tuple[str, ...]) -> None:
 
 def _probe(scratch: str, network: bool, unseen: str) -> str:
     """In the probe process: confine as a run is confined, then check that it holds."""
+    # Here, not at the top: a session whose success is remembered never needs the sandbox.
+    from pytest_caretaker.verify.sandbox import confine_run, enter, policy, restrict
+
     outside = Path(scratch) / "outside"
     outside.mkdir()
     (outside / "secret").write_text("no")
