@@ -33,7 +33,7 @@ class Span:
 FIRST = "first failure recorded: starts"
 #: (module, attribute path, label): the entry points watched.
 WATCHED = (
-    ("pytest_caretaker.session", "HealSession.failed", FIRST),
+    ("pytest_caretaker.plugin.session", "HealSession.failed", FIRST),
     ("pytest_caretaker.llm.client", "preload", "import litellm (in this process)"),
     ("pytest_caretaker.llm.remote", "ModelProcess.spawn", "start the model process"),
     ("pytest_caretaker.llm.remote", "ModelProcess._warmed", "model process: import + warm-up"),

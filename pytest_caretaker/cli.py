@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from pytest_caretaker import __version__
-from pytest_caretaker.config import find_root
+from pytest_caretaker.settings.config import find_root
 
 
 def parse_since(value: str) -> str:

@@ -6,8 +6,8 @@ the chain of repairers, problems concurrently; a fix that heals other cases of i
 them too; then the fixes that hold together are verified together, saved as a patch, and with
 --heal-write written and committed. Every failure leaves a transcript.
 
-Nothing here imports pytest: the session (session.py) turns a pytest run into a ``HealRun``, and
-other front ends can do the same.
+Nothing here imports pytest: the session (plugin/session.py) turns a pytest run into a
+``HealRun``, and other front ends can do the same.
 """
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from pytest_caretaker.config import ini_values
 from pytest_caretaker.run.command import DEFAULT_ITERATIONS, INTERRUPTED
 from pytest_caretaker.settings import RawValues, SettingError, Settings, resolve
+from pytest_caretaker.settings.config import ini_values
 
 #: The options that take a value and mean what their ``--heal-`` namesakes of pytest mean.
 VALUED = (

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from pytest_caretaker.children import is_worker
-from pytest_caretaker.config import find_root
+from pytest_caretaker.settings.config import find_root
 
 Mode = Literal["off", "record", "heal"]
 MODES: tuple[Mode, ...] = ("off", "record", "heal")

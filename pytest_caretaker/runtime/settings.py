@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from pytest_caretaker.config import ini_values
 from pytest_caretaker.settings import RawValues, SettingError, Settings, resolve
+from pytest_caretaker.settings.config import ini_values
 
 
 def settings_for(

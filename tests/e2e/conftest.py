@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from helpers import assert_patch_delivers, copy_project, healed_ids
 
-from pytest_caretaker.options import OPTIONS
+from pytest_caretaker.settings.options import OPTIONS
 
 #: The caretaker flags that take no value; every other --heal* flag is followed by its value.
 _FLAGS = {option.flag for option in OPTIONS if option.kind == "bool"} | {"--heal-models"}

@@ -13,7 +13,7 @@ HEAVY = ("litellm", "libcst", "git", "jinja2")
 def test_loading_the_plugin_imports_nothing_heavy() -> None:
     code = (
         "import sys\n"
-        "import pytest_caretaker.plugin\n"
+        "import pytest_caretaker.plugin.hooks\n"
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_caretaker.plugin import refuse_review
+from pytest_caretaker.plugin.hooks import refuse_review
 from pytest_caretaker.settings import Settings, detect_ci
 
 # -- through pytest ------------------------------------------------------------------------------

@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from pytest_caretaker import __version__
-from pytest_caretaker.options import OPTIONS
-from pytest_caretaker.plugin import settings_of
+from pytest_caretaker.plugin.hooks import settings_of
+from pytest_caretaker.settings.options import OPTIONS
 
 FAILING = "def test_bad():\n    assert 1 + 1 == 3\n"
 NUMBERS = pytest.version_tuple >= (8, 4)  # pytest reads int and float ini keys from 8.4 on

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from pytest_caretaker.addopts import DROPPED, Consumes, dropped, kept, parser_consumes
+from pytest_caretaker.plugin.addopts import DROPPED, Consumes, dropped, kept, parser_consumes
 
 
 class GrabParser:
@@ -50,7 +50,7 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("heal", ["--heal", "-p", "x"], ["-p", "x"]),
     ("heal model", ["--heal-model", "builtin", "-p", "x"], ["-p", "x"]),
     ("heal model =", ["--heal-model=builtin"], []),
-    ("caretaker as a plugin", ["-p", "pytest_caretaker.plugin", "-p", "x"], ["-p", "x"]),
+    ("caretaker as a plugin", ["-p", "pytest_caretaker.plugin.hooks", "-p", "x"], ["-p", "x"]),
     # pytest-xdist.
     ("-n", ["-n", "4", "-p", "x"], ["-p", "x"]),
     ("-n attached", ["-n4"], []),

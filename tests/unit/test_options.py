@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_caretaker.plugin import settings_of
+from pytest_caretaker.plugin.hooks import settings_of
 from pytest_caretaker.settings import OPTIONS, Option, Settings
 
 

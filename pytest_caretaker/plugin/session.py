@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_caretaker.ci.session_end import SessionEnd
-from pytest_caretaker.recorder import WORKER_OUTPUT, Recorder
+from pytest_caretaker.plugin.recorder import WORKER_OUTPUT, Recorder
 from pytest_caretaker.report import summary
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.text import where
@@ -77,7 +77,7 @@ class HealSession(Recorder):
 
     def failed(self, nodeid: str, items: Sequence[pytest.Item] = ()) -> None:
         if self.runner is None:
-            from pytest_caretaker import overlap
+            from pytest_caretaker.plugin import overlap
             from pytest_caretaker.verify.runner import Confinement
 
             # The verifier's warm server collects, and litellm imports, while the run goes on.
@@ -116,7 +116,7 @@ class HealSession(Recorder):
         begun, interrupted = time.monotonic(), exitstatus == pytest.ExitCode.INTERRUPTED
         self.begun = begun  # last-run.json's healing time counts from here (_review's too)
         if runner is not None:
-            from pytest_caretaker import overlap
+            from pytest_caretaker.plugin import overlap
 
             with runner, overlap.ending(self.notes):
                 if not interrupted:
@@ -132,9 +132,9 @@ class HealSession(Recorder):
 
     def _heal(self, runner: Runner) -> None:
         from pytest_caretaker.engine import HealRun, heal_all
+        from pytest_caretaker.plugin.unselected import whole_files
         from pytest_caretaker.repair.memory import FixMemory
         from pytest_caretaker.report import progress
-        from pytest_caretaker.unselected import whole_files
         from pytest_caretaker.verify.timer import derived
 
         if runner.test_limit is None and self.slowest is not None:  # not known under xdist
@@ -186,7 +186,7 @@ class HealSession(Recorder):
         summary's order, write those accepted, and add the session to the history."""
         run, self.reviewing = self.reviewing, None
         if run is not None and self.outcome is not None:
-            from pytest_caretaker import review
+            from pytest_caretaker.plugin import review
 
             try:
                 review.write(self.config, run, self.outcome)

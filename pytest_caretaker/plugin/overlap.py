@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_caretaker.addopts import runner_for
+from pytest_caretaker.plugin.addopts import runner_for
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.verify.runner import Confinement, Runner

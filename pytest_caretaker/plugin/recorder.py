@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_caretaker.plugin.unselected import Unselected
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.text import where
-from pytest_caretaker.unselected import Unselected
 
 if TYPE_CHECKING:  # a failure's record is made (and its modules imported) at the first failure
     from pytest_caretaker.results import Failure

@@ -1,9 +1,10 @@
 """Settings: every option resolved once into a frozen value (command line > environment > ini).
 
 The options themselves (flags, ini keys, environment variables, parsers, help texts) are the rows
-of options.OPTIONS, and their parsers live in parsers; both are re-exported here, so that the rest
-of caretaker needs to know only this module. Only the standard library is imported: this module is
-loaded by every pytest run.
+of options.OPTIONS (the culprit search's rows in culprit.py), and their parsers live in parsers;
+both are re-exported here, so that the rest of caretaker needs to know only this module.
+config.py reads a project's configuration for the front ends outside pytest. Only the standard
+library is imported: this module is loaded by every pytest run.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
 from pytest_caretaker.children import WORKER_ENV, is_worker
-from pytest_caretaker.options import OPTIONS, Option
-from pytest_caretaker.parsers import (
+from pytest_caretaker.settings.options import OPTIONS, Option
+from pytest_caretaker.settings.parsers import (
     SCOPES,
     SandboxMode,
     Scope,

@@ -41,7 +41,7 @@ _FILES = (
 def ini_values(root: Path) -> dict[str, object]:
     """The heal_* keys the project's pytest configuration sets, by Settings field; raises
     SettingError when that file cannot be read."""
-    from pytest_caretaker.options import OPTIONS
+    from pytest_caretaker.settings.options import OPTIONS
 
     section = _section(root)
     values: dict[str, object] = {}
@@ -58,7 +58,7 @@ def ini_values(root: Path) -> dict[str, object]:
 def _section(root: Path) -> dict[str, object]:
     import configparser
 
-    from pytest_caretaker.parsers import SettingError
+    from pytest_caretaker.settings.parsers import SettingError
 
     if sys.version_info >= (3, 11):
         import tomllib

@@ -10,8 +10,8 @@ Only the standard library and parsers are imported: every pytest run loads this.
 
 from __future__ import annotations
 
-from pytest_caretaker.culprit_options import CULPRIT
-from pytest_caretaker.parsers import (
+from pytest_caretaker.settings.culprit import CULPRIT
+from pytest_caretaker.settings.parsers import (
     Option,
     parse_api_base,
     parse_attempts,

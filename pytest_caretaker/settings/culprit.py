@@ -3,7 +3,7 @@ so that the table stays within the size every module keeps to."""
 
 from __future__ import annotations
 
-from pytest_caretaker.parsers import Option, parse_bool, parse_depth
+from pytest_caretaker.settings.parsers import Option, parse_bool, parse_depth
 
 CULPRIT: tuple[Option, ...] = (
     Option(

@@ -115,8 +115,8 @@ def pytest_configure(config: pytest.Config) -> None:
         refuse_review(os.environ, config.stash.get(STDIN_IS_TTY, False))
     if not settings.heal:
         return
-    from pytest_caretaker.recorder import WorkerRecorder
-    from pytest_caretaker.session import HealSession
+    from pytest_caretaker.plugin.recorder import WorkerRecorder
+    from pytest_caretaker.plugin.session import HealSession
 
     if hasattr(config, "workerinput"):  # a pytest-xdist worker records; the controller heals
         config.pluginmanager.register(WorkerRecorder(config, settings), SESSION_NAME)
