@@ -7,16 +7,18 @@ first or last element a bound of a slice or range, a sign flip a subtraction tur
 times too much a magnitude, a swapped pair two arguments, ``None`` a wrong key or a lost value.
 An exception names its own suspects: ``KeyError`` the keys, ``AttributeError`` the attributes,
 ``IndexError`` the indices and bounds, ``ZeroDivisionError`` the denominators (and the line that
-divided), ``RecursionError`` the base case. Each relation or exception multiplies the prior of the
-families that can produce it (``FAMILIES``), and the line that raised gets its own weight, so
-those candidates are tried first; nothing is ever left out on the evidence alone.
+divided), ``RecursionError`` the base case. A case that ran out of time (pytest-timeout raises
+where the code was looping) names the loop: its condition and the lines in its body that update
+a name the condition reads. Each relation or exception multiplies the prior of the families that
+can produce it (``FAMILIES``), and the line that raised (or the loop's lines) gets its own weight,
+so those candidates are tried first; nothing is ever left out on the evidence alone.
 """
 
 from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Container, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 
 from pytest_caretaker.builtin.edits import Mutant
@@ -40,9 +42,13 @@ FAMILIES: dict[str, dict[str, float]] = {
     "TypeError": {"swap": 2.0, "unwrap": 1.5, "variable": 1.5},
     "NameError": {"variable": 2.0, "insert": 2.0},
     "UnboundLocalError": {"variable": 2.0, "insert": 2.0},
+    # A loop that never ends: a bound or a step off by one, an update that does not advance.
+    "timeout": {"off_by_one": 2.5, "arithmetic": 2.0, "comparison": 1.5, "constant": 1.5},
 }
 #: The weight of a candidate on the line that raised (in code under test).
 RAISING_LINE = 2.0
+#: With a timeout, the weight of a candidate on the loop's condition or one of its updates.
+LOOP_LINE = 2.0
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,7 @@ class Evidence:
 
     signs: tuple[str, ...] = ()  # keys of FAMILIES
     raised: tuple[str, int] | None = None  # (path, line) of the innermost frame of the code
+    loop: frozenset[tuple[str, int]] = frozenset()  # a hang's loop condition and updates
     weights: dict[str, float] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -67,26 +74,77 @@ class Evidence:
         found = max(self.weights.get(family, 1.0) for family in families)
         if self.raised is not None and self.raised == (mutant.path, mutant.line):
             found *= RAISING_LINE
+        elif (mutant.path, mutant.line) in self.loop:
+            found *= LOOP_LINE
         return found
 
 
-def read(cases: Sequence[Failure], tests: Container[str] = ()) -> Evidence:
-    """The evidence of a problem's failing cases: a sign counts when half of them show it."""
+def read(
+    cases: Sequence[Failure],
+    tests: Container[str] = (),
+    text_of: Callable[[str], str | None] = lambda path: None,
+) -> Evidence:
+    """The evidence of a problem's failing cases: a sign counts when half of them show it.
+    text_of gives a file's text (for the loop a hanging case was stopped in)."""
     counted: Counter[str] = Counter()
     for case in cases:
         counted.update(set(_signs(case)))
     signs = tuple(sign for sign, count in counted.items() if 2 * count >= len(cases))
-    lead = cases[0] if cases else None
+    hung = [case for case in cases if timed_out(case)]
+    lead = hung[0] if hung else cases[0] if cases else None
     raised = None
     if lead is not None and lead.exc_type != "AssertionError":
         code = [f for f in lead.frames if f.path != lead.path and f.path not in tests]
         raised = (code[-1].path, code[-1].lineno) if code else None
+    if raised is not None and hung:
+        return Evidence(signs, raised, loop_lines(*raised, text_of(raised[0])))
     return Evidence(signs, raised)
+
+
+def timed_out(case: Failure) -> bool:
+    """Whether pytest-timeout stopped the case (its signal method raises where the code was)."""
+    return case.exc_type == "Failed" and case.message.lstrip().startswith("Timeout (>")
+
+
+def loop_lines(path: str, line: int, text: str | None) -> frozenset[tuple[str, int]]:
+    """The condition of the innermost loop around line, and the lines of its body that assign
+    a name the condition (a for loop: its iterable) reads."""
+    try:
+        tree = parse(text) if text is not None else None
+    except (SyntaxError, ValueError):
+        tree = None
+    loops = [
+        node
+        for node in (ast.walk(tree) if tree is not None else ())
+        if isinstance(node, (ast.While, ast.For))
+        and node.lineno <= line <= (node.end_lineno or node.lineno)
+    ]
+    if not loops:
+        return frozenset()
+    loop = max(loops, key=lambda node: node.lineno)
+    test = loop.test if isinstance(loop, ast.While) else loop.iter
+    watched = {node.id for node in ast.walk(test) if isinstance(node, ast.Name)}
+    found = {loop.lineno}
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        else:
+            continue
+        names = {
+            name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)
+        }
+        if names & watched:
+            found.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return frozenset((path, number) for number in found)
 
 
 def _signs(case: Failure) -> list[str]:
     if case.exc_type in FAMILIES:
         return [case.exc_type]
+    if timed_out(case):
+        return ["timeout"]
     if case.exc_type != "AssertionError":
         return []
     compared = _compared(case.message)

@@ -90,7 +90,9 @@ class BuiltinRepairer:
         own = session is None or self.budget <= session  # which budget ends the search
         deadline = started + (self.budget if own else max(0.0, session or 0.0))
         problem = task.problem
-        told = evidence.read(problem.cases, self.editable.tests)
+        told = evidence.read(
+            problem.cases, self.editable.tests, lambda path: _text(self.files, path)
+        )
         words = vocabulary.of_failure(problem.cases, self.files)
         ranked = self.candidates(
             problem.lead.nodeid, task.executed, problem.regression, problem.ids, told, words

@@ -73,6 +73,44 @@ def test_a_sign_counts_when_half_the_cases_show_it() -> None:
     assert "reversed" in evidence.read(cases[:2]).signs
 
 
+SEARCH = """\
+def find(items, value):
+    low, high = 0, len(items) - 1
+    while low <= high:
+        middle = (low + high) // 2
+        if items[middle] == value:
+            return middle
+        if items[middle] < value:
+            low = middle
+        else:
+            high = middle - 1
+    return -1
+"""
+
+
+def test_a_timeout_names_the_loop_its_condition_and_updates() -> None:
+    frames = (Frame("t.py", 3, "test"), Frame("lib.py", 4, "find"))
+    timeout = failure("Timeout (>1.0s) from pytest-timeout.", "Failed", frames)
+    told = evidence.read([timeout], (), lambda path: SEARCH if path == "lib.py" else None)
+    assert told.signs == ("timeout",)
+    assert told.loop == {("lib.py", 3), ("lib.py", 8), ("lib.py", 10)}
+    # `low = middle` -> `low = middle + 1` on an update, ahead of `// 2` -> `// 1` elsewhere.
+    update, elsewhere = told.weight(mutant("off_by_one", 8)), told.weight(mutant("constant", 4))
+    assert update == 2.5 * evidence.LOOP_LINE
+    assert elsewhere == 1.5 * evidence.RAISING_LINE
+    assert update > elsewhere
+    # Without the file's text the sign still counts; an ordinary failure names no loop.
+    assert evidence.read([timeout]).loop == frozenset()
+    assert evidence.read([failure("assert 1 == 2")], (), lambda path: SEARCH).loop == frozenset()
+
+
+def test_loop_lines_of_a_for_loop_and_of_code_that_does_not_parse() -> None:
+    growing = "def f(items):\n    for item in items:\n        items = items + [item]\n"
+    assert evidence.loop_lines("m.py", 3, growing) == {("m.py", 2), ("m.py", 3)}
+    assert evidence.loop_lines("m.py", 1, growing) == frozenset()
+    assert evidence.loop_lines("m.py", 2, "def (:") == frozenset()
+
+
 # -- overfit.py ------------------------------------------------------------------------------------
 
 PARSE = """\
