@@ -20,7 +20,7 @@ import sysconfig
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatch
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
@@ -37,11 +37,14 @@ def _library_roots() -> tuple[str, ...]:
 _LIBRARY_ROOTS = _library_roots()
 
 
+@lru_cache(maxsize=4096)
 def project_relpath(filename: str, root: Path) -> str | None:
     """The canonical path of filename relative to root when it is the project's own code, else None.
 
     Links are resolved first: an editable install may serve the project through a tree of
     symlinks, and a fix must name the file that really holds the code. root must be resolved.
+    Remembered: each failure's traceback passes through the same thirty-odd files (pytest's and
+    pluggy's own), and resolving them again cost most of what recording a failure costs.
     """
     if not filename or filename.startswith("<"):
         return None
