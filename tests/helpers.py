@@ -204,17 +204,23 @@ def copy_project(root: Path) -> Path:
 
 
 def assert_patch_delivers(
-    copy: Path, lines: list[str], args: Sequence[str] = (), root: Path | None = None
+    copy: Path,
+    lines: list[str],
+    args: Sequence[str] = (),
+    root: Path | None = None,
+    passed: set[str] | None = None,
 ) -> None:
     """On a copy of the project (copy_project): after ``git apply`` of its patch every test the
     summary reported HEALED passes, every test that passed before still passes, and none reported
     NOT HEALED passes: the summary neither claims nor under-reports what the patch does (#21).
-    args are the plain runs' (root's paths among them lead into the copy)."""
+    args are the plain runs' (root's paths among them lead into the copy); passed, the tests
+    that passed in the heal run itself (seen by a plugin of the test's, not caretaker's), spares
+    the plain run before the patch."""
     healed = healed_ids(lines)
     assert healed, "the summary reported nothing HEALED"
     if root is not None:
         args = [arg.replace(str(root), str(copy)) for arg in args]
-    before = outcomes_of(copy, args)
+    before = outcomes_of(copy, args) if passed is None else dict.fromkeys(passed, "PASSED")
     patch = copy.with_suffix(".patch")
     subprocess.run(["git", "apply", str(patch)], cwd=copy, check=True, capture_output=True)
     after = outcomes_of(copy, args)

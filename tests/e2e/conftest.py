@@ -2,7 +2,9 @@
 after ``git apply .caretaker/heal.patch`` (on a copy) every test it reported HEALED passes, every
 test that passed still passes, and none it reported NOT HEALED passes. A test need not ask. The
 project is copied as the run left it and judged when the test ends, so that the plain runs count
-in no test's own timing and nothing the test does to the project afterwards changes the verdict."""
+in no test's own timing and nothing the test does to the project afterwards changes the verdict.
+What passed before the patch is what passed in the heal run itself, as a plugin of this file sees
+it (not caretaker); a run that selected by the cache (``--lf``…) gets a plain run before too."""
 
 from __future__ import annotations
 
@@ -55,18 +57,46 @@ def _every_heal_is_delivered_by_its_patch(
     # whose source kept its mtime, in whole seconds, and its size).
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     original = pytest.Pytester.runpytest
-    judged: list[tuple[Path, list[str], list[str], Path]] = []
+    judged: list[tuple[Path, list[str], list[str], Path, set[str] | None]] = []
 
     def runpytest(self: pytest.Pytester, *args: Any, **kwargs: Any) -> pytest.RunResult:
+        seen = _Passed()
+        kwargs["plugins"] = [*kwargs.get("plugins", ()), seen]
         result = original(self, *args, **kwargs)
-        kept = plain_args([str(arg) for arg in args])
+        texts = [str(arg) for arg in args]
+        kept = plain_args(texts)
         lines = result.stdout.lines
         patch = Path(self.path, ".caretaker", "heal.patch")
         if kept is not None and patch.is_file() and healed_ids(lines):
-            judged.append((copy_project(self.path), lines, kept, self.path))
+            selected = any(arg in _CACHE or arg.startswith("--stepwise") for arg in texts)
+            # What the plugin saw must be what pytest counted; else the plain run decides.
+            counted = result.parseoutcomes().get("passed", 0) == len(seen.passed)
+            passed = seen.passed if seen.reported and counted and not selected else None
+            judged.append((copy_project(self.path), lines, kept, self.path, passed))
         return result
 
     monkeypatch.setattr(pytest.Pytester, "runpytest", runpytest)
     yield
-    for copy, lines, kept, root in judged:
-        assert_patch_delivers(copy, lines, kept, root)
+    for copy, lines, kept, root, passed in judged:
+        assert_patch_delivers(copy, lines, kept, root, passed)
+
+
+class _Passed:
+    """The tests a run passed (every phase passed, none an xfail that passed), by id."""
+
+    def __init__(self) -> None:
+        self.passed: set[str] = set()
+        self.failed: set[str] = set()
+        self.reported = False
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.reported = True
+        if report.failed or (report.when == "call" and not report.passed):
+            self.failed.add(report.nodeid)
+            self.passed.discard(report.nodeid)
+        elif (
+            report.when == "call"
+            and not hasattr(report, "wasxfail")
+            and (report.nodeid not in self.failed)
+        ):
+            self.passed.add(report.nodeid)
