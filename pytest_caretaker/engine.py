@@ -1,10 +1,10 @@
 """The engine: heal every failure of a run.
 
-One traced baseline rerun (does each failure reproduce alone, which neighbours pass, what each
-case executed); the failures grouped into problems, one per root cause; each problem repaired by
-the chain of repairers, problems concurrently; a fix that heals other cases of its problem heals
-them too; then the fixes that hold together are verified together, saved as a patch, and with
---heal-write written and committed. Every failure leaves a transcript.
+One traced baseline rerun (does each failure reproduce alone, but for many cases failing alike,
+which neighbours pass, what each case executed); the failures grouped into problems, one per root
+cause; each problem repaired by the chain, problems concurrently; a fix that heals other cases of
+its problem heals them too; then the fixes that hold together are verified together, saved as a
+patch, and with --heal-write written and committed. Every failure leaves a transcript.
 
 Nothing here imports pytest: the session (plugin/session.py) turns a pytest run into a
 ``HealRun``, and other front ends can do the same.
@@ -108,9 +108,8 @@ def heal_all(run: HealRun) -> HealOutcome:
     check = PytestCheck(runner, wider)
     builtin = _builtin(run, check, files, editable, ids + neighbours)
     try:
-        # One traced rerun: does each failure reproduce alone, which neighbours pass alone,
-        # and what project code each test executed (the evidence for localization).
-        baseline = runner.run(ids + neighbours + whole, trace=True)
+        # The traced rerun: what fails again alone, what passes alone, what each case executed.
+        baseline, followers = regression.baseline(runner, failing, neighbours + whole)
         if baseline.problem is not None:
             reason = f"the failing tests could not be rerun: {baseline.problem}"
             outcome.results = [HealResult(f.nodeid, reason=reason) for f in failing]
@@ -128,7 +127,7 @@ def heal_all(run: HealRun) -> HealOutcome:
         )
         passing = regression.passing(baseline, ids)
         outcome.timings["to rerun the failures"], began = baseline.seconds, time.monotonic()
-        _repair_all(run, failing, passing, baseline, chain, outcome)
+        _repair_all(run, failing, passing, baseline, chain, outcome, followers)
         outcome.results = chain.lineage.named(outcome.results, baseline.executed)
         outcome.timings["to repair"] = time.monotonic() - began
     except KeyboardInterrupt:
@@ -200,6 +199,7 @@ def _repair_all(
     baseline: RunResult,
     chain: Chain,
     outcome: HealOutcome,
+    followers: Mapping[str, str],  # the cases the baseline did not rerun: whom each follows
 ) -> None:
     """Group the failures into problems by root cause and repair the groups concurrently."""
 
@@ -210,7 +210,7 @@ def _repair_all(
     def cause(failure: Failure) -> object:
         return cluster.root_cause(failure, baseline, near(failure), chain.files, chain.editable)
 
-    groups = cluster.clusters(failing, cause)
+    groups = cluster.grouped(failing, followers, cause)
     known = [len(groups)]  # the problems so far: what a fix does not heal is one more
     started = itertools.count(1)
     shown = threading.Lock()

@@ -7,17 +7,27 @@ and so never collected the rest. The status of those it did not run is learnt th
 the ones that pass alone, at most NEIGHBOURS of a module (localize.py), are what no fix may break.
 Each candidate is also checked against the session's tests of every other module that imports a
 file it changes (``Wider``), those that pass without it; and the fixes together, at the end.
+
+Many failing cases of one bug cost one run more, not two: of the cases of one test function that
+failed alike (the same exception at the same line), the baseline reruns the first ALIKE; the
+others follow the first (``alike``: they share its root cause, cluster.py) and run in every
+proof. When a kind's sampled cases do not all fail again, its followers are rerun too.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 
 from pytest_caretaker.project.imports import importers
 from pytest_caretaker.project.localize import module_of, neighbours
 from pytest_caretaker.project.reads import Files
+from pytest_caretaker.results import Failure
 from pytest_caretaker.verify.runner import Runner, RunResult
+
+#: The failing cases of one kind (alike) that the baseline reruns.
+ALIKE = 10
 
 
 def rerun(
@@ -83,3 +93,48 @@ def passing(baseline: RunResult, failing: Sequence[str]) -> list[str]:
         if ran.outcome == "passed" and nodeid not in failed
     ]
     return neighbours(failing, passed)
+
+
+def alike(failures: Sequence[Failure]) -> dict[str, tuple[str, ...]]:
+    """Each case beyond the first ALIKE of its kind (one test function's cases that failed with
+    the same exception at the same innermost line, in the same phase), with the first ALIKE."""
+    kinds: dict[tuple[object, ...], list[str]] = {}
+    followers: dict[str, tuple[str, ...]] = {}
+    for failure in failures:
+        inner = failure.innermost
+        where = (inner.path, inner.lineno) if inner is not None else None
+        kind = (failure.nodeid.partition("[")[0], failure.when, failure.exc_type, where)
+        sampled = kinds.setdefault(kind, [])
+        if len(sampled) < ALIKE:
+            sampled.append(failure.nodeid)
+        else:
+            followers[failure.nodeid] = tuple(sampled)
+    return followers
+
+
+def baseline(
+    runner: Runner, failures: Sequence[Failure], others: Sequence[str]
+) -> tuple[RunResult, Mapping[str, str]]:
+    """The traced baseline rerun of the failing cases and others, and each case that was not
+    rerun with the case it follows (the first of its kind)."""
+    followers = alike(failures)
+    led = [failure.nodeid for failure in failures if failure.nodeid not in followers]
+    run = runner.run(led + list(others), trace=True)
+    if run.problem is not None:
+        return run, {}
+
+    def failed(nodeid: str) -> bool:
+        outcome = run.outcomes.get(nodeid)
+        return outcome is not None and outcome.outcome != "passed"
+
+    shaky = [nodeid for nodeid, sampled in followers.items() if not all(map(failed, sampled))]
+    if shaky:  # a kind that does not fail alike every time: each case speaks for itself
+        more = runner.run(shaky, trace=True)
+        run = replace(
+            run,
+            outcomes={**run.outcomes, **more.outcomes},
+            executed={**run.executed, **more.executed},
+            problem=more.problem,
+            seconds=run.seconds + more.seconds,
+        )
+    return run, {nodeid: sampled[0] for nodeid, sampled in followers.items() if nodeid not in shaky}

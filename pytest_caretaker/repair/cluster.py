@@ -9,7 +9,7 @@ not healed is not healed for every case of it: one conversation, not one per fai
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import replace
 
 from pytest_caretaker.guard.scope import Editable
@@ -31,6 +31,25 @@ def clusters(
     for failure in failures:
         groups.setdefault(cause(failure) or ("alone", failure.nodeid), []).append(failure)
     return list(groups.values())
+
+
+def grouped(
+    failures: Sequence[Failure],
+    followers: Mapping[str, str],
+    cause: Callable[[Failure], Hashable | None],
+) -> list[list[Failure]]:
+    """clusters(), where a case that follows another (regression.alike: it failed like the first
+    cases of its test function and was not rerun alone) takes that case's cause, found once."""
+    by_id = {failure.nodeid: failure for failure in failures}
+    found: dict[str, Hashable] = {}
+
+    def of(failure: Failure) -> Hashable:
+        first = by_id.get(followers.get(failure.nodeid, ""), failure)
+        if first.nodeid not in found:
+            found[first.nodeid] = cause(first) or ("alone", first.nodeid)
+        return found[first.nodeid]
+
+    return clusters(failures, of)
 
 
 def root_cause(
