@@ -6,7 +6,8 @@ One module with a one-token bug (``subtotal - 1``) and a parametrized test whose
 because of it. For each N, interleaved (the order turned around every round): ``pytest -q --heal``
 with the built-in repairer (the healing time caretaker reports in last-run.json, and the wall
 time), and plain ``pytest -q`` on the fixed module (what running the N cases costs, so what one
-proof run of them adds). Medians.
+proof run of them adds). Medians; for the plain run the fastest of the rounds, as its start-up
+varies by more than what 300 passing cases cost.
 
 Target: healing N cases costs what healing 3 costs plus one run of the N cases, i.e.
 ``heal(N) <= heal(3) + (run(N) - run(3))``; the last column is the ratio of the two sides.
@@ -33,7 +34,7 @@ def total(price, qty):
     subtotal = price * qty
     return subtotal - 1
 '''
-TEST = '''\
+TEST = """\
 import pytest
 
 from pricing import total
@@ -42,7 +43,7 @@ from pricing import total
 @pytest.mark.parametrize("n", range({cases}))
 def test_total(n):
     assert total(n + 1, 2) == (n + 1) * 2
-'''
+"""
 ARGS = ["-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
 
 
@@ -102,15 +103,15 @@ def main() -> int:
     first = sizes[0]
     print(f"{'cases':>6} {'healed':>7} {'healing':>9} {'wall':>8} {'run':>8} {'ratio':>6}")
     for n in sizes:
-        allowed = median(healing[first]) + median(runs[n]) - median(runs[first])
+        allowed = median(healing[first]) + min(runs[n]) - min(runs[first])
         ratio = median(healing[n]) / allowed
         print(
             f"{n:>6} {'/'.join(map(str, sorted(healed[n]))):>7} {median(healing[n]):>8.2f}s "
-            f"{median(walls[n]):>7.2f}s {median(runs[n]):>7.2f}s {ratio:>6.2f}"
+            f"{median(walls[n]):>7.2f}s {min(runs[n]):>7.2f}s {ratio:>6.2f}"
         )
     print(
         f"(cores: {os.cpu_count()}; medians of {options.repeat}; healing: caretaker's own time "
-        f"after the run; run: plain pytest of the fixed module; ratio: healing(N) / "
+        f"after the run; run: plain pytest of the fixed module, fastest; ratio: healing(N) / "
         f"(healing({first}) + run(N) - run({first})), target <= 1.1)"
     )
     return 0
