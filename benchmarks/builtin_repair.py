@@ -70,6 +70,11 @@ def heal_collection(
     env = dict(os.environ)
     if package is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(package), env.get("PYTHONPATH")]))
+        # The installed entry point names this checkout's plugin module, which an older
+        # package may not have (plugin.py became plugin/hooks.py): load the package's own.
+        hooks = package / "pytest_caretaker" / "plugin" / "hooks.py"
+        plugin = "pytest_caretaker.plugin" + (".hooks" if hooks.is_file() else "")
+        command[3:3] = ["-p", "no:caretaker", "-p", plugin]
     started = time.perf_counter()
     done = subprocess.run(
         command, cwd=workdir, capture_output=True, text=True, check=False, env=env
