@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from pytest_caretaker.apply.rewrite import merge, unified_diff
+from pytest_caretaker.project.localize import module_of
 from pytest_caretaker.results import Dropped, Failure, FileChange, Fix, HealResult
 from pytest_caretaker.verify.judge import judge
 from pytest_caretaker.verify.runner import Runner
@@ -118,8 +119,10 @@ def also_healed(
     The session's failing tests run together, in the order they failed (failed's): a test that
     needs what an earlier one left behind (a doctest whose namespace a test's autouse fixture
     fills) is judged as the session ran it. One run under the whole patch, and, when it heals
-    some and the patch has several fixes, one run per fix to tell which. Nothing runs when all
-    were healed.
+    some and the patch has several fixes, one run per fix to tell which — of the failing tests
+    of those tests' modules only, the fixes found for tests of those modules first, until each
+    has its fix (a session of many fixes and a few hanging tests paid every fix a run of them
+    all). Nothing runs when all were healed.
     """
     missing = [result.nodeid for result in results if not result.healed]
     if not fixes or not missing:
@@ -127,9 +130,14 @@ def also_healed(
     order = list(dict.fromkeys([*(failure.nodeid for failure in failed), *missing]))
     healed = _passing(fixes, runner, order, missing)
     owner: dict[str, Fix] = {}
-    for fix in fixes if len(fixes) > 1 and healed else ():
+    modules = {module_of(nodeid) for nodeid in healed}
+    nearby = [nodeid for nodeid in order if module_of(nodeid) in modules]
+    mine = sorted(fixes, key=lambda fix: not modules & {module_of(n) for n in fix.nodeids})
+    for fix in mine if len(fixes) > 1 else ():
         left = [n for n in healed if n not in owner]
-        for nodeid in _passing([fix], runner, order, left):
+        if not left:
+            break
+        for nodeid in _passing([fix], runner, nearby, left):
             owner[nodeid] = fix
     return [
         _healed_by(result, owner.get(result.nodeid, fixes[0]))

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_caretaker.results import Candidate, FileChange, Fix, HealResult
-from pytest_caretaker.selection import combined, compatible, group, patch, together
+from pytest_caretaker.results import Candidate, Failure, FileChange, Fix, HealResult
+from pytest_caretaker.selection import also_healed, combined, compatible, group, patch, together
 from pytest_caretaker.verify.runner import Runner, RunResult
 
 # Not "code.py" as one might name it: that would shadow the standard library's code module,
@@ -252,3 +252,31 @@ def test_together_runs_a_single_fix_against_what_its_proof_did_not(
 
     assert kept == [F] and dropped == []
     assert len(counting.runs) == 1
+
+
+def test_a_test_the_patch_heals_is_owned_by_the_fix_of_its_module_in_one_run_of_it(
+    tmp_path: Path,
+) -> None:
+    # test_b.py::test_g_again was not healed on its own; the patch heals it, and G (found for
+    # test_b.py) is its fix: asked first, over test_b.py's failing tests only, and F never.
+    root = tmp_path.resolve()
+    root.joinpath(FUNCS).write_bytes(BEFORE)
+    root.joinpath("test_a.py").write_text(
+        "from funcs import f\n\n\ndef test_f():\n    assert f() == 2\n"
+    )
+    root.joinpath("test_b.py").write_text(
+        TEST_B + "\n\ndef test_g_again():\n    assert g() + 1 == 3\n"
+    )
+    failed = ["test_a.py::test_f", "test_b.py::test_g", "test_b.py::test_g_again"]
+    failures = [
+        Failure(n, "call", n.partition("::")[0], "AssertionError", "", "", ()) for n in failed
+    ]
+    results = [*F.results, *G.results, HealResult("test_b.py::test_g_again", reason="not found")]
+    args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(root)]
+    with Counting(root, root, args, timeout=30.0) as runner:
+        runner.runs = []
+        now = also_healed([F, G], runner, results, failures)
+
+    assert [r.nodeid for r in now if r.healed] == failed
+    assert now[2].shared_with == "test_b.py::test_g"
+    assert runner.runs == [failed, failed[1:]]  # the whole patch, then G over test_b.py only
