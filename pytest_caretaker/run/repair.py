@@ -35,13 +35,11 @@ from pytest_caretaker.run.findings import Key, reported, reported_in
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.text import plural
 from pytest_caretaker.verify import sandbox
+from pytest_caretaker.verify.arguments import standalone_args
 from pytest_caretaker.verify.confinement import confinement_for
 from pytest_caretaker.verify.environment import candidate_env
 from pytest_caretaker.verify.protocol import SandboxPolicy
 from pytest_caretaker.verify.runner import Runner
-
-#: How the project's own tests are rerun: quietly, no cache, no caretaker inside.
-PYTEST_ARGS = ("-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-o", "addopts=")
 
 
 @dataclass(frozen=True)
@@ -89,7 +87,8 @@ class Repairs:
         else:
             self.rerun = Copies(work.argv, work.root, env, settings.timeout, work.scratch, policy)
         if work.tests is not False:
-            runner = Runner(work.root, work.root, PYTEST_ARGS, settings.timeout, False, confinement)
+            args = standalone_args()
+            runner = Runner(work.root, work.root, args, settings.timeout, False, confinement)
             self.tests = self._stack.enter_context(runner)
             baseline = self.tests.run([])
             self.passing = tuple(k for k, v in baseline.outcomes.items() if v.outcome == "passed")

@@ -28,11 +28,10 @@ from pytest_caretaker.runtime.check import Replay, ReplayCheck
 from pytest_caretaker.runtime.records import Crash
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.verify import sandbox
+from pytest_caretaker.verify.arguments import standalone_args
 from pytest_caretaker.verify.confinement import confinement_for
 from pytest_caretaker.verify.runner import Runner
 
-#: How the project's own tests are rerun: quietly, no cache, no caretaker inside.
-PYTEST_ARGS = ("-q", "--no-header", "--tb=short", "-p", "no:cacheprovider", "-o", "addopts=")
 _SKIPPED = {".git", ".caretaker", ".venv", "venv", "node_modules", "__pycache__", ".tox"}
 #: Why a crash whose call no longer raises is not repaired (offline, it is marked fixed instead).
 RETURNS = (
@@ -74,7 +73,7 @@ def repair(work: Repairing, crash: Crash) -> tuple[HealResult, Transcript]:
         warmup.start(models, settings.model_keep)
     policy = sandbox.policy(root, work.scratch, settings.sandbox_network) if confinement else None
     replay = Replay(crash, root, settings.timeout, work.scratch, policy)
-    with Runner(root, root, PYTEST_ARGS, settings.timeout, False, confinement) as tests:
+    with Runner(root, root, standalone_args(), settings.timeout, False, confinement) as tests:
         passing = _exercising(tests, crash) if has_tests(root) else ()
         check = ReplayCheck(replay, tests if passing else None, passing)
         # Replayed as it is first: a call that returns now proves nothing of any candidate.

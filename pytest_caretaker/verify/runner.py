@@ -206,10 +206,9 @@ class Runner:
     def _new_server(self) -> None:
         command = [sys.executable, "-m", "pytest_caretaker.verify.warm", str(self.root)]
         command.append(json.dumps(self.policy))
-        if self.collect:
-            args = [*self.args, "--basetemp", str(self.scratch / "server-basetemp")]
-            paths = [str(self.root / rel) for rel in self.collect]
-            command.append(json.dumps(Session(args=args, paths=paths)))
+        args = [*self.args, "--basetemp", str(self.scratch / "server-basetemp")]
+        paths = [str(self.root / rel) for rel in self.collect]  # none: it collects nothing
+        command.append(json.dumps(Session(args=args, paths=paths)))
         server = Server.start(command, self.spawn)
         if server is not None:
             server.contained = self.policy is not None

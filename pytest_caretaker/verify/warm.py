@@ -1,7 +1,8 @@
 """The warm worker server: import pytest and its plugins once, then fork one run per request.
 
 Started by runner.py as ``python -m pytest_caretaker.verify.warm ROOT [POLICY [SESSION]]``. With a
-SESSION (JSON: pytest's arguments and the test files to collect) the server configures pytest and
+SESSION (JSON: pytest's arguments and the test files to collect; no files: nothing to collect, the
+arguments only tell which plugins the runs load) the server configures pytest and
 collects those files once, and each spec path read from stdin is run in a forked child from the
 collected session (collected.py), so a run costs what its tests cost; without one, each child runs
 worker.py's run_spec, a whole pytest session. With a sandbox POLICY (JSON, or null) the server is
@@ -26,24 +27,30 @@ import pytest
 
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.verify import sandbox
+from pytest_caretaker.verify.arguments import blocked_plugins
 from pytest_caretaker.verify.channel import MEMORY_HEADROOM, fork, learn_module_files
 from pytest_caretaker.verify.protocol import RunReport, SandboxPolicy, Session
 from pytest_caretaker.verify.verdict import open_result, report_to, run_space
 from pytest_caretaker.verify.worker import run_spec
 
 
-def preload(root: Path) -> None:
+def preload(root: Path, blocked: frozenset[str] = frozenset()) -> None:
     """Import pytest's plugins and their packages once, so that each forked run starts warm.
 
     Whole packages, not just the entry modules: a plugin may import its package lazily during
     the run (hypothesis does, in pytest_terminal_summary), and pytest would then rewrite and
-    compile it from source in every run. Modules of the project itself are dropped again: a
-    run must import them fresh, patched.
+    compile it from source in every run. Not the plugins the runs will not load: blocked by
+    name (-p no:NAME), or all of them with PYTEST_DISABLE_PLUGIN_AUTOLOAD (a plugin named with
+    -p then is imported by the run). Modules of the project itself are dropped again: a run
+    must import them fresh, patched.
     """
     from importlib.metadata import entry_points
 
     names: set[str] = set()
-    for entry in entry_points(group="pytest11"):
+    autoload = not os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    for entry in entry_points(group="pytest11") if autoload else ():
+        if entry.name in blocked:
+            continue
         names.add(entry.module)
         for file in (entry.dist.files or []) if entry.dist is not None else []:
             top = file.parts[0].removesuffix(".py")
@@ -73,7 +80,7 @@ def serve(root: str, rules: SandboxPolicy | None = None, session: Session | None
     sys.dont_write_bytecode = True
     if rules is not None:
         sandbox.confine_server(rules)
-    preload(Path(root).resolve())
+    preload(Path(root).resolve(), blocked_plugins(session["args"]) if session else frozenset())
     # The protocol keeps the real stdin and stdout; the server's own pytest output goes nowhere.
     commands = os.fdopen(os.dup(0), "r", encoding="utf-8")
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")

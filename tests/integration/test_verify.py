@@ -307,3 +307,24 @@ def test_a_candidate_that_still_hangs_is_rejected_within_the_tests_limit(steps: 
     assert "the test did not finish within 0.5 s" in verdict.detail
     assert result.seconds < 10.0
     assert judge(fixed, [ODD], [EVEN]).ok
+
+
+@pytest.mark.parametrize("collect", [(), ("test_loaded.py",)], ids=["whole", "collected"])
+def test_a_plugin_the_runs_block_is_not_preloaded_by_the_warm_server(
+    tmp_path: Path, collect: tuple[str, ...]
+) -> None:
+    # hypothesis, of the test extra, is an installed pytest plugin ("hypothesispytest") that
+    # imports its whole package; a run that blocks it must not find it imported all the same.
+    pytest.importorskip("hypothesis")
+    tmp_path.joinpath("test_loaded.py").write_text(
+        "import sys\n\n\ndef test_loaded():\n    assert 'hypothesis' not in sys.modules\n"
+    )
+    args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(tmp_path)]
+    outcomes = {}
+    for blocking in ([], ["-p", "no:hypothesispytest"]):
+        with Runner(tmp_path, tmp_path, args + blocking, timeout=15.0, warm=True) as runner:
+            runner.collect = collect
+            result = runner.run(["test_loaded.py::test_loaded"])
+        outcomes[bool(blocking)] = result.outcomes["test_loaded.py::test_loaded"].outcome
+
+    assert outcomes == {False: "failed", True: "passed"}
