@@ -11,7 +11,8 @@
    problem tried, it included), and end-to-end candidates per second (generation, trials and
    the confirming run included). With --against REV, the same session under the package as of
    git revision REV (extracted, first on PYTHONPATH), on the same collection, side by side (both
-   with --heal-sandbox=off: the sandbox would not show REV's package to the candidates).
+   with --heal-sandbox=off: the sandbox would not show REV's package to the candidates); with
+   --one-worker too, REV's session at --heal-workers=1 as well.
 2. Localization cost: the traced rerun (per-test line coverage, done only when healing) against
    the same rerun untraced, over every test of the collection (median of 3, warm runner).
 3. Scaling: candidates per second through the trial server with 1, 2 and all cores' workers,
@@ -408,6 +409,8 @@ def main() -> None:
     try:
         if options.against:
             sessions.append(heal_against(options.against, catalog, options.budget))
+            if options.one_worker:
+                sessions.append(heal_against(options.against, catalog, options.budget, 1))
         # Side by side, both unsandboxed: REV's package lies outside what the sandbox shows.
         results, wall = heal_collection(workdir, options.budget, sandbox=not options.against)
         patched = after_the_patch(workdir)
@@ -435,7 +438,7 @@ def main() -> None:
 
 
 def heal_against(
-    revision: str, catalog: dict[str, dict[str, str]], budget: float
+    revision: str, catalog: dict[str, dict[str, str]], budget: float, workers: int | None = None
 ) -> tuple[str, dict[str, dict[str, object]]]:
     """The collection healed by the package as of revision (its own copy of the bugs)."""
     scratch = Path(tempfile.mkdtemp(prefix="caretaker-against-"))
@@ -443,10 +446,11 @@ def heal_against(
         package = package_at(revision, scratch / "package")
         bugs = scratch / "bugs"
         shutil.copytree(BUGS, bugs)
-        results, _ = heal_collection(bugs, budget, package=package, sandbox=False)
+        results, _ = heal_collection(bugs, budget, workers, package=package, sandbox=False)
         patched = after_the_patch(bugs)
         still = patched[1] if patched is not None else set()
-        return revision, per_bug(catalog, results, still)
+        name = revision + (f" --heal-workers={workers}" if workers else "")
+        return name, per_bug(catalog, results, still)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -1,6 +1,6 @@
 """Overfit: a candidate that passes the tests for the wrong reason, found by probing it.
 
-Two ways a one-token edit passes without fixing anything are common enough to check for every
+Three ways a one-token edit passes without fixing anything are common enough to check for every
 fix found, each with a trial or two of the lead case (a few tens of milliseconds each):
 
 - **Raised into the fallback.** The edited line now raises where the original did not on the
@@ -12,6 +12,8 @@ fix found, each with a trial or two of the lead case (a few tens of milliseconds
   guard inverted, an early return, a loop that breaks at once). Probe: the candidate with an exit
   (REACHED) put before that line. Such a fix is kept only when nothing else heals (and is then
   reported so, never written without ``--heal-partial``).
+- **An example of its docstring made false** (docstring.py): ranked down, given only when no
+  fix agrees with the examples, and then with the example named.
 
 Probes need trials (a forked child that swaps the function's code in place); without them, or
 for an edit they cannot swap (a constant, a decorator's argument), nothing is probed.
@@ -24,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
+from pytest_caretaker.builtin.docstring import contradiction
 from pytest_caretaker.results import Candidate
 from pytest_caretaker.syntax import parse
 from pytest_caretaker.verify.trials import Trial
@@ -38,10 +41,12 @@ Probe = Callable[[str, str, int, str], Trial | None]
 
 @dataclass(frozen=True)
 class Finding:
-    """What probing a fix found: a reason to refuse it, or a note that it skips a line."""
+    """What probing a fix found: a reason to refuse it, or a note that it skips a line or
+    contradicts its docstring."""
 
     refused: str = ""
     skipped: str = ""
+    contradicts: str = ""  # a docstring example the fix makes false (docstring.py)
 
 
 def examine(candidate: Candidate, probe: Probe, raised: tuple[str, int] | None) -> Finding:
@@ -67,13 +72,15 @@ def examine(candidate: Candidate, probe: Probe, raised: tuple[str, int] | None) 
     refused = _raises_into_handler(old, new, edited, function, run)
     if refused:
         return Finding(refused=refused)
-    if raised is None or raised[0] != change.path:
+    if raised is not None and raised[0] == change.path:
+        line = raised[1] + (len(new) - len(old) if raised[1] > edited else 0)
+        marked = _marked(new, _statement_start(function, line))
+        if line != edited and marked is not None and not _exited(run(marked), REACHED):
+            return Finding(skipped=f"line {line}, which raised, is no longer reached")
+    original = _function(old, qualname)
+    if original is None:
         return Finding()
-    line = raised[1] + (len(new) - len(old) if raised[1] > edited else 0)
-    marked = _marked(new, _statement_start(function, line))
-    if line != edited and marked is not None and not _exited(run(marked), REACHED):
-        return Finding(skipped=f"line {line}, which raised, is no longer reached")
-    return Finding()
+    return Finding(contradicts=contradiction(old, new, (original, function), run))
 
 
 def _raises_into_handler(

@@ -1,10 +1,12 @@
 """Vetting: every fix the search finds is probed (overfit.py) before it is taken.
 
 A fix that raises into its own function's fallback is refused, and the search goes on after it.
-A fix that heals by no longer reaching the line that raised is kept aside, and the search goes on
-for a while (as long again as it took, at least ``GRACE`` seconds, the raising line's candidates
-first) for one that heals without skipping it. What is kept aside, and a fix of some of the
-problem's cases only, is reported for what it is and is a fix only under ``--heal-partial``.
+A fix that heals by no longer reaching the line that raised, or that makes an example of its
+function's docstring false, is kept aside, and the search goes on for a while (as long again as
+it took, at least ``GRACE`` seconds, the raising line's candidates first) for one that heals
+without either. A fix kept aside for a docstring is given when nothing better is found, with the
+example named (the tests are the user's newer word). One that skips the line, and a fix of some
+of the problem's cases only, is reported for what it is and is a fix only under ``--heal-partial``.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ class Vetting:
     scan: Scan
     raised: tuple[str, int] | None  # the line of code under test that raised
     refused: list[str] = field(default_factory=list)
-    skipping: tuple[Healed, str] | None = None  # a fix that skips the raising line, and why
+    skipping: tuple[Healed, str] | None = None  # a fix kept aside (skips, contradicts), and why
+    contradicting: bool = False  # what is kept aside contradicts a docstring, skips no line
     until: float = 0.0  # when to stop looking for a better one than that
 
     def run(self, mutants: Sequence[Mutant]) -> Healed | None:
@@ -49,11 +52,17 @@ class Vetting:
             said = f"{mutant.description} on line {mutant.line}"
             if finding.refused:
                 self.refused.append(f"{said}: {finding.refused}")
-            elif finding.skipped:
+            elif finding.skipped or finding.contradicts:
                 if self.skipping is None:
                     elapsed = time.monotonic() - self.scan.started
                     self.until = time.monotonic() + max(GRACE, elapsed)
-                    self.skipping = (found, f"{said} heals, but {finding.skipped}")
+                # Of the two, one that contradicts a docstring is the better: it skips no line.
+                if self.skipping is None or (finding.contradicts and not self.contradicting):
+                    self.skipping = (
+                        found,
+                        f"{said} heals, but {finding.skipped or finding.contradicts}",
+                    )
+                    self.contradicting = bool(finding.contradicts)
             else:
                 self.repairer.fixes.append(mutant)
                 return found
@@ -94,8 +103,8 @@ class Vetting:
         spend = Spend(candidates=self.scan.tried)
         if self.skipping is not None:
             healed, said = self.skipping
-            if allowed:
-                note = f" Read it twice: it {said.split(' heals, but ', 1)[1]}."
+            if allowed or self.contradicting:  # the tests are the newer word than a docstring
+                note = f" Read it twice: {said.split(' heals, but ', 1)[1]}."
                 return replace(healed, candidate=_noted(healed, note), spend=spend)
             return Failed(
                 f"the only fix found skips the line that failed: {said} ({PARTIAL_NOTE})", spend

@@ -92,6 +92,12 @@ def test_every_family_heals_without_a_model(pytester: pytest.Pytester, family: s
     assert "CONNECTS: [('127.0.0.1', 9)]" in text
     assert "caretaker: heal (in memory) · model builtin · scope code" in text
     assert snapshot(pytester.path) == before  # --heal changes no file
+    # A plausible-but-wrong edit the catalog names (shipping_cost's `!=`, which its docstring's
+    # examples refute) is never the fix written.
+    patch = (pytester.path / ".caretaker" / "heal.patch").read_text()
+    added = {line[1:].strip() for line in patch.splitlines() if line.startswith("+")}
+    for name in names:
+        assert CATALOG[name].get("overfit") not in added, name
     # The patch is the proof a user can check: applied (to a copy, by conftest.py, when the test
     # ends), every failing test of these bugs passes and every passing one still passes.
 
