@@ -286,6 +286,16 @@ def package_at(revision: str, into: Path) -> Path:
     )
     into.mkdir(parents=True, exist_ok=True)
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    # The installed entry point names pytest_caretaker.plugin.hooks, and every pytest process
+    # of the session loads it (its verification workers too, which take no -p of ours): an
+    # older package's plugin module, plugin.py, becomes that package with hooks re-exported.
+    package = into / "pytest_caretaker"
+    if (package / "plugin.py").is_file() and not (package / "plugin").exists():
+        (package / "plugin").mkdir()
+        (package / "plugin.py").rename(package / "plugin" / "__init__.py")
+        (package / "plugin" / "hooks.py").write_text(
+            "from pytest_caretaker.plugin import *  # noqa: F403\n", encoding="utf-8"
+        )
     return into
 
 
