@@ -1,7 +1,7 @@
 """The built-in repairer on the bug collection, measured side by side in one run (not a test).
 
     python benchmarks/builtin_repair.py [--budget 20] [--sample 30] [--one-worker]
-                                        [--against REV] [--heal-only]
+                                        [--against REV [--against-one-worker]] [--heal-only]
 
 1. `pytest --heal` (no model: the built-in repairer) over a copy of examples/bugs in one session:
    per bug, whether it was healed as the catalog expects, the candidates tried and the time; then
@@ -12,7 +12,7 @@
    the confirming run included). With --against REV, the same session under the package as of
    git revision REV (extracted, first on PYTHONPATH), on the same collection, side by side (both
    with --heal-sandbox=off: the sandbox would not show REV's package to the candidates); with
-   --one-worker too, REV's session at --heal-workers=1 as well.
+   --against-one-worker, REV's session at --heal-workers=1 as well.
 2. Localization cost: the traced rerun (per-test line coverage, done only when healing) against
    the same rerun untraced, over every test of the collection (median of 3, warm runner).
 3. Scaling: candidates per second through the trial server with 1, 2 and all cores' workers,
@@ -410,6 +410,9 @@ def main() -> None:
         help="heal the collection with --heal-workers=1 too, side by side",
     )
     parser.add_argument("--against", metavar="REV", help="heal it with this revision too")
+    parser.add_argument(
+        "--against-one-worker", action="store_true", help="and with REV at --heal-workers=1"
+    )
     parser.add_argument("--heal-only", action="store_true", help="no scaling and cost figures")
     options = parser.parse_args()
     catalog = json.loads((BUGS / "catalog.json").read_text(encoding="utf-8"))
@@ -419,7 +422,7 @@ def main() -> None:
     try:
         if options.against:
             sessions.append(heal_against(options.against, catalog, options.budget))
-            if options.one_worker:
+            if options.against_one_worker:
                 sessions.append(heal_against(options.against, catalog, options.budget, 1))
         # Side by side, both unsandboxed: REV's package lies outside what the sandbox shows.
         results, wall = heal_collection(workdir, options.budget, sandbox=not options.against)
