@@ -113,7 +113,9 @@ class BuiltinRepairer:
             found = vetting.run(two)
         if vetting.refused:
             task.log.add("Refused", "Plausible fixes refused:\n" + "\n".join(vetting.refused))
-        left = found or vetting.fallback(self.heal_partial, self.name)
+        left = (
+            vetting.passed_over(found) if found else vetting.fallback(self.heal_partial, self.name)
+        )
         if left is not None:
             return left
         refused = vetting.refusals()

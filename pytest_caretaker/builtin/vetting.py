@@ -126,6 +126,12 @@ class Vetting:
             spend,
         )
 
+    def passed_over(self, found: Healed) -> Healed:
+        """found, saying which fix kept aside it won over, if one was (the one ranked first)."""
+        if self.skipping is None:
+            return found
+        return replace(found, candidate=_noted(found, f" Passed over: {self.skipping[1]}."))
+
     def refusals(self) -> str:
         """The refused fixes, as a clause for a reason; empty when none was."""
         if not self.refused:

@@ -98,6 +98,11 @@ def test_every_family_heals_without_a_model(pytester: pytest.Pytester, family: s
     added = {line[1:].strip() for line in patch.splitlines() if line.startswith("+")}
     for name in names:
         assert CATALOG[name].get("overfit") not in added, name
+    if "shipping_cost" in names:  # and the summary says which fix was passed over, and why
+        assert (
+            "Passed over: `total >= 500` → `total != 500` on line 12 heals, but its docstring's "
+            "example `shipping(49.0)` (`5.0`) does not hold with it, and does with the original."
+        ) in " ".join(text.split())
     # The patch is the proof a user can check: applied (to a copy, by conftest.py, when the test
     # ends), every failing test of these bugs passes and every passing one still passes.
 
