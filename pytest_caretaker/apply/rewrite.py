@@ -41,7 +41,10 @@ class _Replace(cst.CSTTransformer):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self.stack.append((node.name.value, True))
-        return True
+        # Into its body only for a definition nested in it: a function's own statements are
+        # never replaced, and its body is most of a module's nodes.
+        inside = ".".join(name for name, _ in self.stack) + "."
+        return any(qualname.startswith(inside) for qualname, _ in self.replacements)
 
     def _take(self, key: Key) -> New | None:
         """The replacement of key, the first time it is asked for."""
