@@ -99,11 +99,34 @@ def end(pid: int) -> None:
 
 
 def gone(pid: int, seconds: float = 10) -> None:
-    """Wait until pid has ended (its abstract socket's name is released with it)."""
+    """Wait until pid has ended, every thread of it: a killed process's leader shows as a zombie
+    while its other threads may still hold its files (its abstract socket's name among them)."""
     deadline = time.monotonic() + seconds
-    while alive(pid) and time.monotonic() < deadline:
+    while (alive(pid) or _threads_left(pid)) and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert not alive(pid)
+    assert not alive(pid) and not _threads_left(pid)
+
+
+def _threads_left(pid: int) -> bool:
+    try:
+        tasks = [task.name for task in Path(f"/proc/{pid}/task").iterdir()]
+    except OSError:
+        return False
+    return any(_state(int(task), pid) not in ("Z", "X") for task in tasks)
+
+
+def released(name: str, seconds: float = 10) -> None:
+    """Wait until no process holds the abstract socket name (binding it, then letting it go)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind("\0" + name)
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+        time.sleep(0.01)
 
 
 def alive(pid: int) -> bool:
@@ -114,9 +137,11 @@ def alive(pid: int) -> bool:
     return Path(f"/proc/{pid}").exists() and "Z" not in _state(pid)
 
 
-def _state(pid: int) -> str:
+def _state(pid: int, group: int | None = None) -> str:
+    """The state letter of pid (a thread of group, if given); Z once it cannot be read."""
+    path = f"/proc/{pid}/stat" if group is None else f"/proc/{group}/task/{pid}/stat"
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return Path(path).read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
         return "Z"
 
@@ -225,6 +250,7 @@ def test_another_user_gets_no_answer_and_is_never_asked(env: dict[str, str]) -> 
     )
     end(pid)
     gone(pid)  # SIGKILL is asynchronous: the name is free only once the process has ended
+    released(name)  # and once the kernel has closed its socket (machine-wide: checked, not assumed)
     # Nobody holds the name first: the user's session must not talk to it; it starts a model
     # process of its own instead, as with keep 0.
     squatter = subprocess.Popen(
