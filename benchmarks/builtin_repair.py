@@ -1,6 +1,6 @@
 """The built-in repairer on the bug collection, measured side by side in one run (not a test).
 
-    python benchmarks/builtin_repair.py [--budget 20] [--sample 30] [--one-worker]
+    python benchmarks/builtin_repair.py [--budget 20] [--sample 30] [--one-worker] [--alone]
                                         [--against REV [--against-one-worker]] [--heal-only]
 
 1. `pytest --heal` (no model: the built-in repairer) over a copy of examples/bugs in one session:
@@ -12,12 +12,15 @@
    the confirming run included). With --against REV, the same session under the package as of
    git revision REV (extracted, first on PYTHONPATH), on the same collection, side by side (both
    with --heal-sandbox=off: the sandbox would not show REV's package to the candidates); with
-   --against-one-worker, REV's session at --heal-workers=1 as well.
+   --against-one-worker, REV's session at --heal-workers=1 as well; with --one-worker, this
+   tree's session again at --heal-workers=1. With --alone, every bug once more in a session of
+   its own (its test file only, one session after another): the time to a fix of a user with
+   that one bug, where in the collection's session four bugs are repaired at once and share the
+   trial workers.
 2. Localization cost: the traced rerun (per-test line coverage, done only when healing) against
    the same rerun untraced, over every test of the collection (median of 3, warm runner).
 3. Scaling: candidates per second through the trial server with 1, 2 and all cores' workers,
-   interleaved on the same mutants (median of 3); with --one-worker, the whole session of 1.
-   again at --heal-workers=1.
+   interleaved on the same mutants (median of 3).
 4. Verification throughput on the same candidates: the first --sample mutants of one bug checked
    by the trial server (a forked child of a collected session) and by a plain
    `python -m pytest <test file>` subprocess each, with the mutant written to disk; the ratio is
@@ -56,12 +59,15 @@ def heal_collection(
     workers: int | None = None,
     package: Path | None = None,
     sandbox: bool = True,
+    paths: tuple[str, ...] = (),
 ) -> tuple[dict[str, dict[str, object]], float]:
     """Per failing test id: healed, candidates, seconds, reason; and the session's wall time.
     package: a checkout whose pytest_caretaker to run instead of the installed one (the
     sandbox would not show it to the candidates: run without it, sandbox False)."""
     # Default verbosity: the summary shows each fix's diff and figures.
     command = [sys.executable, "-m", "pytest", "--heal", "-p", "no:cacheprovider"]
+    # The repairer is measured, not the fixes an earlier session of the benchmark remembered.
+    command += ["--heal-no-cache", *paths]
     command += ["-o", f"heal_builtin_budget={budget:g}"]
     # Every bug gets its own budget: the session's (120 s by default) would cut the collection.
     command += ["-o", "heal_session_budget=3600"]
@@ -86,6 +92,21 @@ def heal_collection(
         print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
         raise SystemExit("the heal run reported nothing")
     return results, wall
+
+
+def heal_alone(
+    workdir: Path, catalog: dict[str, dict[str, str]], budget: float
+) -> tuple[dict[str, dict[str, object]], list[float]]:
+    """Each bug in a session of its own (its test file only), one after the other: the time to
+    a fix a user with that one bug sees, with no other bug's repair sharing the trial workers.
+    The per-test results of all the sessions, and each session's wall time."""
+    results: dict[str, dict[str, object]] = {}
+    walls: list[float] = []
+    for bug in sorted(catalog):
+        found, wall = heal_collection(workdir, budget, paths=(f"test_{bug}.py",))
+        results.update(found)
+        walls.append(wall)
+    return results, walls
 
 
 def parse_summary(stdout: str) -> dict[str, dict[str, object]]:
@@ -413,6 +434,9 @@ def main() -> None:
     parser.add_argument(
         "--against-one-worker", action="store_true", help="and with REV at --heal-workers=1"
     )
+    parser.add_argument(
+        "--alone", action="store_true", help="heal each bug in a session of its own too"
+    )
     parser.add_argument("--heal-only", action="store_true", help="no scaling and cost figures")
     options = parser.parse_args()
     catalog = json.loads((BUGS / "catalog.json").read_text(encoding="utf-8"))
@@ -433,8 +457,17 @@ def main() -> None:
         if options.one_worker:
             alone_results, alone = heal_collection(workdir, options.budget, 1)
             sessions.append(("--heal-workers=1", per_bug(catalog, alone_results, still)))
+        walls: list[float] = []
+        if options.alone:
+            alone_results, walls = heal_alone(workdir, catalog, options.budget)
+            sessions.append(("each bug alone", per_bug(catalog, alone_results, still)))
         report(catalog, sessions)
         cores = workers_default()
+        if walls:
+            print(
+                f"each bug alone: the whole session (its tests, the rerun, the repair, the proof) "
+                f"median {statistics.median(walls):.2f} s, max {max(walls):.2f} s"
+            )
         print(f"the whole `pytest --heal` session: {wall:.1f} s ({cores} trial workers)")
         if alone is not None:
             print(f"the same session with --heal-workers=1: {alone:.1f} s ({alone / wall:.2f}x)")

@@ -19,9 +19,10 @@ from __future__ import annotations
 import ast
 import doctest
 import os
-import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
+
+from pytest_caretaker.builtin.probing import exit_code, inserted
 
 if TYPE_CHECKING:
     from pytest_caretaker.verify.trials import Trial
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 #: The check's exit code: CHECKED plus a bit per example that fails (the first MAX_EXAMPLES).
 CHECKED = 128
 MAX_EXAMPLES = 7
-_CODE = re.compile(r"exited with code (\d+)")
 _running = False
 
 
@@ -71,10 +71,10 @@ def contradiction(
     before, after = _probed(old, functions[0], docstring), _probed(new, functions[1], docstring)
     if not examples or before is None or after is None:
         return ""
-    after_failed = _exit_code(run(after)) - CHECKED
+    after_failed = exit_code(run(after)) - CHECKED
     if after_failed <= 0:  # every example holds, or the lead case never called the function
         return ""
-    before_failed = _exit_code(run(before)) - CHECKED
+    before_failed = exit_code(run(before)) - CHECKED
     if before_failed < 0:
         return ""
     made_false = after_failed & ~before_failed
@@ -93,19 +93,5 @@ def _probed(
     """lines with the examples' check put before the statement after the docstring."""
     if len(function.body) < 2 or function.body[1].lineno <= function.body[0].lineno:
         return None
-    line = function.body[1].lineno
-    target = lines[line - 1]
-    indent = target[: len(target) - len(target.lstrip())]
-    newline = "\r\n" if target.endswith("\r\n") else "\n"
     call = f'__import__("importlib").import_module("{__name__}").check(globals(), {docstring!r})'
-    text = "".join([*lines[: line - 1], f"{indent}{call}{newline}", *lines[line - 1 :]])
-    try:
-        compile(text, "<probe>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return None
-    return text
-
-
-def _exit_code(trial: Trial | None) -> int:
-    found = _CODE.search(trial.reason) if trial is not None else None
-    return int(found.group(1)) if found else -1
+    return inserted(lines, function.body[1].lineno, call)

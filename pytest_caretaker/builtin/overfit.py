@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from pytest_caretaker.builtin.docstring import contradiction
+from pytest_caretaker.builtin.probing import exit_code, inserted
 from pytest_caretaker.results import Candidate
 from pytest_caretaker.syntax import parse
 from pytest_caretaker.verify.trials import Trial
@@ -74,8 +75,8 @@ def examine(candidate: Candidate, probe: Probe, raised: tuple[str, int] | None) 
         return Finding(refused=refused)
     if raised is not None and raised[0] == change.path:
         line = raised[1] + (len(new) - len(old) if raised[1] > edited else 0)
-        marked = _marked(new, _statement_start(function, line))
-        if line != edited and marked is not None and not _exited(run(marked), REACHED):
+        marked = inserted(new, _statement_start(function, line), _EXIT.format(REACHED))
+        if line != edited and marked is not None and exit_code(run(marked)) != REACHED:
             return Finding(skipped=f"line {line}, which raised, is no longer reached")
     original = _function(old, qualname)
     if original is None:
@@ -94,9 +95,9 @@ def _raises_into_handler(
     if statement is None or len(new) < len(old):  # nothing raises from a deleted line
         return ""
     start, end = statement.lineno, statement.end_lineno or statement.lineno
-    if not _exited(run(_wrapped(new, start, end)), RAISED):
+    if exit_code(run(_wrapped(new, start, end))) != RAISED:
         return ""
-    if len(old) == len(new) and _exited(run(_wrapped(old, start, end)), RAISED):
+    if len(old) == len(new) and exit_code(run(_wrapped(old, start, end))) == RAISED:
         return ""  # the original line raised on this case too: the handler was meant for it
     return (
         f"the edited line {edited} raises on the failing case, where the original did not, and "
@@ -171,24 +172,3 @@ def _statement_start(function: ast.AST, line: int) -> int:
         and node.lineno <= line <= (node.end_lineno or node.lineno)
     ]
     return max(holding, default=0)
-
-
-def _marked(lines: list[str], line: int) -> str | None:
-    """lines with an exit (REACHED) put before line; None where that does not compile (an
-    ``elif``, say)."""
-    if not 0 < line <= len(lines):
-        return None
-    target = lines[line - 1]
-    indent = target[: len(target) - len(target.lstrip())]
-    newline = "\r\n" if target.endswith("\r\n") else "\n"
-    exit_line = f"{indent}{_EXIT.format(REACHED)}{newline}"
-    text = "".join([*lines[: line - 1], exit_line, *lines[line - 1 :]])
-    try:
-        compile(text, "<probe>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return None
-    return text
-
-
-def _exited(trial: Trial | None, code: int) -> bool:
-    return trial is not None and f"exited with code {code}" in trial.reason

@@ -106,7 +106,7 @@ class BuiltinRepairer:
         vetting = Vetting(self, scan, told.raised)
         found = vetting.run(ranked)
         total = len(ranked)
-        if found is None and not scan.late and vetting.skipping is None:
+        if found is None and not scan.late and vetting.aside is None:
             # Single edits exhausted with time left: two at once, best-ranked first.
             two = pairs(ranked, lambda path: _text(self.files, path))
             total += len(two)

@@ -36,7 +36,7 @@ class Vetting:
     scan: Scan
     raised: tuple[str, int] | None  # the line of code under test that raised
     refused: list[str] = field(default_factory=list)
-    skipping: tuple[Healed, str] | None = None  # a fix kept aside (skips, contradicts), and why
+    aside: tuple[Healed, str] | None = None  # a fix kept aside (skips, contradicts), and why
     contradicting: bool = False  # what is kept aside contradicts a docstring, skips no line
     until: float = 0.0  # when to stop looking for a better one than that
 
@@ -53,12 +53,12 @@ class Vetting:
             if finding.refused:
                 self.refused.append(f"{said}: {finding.refused}")
             elif finding.skipped or finding.contradicts:
-                if self.skipping is None:
+                if self.aside is None:
                     elapsed = time.monotonic() - self.scan.started
                     self.until = time.monotonic() + max(GRACE, elapsed)
                 # Of the two, one that contradicts a docstring is the better: it skips no line.
-                if self.skipping is None or (finding.contradicts and not self.contradicting):
-                    self.skipping = (
+                if self.aside is None or (finding.contradicts and not self.contradicting):
+                    self.aside = (
                         found,
                         f"{said} heals, but {finding.skipped or finding.contradicts}",
                     )
@@ -71,7 +71,7 @@ class Vetting:
 
     def _scan(self, mutants: Sequence[Mutant]) -> Healed | None:
         """scan.run, ending by the grace of a fix kept aside if there is one."""
-        if self.skipping is None:
+        if self.aside is None:
             return self.scan.run(mutants)
         deadline = self.scan.deadline
         self.scan.deadline = min(deadline, self.until)
@@ -83,7 +83,7 @@ class Vetting:
 
     def _after(self, mutants: list[Mutant], taken: Mutant) -> list[Mutant]:
         rest = mutants[mutants.index(taken) + 1 :]
-        if self.skipping is None or self.raised is None:
+        if self.aside is None or self.raised is None:
             return rest
         path, line = self.raised
         on_it = [m for m in rest if (m.path, m.line) == (path, line)]
@@ -101,8 +101,8 @@ class Vetting:
         """What is left when no fix passed vetting: a fix that skips the raising line or one of
         some cases (allowed: under --heal-partial, as a fix saying so; else a reason)."""
         spend = Spend(candidates=self.scan.tried)
-        if self.skipping is not None:
-            healed, said = self.skipping
+        if self.aside is not None:
+            healed, said = self.aside
             if allowed or self.contradicting:  # the tests are the newer word than a docstring
                 note = f" Read it twice: {said.split(' heals, but ', 1)[1]}."
                 return replace(healed, candidate=_noted(healed, note), spend=spend)
@@ -128,9 +128,9 @@ class Vetting:
 
     def passed_over(self, found: Healed) -> Healed:
         """found, saying which fix kept aside it won over, if one was (the one ranked first)."""
-        if self.skipping is None:
+        if self.aside is None:
             return found
-        return replace(found, candidate=_noted(found, f" Passed over: {self.skipping[1]}."))
+        return replace(found, candidate=_noted(found, f" Passed over: {self.aside[1]}."))
 
     def refusals(self) -> str:
         """The refused fixes, as a clause for a reason; empty when none was."""
