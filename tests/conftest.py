@@ -92,3 +92,20 @@ def serve(_litellm_loaded: None) -> Iterator[Any]:
     yield start
     for server in started:
         server.stop()
+
+
+@pytest.fixture
+def runners() -> Iterator[Any]:
+    """Makes Runners (Runner's arguments) and closes each at the test's end: a Runner makes its
+    scratch folder in the system's temporary folder when made, and only close() removes it."""
+    from pytest_caretaker.verify.runner import Runner
+
+    made: list[Runner] = []
+
+    def make(*args: Any, **options: Any) -> Runner:
+        made.append(Runner(*args, **options))
+        return made[-1]
+
+    yield make
+    for runner in made:
+        runner.close()

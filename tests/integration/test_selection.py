@@ -230,18 +230,18 @@ class NoRuns(Runner):
 def test_together_keeps_a_single_fix_its_own_proof_covered_without_running(
     tmp_path: Path,
 ) -> None:
-    runner = NoRuns(tmp_path / "missing", tmp_path, [], timeout=1.0)
-    proved = fix(
-        "test_a.py::test_f",
-        FileChange(FUNCS, BEFORE, F_AFTER),
-        proved=frozenset({"test_a.py::test_f", "test_a.py::test_sum"}),
-    )
-    clash = fix("test_c.py::test_f3", FileChange(FUNCS, BEFORE, F_AFTER.replace(b"2", b"3")))
+    with NoRuns(tmp_path / "missing", tmp_path, [], timeout=1.0) as runner:
+        proved = fix(
+            "test_a.py::test_f",
+            FileChange(FUNCS, BEFORE, F_AFTER),
+            proved=frozenset({"test_a.py::test_f", "test_a.py::test_sum"}),
+        )
+        clash = fix("test_c.py::test_f3", FileChange(FUNCS, BEFORE, F_AFTER.replace(b"2", b"3")))
 
-    assert together([proved], runner, ["test_a.py::test_sum"]) == ([proved], [])
-    kept, dropped = together([proved, clash], runner, [])  # one is left after compatible()
-    assert kept == [proved]
-    assert [d.fix for d in dropped] == [clash]
+        assert together([proved], runner, ["test_a.py::test_sum"]) == ([proved], [])
+        kept, dropped = together([proved, clash], runner, [])  # one is left after compatible()
+        assert kept == [proved]
+        assert [d.fix for d in dropped] == [clash]
 
 
 def test_together_runs_a_single_fix_against_what_its_proof_did_not(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pytest
 from helpers import snapshot
@@ -64,12 +64,12 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server(project: Path) -> Iterator[Trials]:
     args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(project)]
-    runner = Runner(project, project, args, timeout=30.0)
-    started = Trials.start(runner, [MEAN, ONE, SPREAD, UNRELATED])
-    assert started is not None
-    assert started.ready()
-    yield started
-    started.close()
+    with Runner(project, project, args, timeout=30.0) as runner:
+        started = Trials.start(runner, [MEAN, ONE, SPREAD, UNRELATED])
+        assert started is not None
+        assert started.ready()
+        yield started
+        started.close()
 
 
 FUNCTIONS = {
@@ -161,9 +161,9 @@ def test_a_function_it_cannot_find_is_unsupported(server: Trials, project: Path)
     assert not unknown.passed
 
 
-def test_a_closed_server_reports_none(project: Path) -> None:
+def test_a_closed_server_reports_none(project: Path, runners: Any) -> None:
     args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(project)]
-    started = Trials.start(Runner(project, project, args, timeout=30.0), [MEAN])
+    started = Trials.start(runners(project, project, args, timeout=30.0), [MEAN])
     assert started is not None and started.ready()
 
     started.close()
@@ -171,19 +171,19 @@ def test_a_closed_server_reports_none(project: Path) -> None:
     assert started.run([MEAN], 1.0) is None
 
 
-def test_collection_that_finds_nothing_is_not_ready(project: Path) -> None:
+def test_collection_that_finds_nothing_is_not_ready(project: Path, runners: Any) -> None:
     args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(project)]
-    started = Trials.start(Runner(project, project, args, 30.0), ["test_calc.py::test_missing"])
+    started = Trials.start(runners(project, project, args, 30.0), ["test_calc.py::test_missing"])
     assert started is not None
 
     assert not started.ready()
 
 
 def test_a_candidate_that_still_hangs_fails_within_what_the_passing_tests_took(
-    project: Path,
+    project: Path, runners: Any
 ) -> None:
     args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(project)]
-    started = Trials.start(Runner(project, project, args, timeout=30.0), [MEAN, ONE, UNRELATED])
+    started = Trials.start(runners(project, project, args, timeout=30.0), [MEAN, ONE, UNRELATED])
     assert started is not None and started.ready()
     hangs = "    while True:\n        pass\n"
     try:
@@ -204,7 +204,7 @@ def test_a_candidate_that_still_hangs_fails_within_what_the_passing_tests_took(
 
 
 def test_before_any_trial_a_hanging_test_is_cut_at_the_sessions_limit_not_the_projects(
-    tmp_path: Path,
+    tmp_path: Path, runners: Any
 ) -> None:
     # The project gives its tests 30 s (pytest-timeout); the session's passing tests were fast,
     # so the parent's limit is 1 s: the reference trial of a hanging bug takes that, not 30 s
@@ -216,7 +216,7 @@ def test_before_any_trial_a_hanging_test_is_cut_at_the_sessions_limit_not_the_pr
         "def test_spin():\n    spin()\n"
     )
     args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(root)]
-    runner = Runner(root, root, args, timeout=30.0, test_limit=1.0)
+    runner = runners(root, root, args, timeout=30.0, test_limit=1.0)
     started = Trials.start(runner, ["test_spin.py::test_spin"])
     assert started is not None and started.ready()
     try:

@@ -7,11 +7,11 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pytest_caretaker.verify import trials
-from pytest_caretaker.verify.runner import Runner
 from pytest_caretaker.verify.trials import Candidate, Trials
 
 pytestmark = pytest.mark.skipif(not trials.AVAILABLE, reason="trials need fork (Linux)")
@@ -66,16 +66,16 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def server(project: Path, workers: int) -> Trials:
+def server(project: Path, workers: int, runners: Any) -> Trials:
     args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(project)]
-    started = Trials.start(Runner(project, project, args, timeout=30.0), [TOGETHER], workers)
+    started = Trials.start(runners(project, project, args, timeout=30.0), [TOGETHER], workers)
     assert started is not None and started.ready()
     return started
 
 
 @pytest.fixture
-def pair(project: Path) -> Iterator[Trials]:
-    started = server(project, workers=2)
+def pair(project: Path, runners: Any) -> Iterator[Trials]:
+    started = server(project, 2, runners)
     yield started
     started.close()
 
@@ -91,8 +91,8 @@ def test_two_workers_run_two_candidates_at_once(pair: Trials, project: Path) -> 
     assert [trial is not None and trial.passed for trial in done] == [True, True]
 
 
-def test_one_worker_runs_them_one_after_the_other(project: Path) -> None:
-    alone = server(project, workers=1)
+def test_one_worker_runs_them_one_after_the_other(project: Path, runners: Any) -> None:
+    alone = server(project, 1, runners)
     folder = alone.workdir / "meeting"
     try:
         first, second = alone.map(
@@ -131,8 +131,8 @@ def test_side_by_side_trials_keep_their_temporary_folders_apart(
     assert {path.name for path in pair.workdir.glob("basetemp-*")} == {"basetemp-0", "basetemp-1"}
 
 
-def test_a_search_that_stops_cancels_the_trials_in_flight(project: Path) -> None:
-    alone = server(project, workers=1)
+def test_a_search_that_stops_cancels_the_trials_in_flight(project: Path, runners: Any) -> None:
+    alone = server(project, 1, runners)
     hangs = candidate(project, "    while True:\n        pass\n", limit=30.0)
     try:
         taken = alone.map([candidate(project, "    return True\n"), hangs])
