@@ -134,9 +134,9 @@ def _joined(a: Mutant, b: Mutant, text: str) -> Mutant | None:
 
 
 #: After the fix, at most this many next candidates are tried for the transcript, in at most
-#: this many seconds ...
+#: this many seconds (a runner-up that hangs is cut there: it is a note, the fix is found) ...
 RUNNER_UPS = 12
-RUNNER_UP_SECONDS = 0.5
+RUNNER_UP_SECONDS = 0.25
 #: ... or in the time of this many trials like the fix's own, if that is longer.
 RUNNER_UP_TRIALS = 4
 #: The candidates tried before the fix that the fix keeps a note of (for pytest -v).
@@ -206,13 +206,17 @@ class Scan:
 
     def _runner_ups(self, rest: Sequence[Mutant], took: float) -> tuple[str, ...]:
         """Which of the next candidates would pass the trial too, said in the transcript: other
-        plausible fixes to weigh against the one taken (a few, in well under a second unless
-        the fix's own trial took long: on a loaded machine, a few of those)."""
+        plausible fixes to weigh against the one taken (a few, in a quarter of a second unless
+        the fix's own trial took long: on a loaded machine, four of those)."""
         if self.repairer.trials is None or not rest:
             return ()
         until = time.monotonic() + max(RUNNER_UP_SECONDS, RUNNER_UP_TRIALS * took)
+
+        def left() -> float:  # each trial ends by then at the latest, hanging or not
+            return max(0.0, min(self.limit, until - time.monotonic()))
+
         passed: list[str] = []
-        tried = self.repairer.tried(rest[:RUNNER_UPS], self.tests, lambda: self.limit)
+        tried = self.repairer.tried(rest[:RUNNER_UPS], self.tests, left)
         with closing(tried):
             for mutant, trial in tried:
                 if trial is not None and trial.passed:
