@@ -1,15 +1,17 @@
 """What a heal needs started at the first failure, while the rest of the run goes on.
 
 The warm verification server collects the session's test files (so that each verification
-run costs only its tests), and litellm, which takes seconds to import and to make its first
-request, is made ready when a model is configured: in the model process (llm/remote.py), which
-imports it on another core and makes the requests. With the built-in repairer alone litellm is
-never imported.
+run costs only its tests); the heal's own modules import in a thread (libcst among them: a
+third of a second that would otherwise come after the run); and litellm, which takes seconds
+to import and to make its first request, is made ready when a model is configured: in the
+model process (llm/remote.py), which imports it on another core and makes the requests. With
+the built-in repairer alone litellm is never imported.
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -42,7 +44,15 @@ def start(
     runner = runner_for(config, settings.timeout, confinement, parser)
     runner.collect = collected_files(runner.root, nodeid, items)
     runner.prestart()
+    threading.Thread(target=_import_heal, name="caretaker-import", daemon=True).start()
     return runner
+
+
+def _import_heal() -> None:
+    """Import the heal's modules; the session's end imports them again (waiting for this
+    import if it is still going on), and an error is raised there, where it is reported."""
+    with contextlib.suppress(Exception):
+        import pytest_caretaker.engine  # noqa: F401
 
 
 @contextlib.contextmanager

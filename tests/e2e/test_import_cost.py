@@ -33,3 +33,29 @@ def test_a_passing_run_imports_nothing_heavy(pytester: pytest.Pytester, flags: l
 
     assert result.ret == 0
     result.stdout.fnmatch_lines(["HEAVY: []"])
+
+
+def test_the_first_failure_imports_the_heal_while_the_run_goes_on(
+    pytester: pytest.Pytester,
+) -> None:
+    # libcst and the heal's pipeline take a third of a second to import: a run with a failure
+    # under --heal starts that at the failure, in a thread, not after the last test.
+    pytester.makepyfile(
+        test_two="""
+        import sys, time
+
+        def test_fails():
+            assert 1 == 2
+
+        def test_later():
+            deadline = time.monotonic() + 30
+            while "libcst" not in sys.modules and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert "libcst" in sys.modules
+        """
+    )
+
+    result = pytester.runpytest_subprocess("--heal", "-p", "no:cacheprovider", timeout=120)
+
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(["NOT HEALED test_two.py::test_fails: *"])
