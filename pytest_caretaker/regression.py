@@ -20,7 +20,7 @@ import threading
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
-from pytest_caretaker.project.imports import importers
+from pytest_caretaker.project.imports import conftests, importers
 from pytest_caretaker.project.localize import module_of, neighbours
 from pytest_caretaker.project.reads import Files
 from pytest_caretaker.results import Failure
@@ -51,7 +51,8 @@ def affected(
     """The tests of the session, but those of the skipped modules, whose file imports a file
     the fixes change (directly or through project modules): a fix can break them too."""
     modules = dict.fromkeys(module_of(n) for n in passed if module_of(n) not in skipped)
-    hit = importers(changed, modules, files)
+    shared = conftests({module_of(n) for n in passed}, files)  # doctest text files' names
+    hit = importers(changed, modules, files, shared)
     return [nodeid for nodeid in passed if module_of(nodeid) in hit]
 
 

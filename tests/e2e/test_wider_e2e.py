@@ -42,3 +42,37 @@ def test_a_fix_that_breaks_another_modules_test_is_rejected_and_repaired_again(
     retry = str(llm.requests[1]["messages"])
     assert "test_b.py::test_zero" in retry
     result.stdout.fnmatch_lines(["caretaker: 1 healed, 0 not healed*"])
+
+
+CONFTEST = (
+    "import pytest\n\nimport shop.prices\n\n\n@pytest.fixture(autouse=True)\n"
+    "def add_prices(doctest_namespace):\n    doctest_namespace['prices'] = shop.prices\n"
+)
+# A documentation page run as a doctest (--doctest-glob): it imports nothing, its `prices` comes
+# from the conftest's doctest_namespace fixture.
+PAGE = (
+    "Prices\n======\n\nNothing bought costs nothing::\n\n    >>> prices.unit_price(0, 4)\n    0.0\n"
+)
+
+
+def test_a_fix_that_breaks_a_doctest_page_fed_by_a_conftest_is_rejected(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    pytester.mkpydir("shop")
+    pytester.makepyfile(**{"shop/prices": PRICES, "conftest": CONFTEST, "test_a": TEST_A})
+    pytester.mkdir("docs").joinpath("prices.rst").write_text(PAGE)
+    pytester.makeini("[pytest]\naddopts = --doctest-glob=*.rst\n")
+    llm.script(
+        tool_call(
+            "Five.", [{"path": "shop/prices.py", "function": "unit_price", "code": BREAKS_B}]
+        ),
+        tool_call(
+            "Divide by count.", [{"path": "shop/prices.py", "function": "unit_price", "code": GOOD}]
+        ),
+    )
+
+    result = pytester.runpytest(*heal_args(llm))
+
+    result.stdout.fnmatch_lines(["HEALED test_a.py::test_unit_price", "*2 attempts*"])
+    assert "docs/prices.rst::prices.rst" in str(llm.requests[1]["messages"])
+    result.stdout.fnmatch_lines(["caretaker: 1 healed, 0 not healed*"])
