@@ -5,11 +5,20 @@ The lead case must pass and the regression set must still pass, and so must the 
 modules that import a file the candidate changes (``wider``, regression.Wider); the other cases
 that pass are in the verdict's evidence, so one run tells which cases of the problem the fix
 heals.
+
+One root cause often fails tests that the session groups into several problems (different
+tests, different assertions); each finds the same fix first and proves it. A proof runs the
+problem's cases always, and of its regression set only the tests not yet seen passing with
+exactly those changes: the second proof of a fix costs its own cases, not the whole suite again
+(the fixes kept are checked together once more at the end: selection.py).
 """
 
 from __future__ import annotations
 
+import hashlib
+import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import replace
 
 from pytest_caretaker.problem import Problem
 from pytest_caretaker.results import Verdict
@@ -24,6 +33,9 @@ class PytestCheck:
         self.runner = runner
         #: The tests of other modules that the changed files reach, which must pass too.
         self.wider = wider
+        #: Per set of changes (their digest), the tests seen passing with them in a proof.
+        self._passed: dict[str, frozenset[str]] = {}
+        self._lock = threading.Lock()
 
     def __call__(
         self, problem: Problem, changes: Mapping[str, bytes], timeout: float | None = None
@@ -31,5 +43,22 @@ class PytestCheck:
         regression = list(problem.regression)
         if self.wider is not None:
             regression += [n for n in self.wider(list(changes)) if n not in regression]
-        run = self.runner.run([*problem.ids, *regression], changes, timeout=timeout)
-        return judge(run, [problem.lead.nodeid], regression)
+        key = _digest(changes)
+        with self._lock:
+            known = self._passed.get(key, frozenset())
+        fresh = [nodeid for nodeid in regression if nodeid not in known]
+        run = self.runner.run([*problem.ids, *fresh], changes, timeout=timeout)
+        verdict = judge(run, [problem.lead.nodeid], fresh)
+        if not verdict.ok:
+            return verdict
+        with self._lock:
+            self._passed[key] = self._passed.get(key, frozenset()) | verdict.passed
+        return replace(verdict, passed=verdict.passed | (known & set(regression)))
+
+
+def _digest(changes: Mapping[str, bytes]) -> str:
+    digest = hashlib.sha256()
+    for path, data in sorted(changes.items()):
+        digest.update(path.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()

@@ -1,0 +1,78 @@
+"""PytestCheck: a fix proved for one problem is not proved against the same tests again for the
+next problem it heals (verify/check.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from pytest_caretaker.problem import Problem
+from pytest_caretaker.results import Failure
+from pytest_caretaker.verify.check import PytestCheck
+from pytest_caretaker.verify.runner import Outcome, RunResult
+
+FIX = {"calc.py": b"def f():\n    return 1\n"}
+OTHER = {"calc.py": b"def f():\n    return 2\n"}
+
+
+@dataclass
+class Recorded:
+    """Runs nothing: every test passes but those named in fails; each run's ids are kept."""
+
+    fails: set[str] = field(default_factory=set)
+    runs: list[list[str]] = field(default_factory=list)
+    root: Path = Path("/nowhere")
+
+    def run(
+        self,
+        nodeids: Sequence[str],
+        patches: Mapping[str, bytes] | None = None,
+        trace: bool = False,
+        timeout: float | None = None,
+    ) -> RunResult:
+        self.runs.append(list(nodeids))
+        outcomes = {n: Outcome("failed" if n in self.fails else "passed") for n in nodeids}
+        return RunResult(outcomes, {})
+
+
+def problem(*ids: str, regression: Sequence[str] = ()) -> Problem:
+    cases = (Failure(n, "call", n.split("::")[0], "AssertionError", "", "", ()) for n in ids)
+    return Problem(tuple(cases), tuple(regression))
+
+
+def test_the_second_proof_of_a_fix_runs_only_its_own_cases_and_what_is_new() -> None:
+    runner = Recorded()
+    wider = ["test_b.py::test_one", "test_b.py::test_two"]
+    check = PytestCheck(cast(Any, runner), lambda changed: wider)
+
+    first = check(problem("test_a.py::test_x", regression=["test_a.py::test_ok"]), FIX)
+    second = check(
+        problem("test_c.py::test_y", regression=["test_a.py::test_ok", "test_c.py::test_new"]),
+        FIX,
+    )
+
+    assert first.ok and second.ok
+    assert runner.runs == [
+        ["test_a.py::test_x", "test_a.py::test_ok", *wider],
+        ["test_c.py::test_y", "test_c.py::test_new"],
+    ]
+    # What passed with the fix before is part of the second verdict's evidence all the same.
+    assert {"test_a.py::test_ok", *wider} <= second.passed
+
+
+def test_other_changes_and_a_rejected_proof_teach_nothing() -> None:
+    runner = Recorded(fails={"test_b.py::test_one"})
+    check = PytestCheck(cast(Any, runner), lambda changed: ["test_b.py::test_one"])
+    lead = problem("test_a.py::test_x", regression=["test_a.py::test_ok"])
+
+    rejected = check(lead, FIX)
+    runner.fails.clear()
+    again = check(lead, FIX)
+    other = check(lead, OTHER)
+
+    assert not rejected.ok and rejected.reason == "fix broke test_b.py::test_one"
+    assert again.ok and other.ok
+    everything = ["test_a.py::test_x", "test_a.py::test_ok", "test_b.py::test_one"]
+    assert runner.runs == [everything, everything, everything]
