@@ -280,12 +280,14 @@ def test_the_projects_pytest_timeout_setting_is_each_tests_limit(
 
 
 def test_a_limit_is_at_most_a_share_of_the_runs(steps: Path) -> None:
-    with steps_runner(steps, test_limit=60.0, timeout=3.0) as runner:
+    # The run may take 5 s: the hanging test is cut at 80 % of that, and the 1 s left is for the
+    # test after it and the session's end (0.6 s, of a 3 s run, was too short on a loaded CI).
+    with steps_runner(steps, test_limit=60.0, timeout=5.0) as runner:
         runner.run([EVEN])  # the server started: the run below is timed from its fork
         result = runner.run([ODD, EVEN])
 
-    assert result.problem is None, result.output  # CI, loaded: the slack after 80 % was short
-    assert "did not finish within 2.4 s" in result.outcomes[ODD].detail
+    assert result.problem is None, result.output
+    assert "did not finish within 4 s" in result.outcomes[ODD].detail
     assert result.outcomes[EVEN].outcome == "passed"
 
 
