@@ -15,6 +15,7 @@ What a module does to such a name at import, besides assigning it, hides a bug j
 from __future__ import annotations
 
 import ast
+import functools
 import textwrap
 from collections.abc import Callable
 from pathlib import PurePosixPath
@@ -79,15 +80,23 @@ def _attribute(
     return []
 
 
+@functools.lru_cache(maxsize=256)
+def _top_imports(data: bytes) -> tuple[ast.Import | ast.ImportFrom, ...]:
+    """A module's top-level imports; parsed once per text (a search reads a module's imports
+    for every definition it looks at: parsing them each time was most of a search's own time
+    where many problems share a module)."""
+    try:
+        tree = syntax.parse(data)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return ()
+    return tuple(node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom))
+
+
 def _imports(source: SourceFile, files: Files) -> dict[str, tuple[str, str]]:
     """Names the file imports from project modules: name -> (module's path, name there), with
     "" for a module imported whole."""
-    try:
-        tree = syntax.parse(source.data)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return {}
     found: dict[str, tuple[str, str]] = {}
-    for node in tree.body:
+    for node in _top_imports(source.data):
         if isinstance(node, ast.ImportFrom):
             module = module_file(source.path, node.module or "", node.level, files)
             for alias in node.names if module is not None else ():
