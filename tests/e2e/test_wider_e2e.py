@@ -20,6 +20,15 @@ BREAKS_B = "def unit_price(total, count):\n    return 5.0\n"
 GOOD = "def unit_price(total, count):\n    return total / count\n"
 
 
+def script_breaks_then_good(llm: ScriptedServer) -> None:
+    """The model's first fix heals test_a and breaks the other test; its second heals both."""
+    edit = {"path": "shop/prices.py", "function": "unit_price"}
+    llm.script(
+        tool_call("Five.", [{**edit, "code": BREAKS_B}]),
+        tool_call("Divide by count.", [{**edit, "code": GOOD}]),
+    )
+
+
 def test_a_fix_that_breaks_another_modules_test_is_rejected_and_repaired_again(
     pytester: pytest.Pytester, llm: ScriptedServer
 ) -> None:
@@ -27,14 +36,7 @@ def test_a_fix_that_breaks_another_modules_test_is_rejected_and_repaired_again(
     pytester.makepyfile(
         **{"shop/prices": PRICES, "shop/report": REPORT, "test_a": TEST_A, "test_b": TEST_B}
     )
-    llm.script(
-        tool_call(
-            "Five.", [{"path": "shop/prices.py", "function": "unit_price", "code": BREAKS_B}]
-        ),
-        tool_call(
-            "Divide by count.", [{"path": "shop/prices.py", "function": "unit_price", "code": GOOD}]
-        ),
-    )
+    script_breaks_then_good(llm)
 
     result = pytester.runpytest(*heal_args(llm))
 
@@ -62,14 +64,7 @@ def test_a_fix_that_breaks_a_doctest_page_fed_by_a_conftest_is_rejected(
     pytester.makepyfile(**{"shop/prices": PRICES, "conftest": CONFTEST, "test_a": TEST_A})
     pytester.mkdir("docs").joinpath("prices.rst").write_text(PAGE)
     pytester.makeini("[pytest]\naddopts = --doctest-glob=*.rst\n")
-    llm.script(
-        tool_call(
-            "Five.", [{"path": "shop/prices.py", "function": "unit_price", "code": BREAKS_B}]
-        ),
-        tool_call(
-            "Divide by count.", [{"path": "shop/prices.py", "function": "unit_price", "code": GOOD}]
-        ),
-    )
+    script_breaks_then_good(llm)
 
     result = pytester.runpytest(*heal_args(llm))
 
