@@ -34,6 +34,7 @@ from pytest_caretaker.repair import cluster
 from pytest_caretaker.repair.chain import Chain
 from pytest_caretaker.repair.check import Prover
 from pytest_caretaker.repair.memory import FixMemory, RememberedFixes
+from pytest_caretaker.repair.proved import ProvedFixes
 from pytest_caretaker.report import files as report_files
 from pytest_caretaker.report.progress import Step
 from pytest_caretaker.report.transcript import Transcript
@@ -114,6 +115,7 @@ def heal_all(run: HealRun) -> HealOutcome:
             reason = f"the failing tests could not be rerun: {baseline.problem}"
             outcome.results = [HealResult(f.nodeid, reason=reason) for f in failing]
             return outcome
+        passing = regression.passing(baseline, ids)
         chain = Chain(
             _chain(run, files, editable, builtin),
             editable,
@@ -124,8 +126,8 @@ def heal_all(run: HealRun) -> HealOutcome:
             baseline.seconds,
             Limits.of(settings, started=begun),
             culprit.lineage_of(runner, settings, ids, outcome.notes, begun),  # the history
+            ProvedFixes(check.survey, ids, passing, baseline.executed),  # fixes for the next
         )
-        passing = regression.passing(baseline, ids)
         outcome.timings["to rerun the failures"], began = baseline.seconds, time.monotonic()
         _repair_all(run, failing, passing, baseline, chain, outcome, followers)
         outcome.results = chain.lineage.named(outcome.results, baseline.executed)
@@ -223,7 +225,8 @@ def _repair_all(
             if late is not None:  # what is not reached in time is said so, and not begun
                 for case in pending:
                     outcome.transcripts[case.nodeid] = Transcript(case.nodeid)
-                return [*results, *(_not_attempted(case, late) for case in pending)]
+                said = f"not attempted: {late}"
+                return [*results, *(HealResult(case.nodeid, reason=said) for case in pending)]
             problem = Problem(tuple(pending), near(*pending))
             with shown:
                 known[0] += again
@@ -289,10 +292,6 @@ def write(run: HealRun, outcome: HealOutcome) -> None:
     written, notes = write_fixes(fixes, root, run.settings, run.ask, redactor=run.redactor)
     outcome.written, outcome.notes = written, outcome.notes + notes
     outcome.timings["to write"] = time.monotonic() - began
-
-
-def _not_attempted(case: Failure, why: str) -> HealResult:
-    return HealResult(case.nodeid, reason=f"not attempted: {why}")
 
 
 def _left_out(result: HealResult, why: str) -> HealResult:

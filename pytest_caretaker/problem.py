@@ -153,6 +153,9 @@ class Task:
     #: too).
     earlier_tokens: int = 0
     changes: Changes | None = None  # since the lead last passed, when the history tells
+    #: A fix another problem proved since this repair began, if one heals this problem (asked
+    #: by a repairer that waited for its turn: repair/proved.py).
+    proved_since: Callable[[], Healed | Failed] | None = None
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,7 @@ class Healed:
     by: str  # the model or "builtin" whose fix it is (the one that first found a remembered fix)
     verdict: Verdict  # the check that proved it: what passed
     via: Via = "repair"
+    shared_with: str = ""  # with via "shared": the case whose repair found the fix
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.project.localize import Suspect
 from pytest_caretaker.repair.check import Prover
 from pytest_caretaker.repair.memory import FixMemory
+from pytest_caretaker.repair.proved import ProvedFixes
 from pytest_caretaker.report.transcript import Transcript
 from pytest_caretaker.results import Executed, HealResult, Spend
 from pytest_caretaker.text import short, where
@@ -47,6 +48,8 @@ class Chain:
     limits: Limits = field(default_factory=Limits)
     #: What the history tells of each failing case (the change since it passed: culprit/).
     lineage: Lineage = field(default_factory=Lineage)
+    #: The fixes proved so far in the session: the first link for every later problem.
+    proved: ProvedFixes = field(default_factory=ProvedFixes)
 
     def repair(self, problem: Problem, suspects: Sequence[Suspect]) -> Repaired:
         started = time.monotonic()
@@ -57,6 +60,7 @@ class Chain:
             reason = f"caretaker failed on this test: {error!r}{where(error)}; please report it"
             log.add("Internal error", reason)
             result, passed = HealResult(problem.lead.nodeid, reason=reason), frozenset()
+        self.proved.done(result, problem.ids)  # its fix, for the problems to come
         if result.healed and result.via != "cache":
             self.memory.remember(
                 problem.lead, result.edits, result.explanation, result.repairer, self.files
@@ -84,11 +88,12 @@ class Chain:
             self.limits,
             changes=changes,
         )
+        task = replace(task, proved_since=partial(self.proved.repair, task))
         outcome: Healed | Failed = Failed("no model to ask")
-        name = ""
-        failed: list[str] = []  # "name: reason" of each link of the chain that failed
+        name, failed = "", list[str]()  # "name: reason" of each link of the chain that failed
         total = Spend()
-        for repairer in self.repairers:
+        # What this session proved already comes first (no links, no chain: nothing to ask).
+        for repairer in (self.proved, *self.repairers) if self.repairers else ():
             # The problem's token cap holds over the whole chain.
             outcome = repairer.repair(replace(task, earlier_tokens=total.tokens))
             name = repairer.name
@@ -119,6 +124,7 @@ class Chain:
             spend=spend,
             repairer=outcome.by,
             via=outcome.via,
+            shared_with=outcome.shared_with,
             fallbacks=tuple(failed),
         )
         return result, outcome.verdict.passed

@@ -8,9 +8,10 @@ heals.
 
 One root cause often fails tests that the session groups into several problems (different
 tests, different assertions); each finds the same fix first and proves it. A proof runs the
-problem's cases always, and of its regression set only the tests not yet seen passing with
-exactly those changes: the second proof of a fix costs its own cases, not the whole suite again
-(the fixes kept are checked together once more at the end: selection.py).
+problem's cases and its regression set, but for the tests already seen passing with exactly
+those changes: the second proof of a fix costs its own cases, not the whole suite again, and
+nothing at all when a ``survey`` (repair/proved.py) saw its tests pass under the fix (the fixes
+kept are checked together once more at the end: selection.py).
 """
 
 from __future__ import annotations
@@ -47,13 +48,33 @@ class PytestCheck:
         with self._lock:
             known = self._passed.get(key, frozenset())
         fresh = [nodeid for nodeid in regression if nodeid not in known]
-        run = self.runner.run([*problem.ids, *fresh], changes, timeout=timeout)
-        verdict = judge(run, [problem.lead.nodeid], fresh)
-        if not verdict.ok:
-            return verdict
+        cases = [nodeid for nodeid in problem.ids if nodeid not in known]
+        seen = known & {*problem.ids, *regression}
+        if not cases and not fresh:  # every test of the proof was seen passing with the changes
+            return Verdict(True, passed=seen)
+        run = self.runner.run([*cases, *fresh], changes, timeout=timeout)
+        lead = [problem.lead.nodeid] if problem.lead.nodeid in cases else []
+        verdict = judge(run, lead, fresh)
+        if verdict.ok:
+            self._remember(key, verdict.passed)
+        return replace(verdict, passed=verdict.passed | seen) if verdict.ok else verdict
+
+    def survey(self, changes: Mapping[str, bytes], nodeids: Sequence[str]) -> frozenset[str] | None:
+        """Those of nodeids that pass under changes (a proved fix), remembered for the proofs of
+        the same changes to come; None when the run failed as a whole."""
         with self._lock:
-            self._passed[key] = self._passed.get(key, frozenset()) | verdict.passed
-        return replace(verdict, passed=verdict.passed | (known & set(regression)))
+            known = self._passed.get(_digest(changes), frozenset())
+        unknown = [nodeid for nodeid in nodeids if nodeid not in known]
+        run = self.runner.run(unknown, changes) if unknown else None
+        if run is not None and (run.problem is not None or run.collect_errors):
+            return None
+        passed = {n for n, o in run.outcomes.items() if o.outcome == "passed"} if run else set()
+        self._remember(_digest(changes), passed)
+        return frozenset(passed) | (known & set(nodeids))
+
+    def _remember(self, key: str, passed: Collection[str]) -> None:
+        with self._lock:
+            self._passed[key] = self._passed.get(key, frozenset()) | frozenset(passed)
 
 
 def _digest(changes: Mapping[str, bytes]) -> str:

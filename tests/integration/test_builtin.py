@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.problem import Failed, Healed, Problem, Task
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
 from pytest_caretaker.report.transcript import Transcript
-from pytest_caretaker.results import Failure, Rejected
+from pytest_caretaker.results import Candidate, Failure, Rejected, Spend, Verdict
 from pytest_caretaker.settings import Scope
 from pytest_caretaker.verify import trials
 from pytest_caretaker.verify.check import PytestCheck
@@ -212,3 +213,16 @@ def test_a_constant_read_by_two_suspects_is_tried_once_per_edit(tmp_path: Path) 
     edits = [(m.path, m.start, m.end, m.replacement) for m in ranked]
     assert len(edits) == len(set(edits))
     assert any(m.replacement == "2" and m.path == "shop.py" for m in ranked)  # RATE = 2 is there
+
+
+def test_a_fix_proved_by_another_problem_while_this_one_waited_is_taken_without_a_search(
+    runner: Runner, baseline: RunResult
+) -> None:
+    given = Healed(Candidate((), ()), Spend(), "builtin", Verdict(True), via="shared")
+    builtin = repairer(runner, with_trials=False)
+    waited = replace(task(baseline), proved_since=lambda: given)
+    nothing = replace(task(baseline), proved_since=lambda: Failed(""))
+
+    assert builtin.repair(waited) is given  # no search: its lock was held by the one that found it
+    searched = builtin.repair(nothing)
+    assert isinstance(searched, Healed) and searched.spend.candidates > 0
