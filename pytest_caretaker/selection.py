@@ -70,7 +70,7 @@ def together(
 ) -> tuple[list[Fix], list[Dropped]]:
     """The fixes that pass all their tests and the whole regression set when applied together.
 
-    One run when they do (the usual case; none for a single fix whose own proof ran all of it);
+    One run when they do (the usual case; none for a single fix whose proofs saw all of it);
     otherwise one run per fix, adding them back in order. Each fix is judged against the whole
     set, the first too: its own proof ran only its own problem's neighbours.
     """
@@ -93,9 +93,10 @@ def together(
 
 
 def _proved(fix: Fix, regression: Sequence[str]) -> bool:
-    """Whether the check that proved the fix already ran its tests and the regression set."""
-    candidate = fix.first.candidate
-    return candidate is not None and {*fix.nodeids, *regression} <= candidate.passed
+    """Whether the checks that proved the fix (for each problem it heals: the same changes)
+    already saw its tests and the regression set pass."""
+    seen = {n for r in fix.results if r.candidate is not None for n in r.candidate.passed}
+    return {*fix.nodeids, *regression} <= seen
 
 
 def _verdict(fixes: Sequence[Fix], runner: Runner, regression: Sequence[str]) -> str | None:

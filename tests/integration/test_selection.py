@@ -244,6 +244,21 @@ def test_together_keeps_a_single_fix_its_own_proof_covered_without_running(
         assert [d.fix for d in dropped] == [clash]
 
 
+def test_together_keeps_a_single_fix_its_proofs_for_several_problems_covered_without_running(
+    tmp_path: Path,
+) -> None:
+    # One root cause in two problems: the fix was proved for each (the same changes), and each
+    # proof saw a part of what must pass; together they saw all of it.
+    change = FileChange(FUNCS, BEFORE, F_AFTER)
+    one = healed("test_a.py::test_f", change, proved=frozenset({"test_a.py::test_f"}))
+    other = healed("test_b.py::test_f2", change, proved=frozenset({"test_b.py::test_f2"}))
+    shared = Fix((one, other))
+    with NoRuns(tmp_path / "missing", tmp_path, [], timeout=1.0) as runner:
+        assert together([shared], runner, []) == ([shared], [])
+        with pytest.raises(AssertionError, match="unexpected run"):  # what no proof saw runs
+            together([shared], runner, ["test_a.py::test_sum"])
+
+
 def test_together_runs_a_single_fix_against_what_its_proof_did_not(
     counting: Counting,
 ) -> None:
