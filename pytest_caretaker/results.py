@@ -78,6 +78,9 @@ class Proposal:
     #: How the reply was read into these edits, when there was a choice: which of several
     #: definitions was taken, what was left out and why (for the transcript).
     note: str = ""
+    #: The file changes the edits made when they were proved before (repair/proved.py): taken
+    #: as they are while every file reads as their ``before`` (applying again could differ).
+    changes: tuple[FileChange, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ for all of them, and every refusal is a sentence the model can act on in its nex
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from pytest_caretaker.apply.rewrite import apply_edits
 from pytest_caretaker.guard import weakening
@@ -24,20 +24,12 @@ from pytest_caretaker.results import (
     Rejected,
 )
 
-#: Edits applied, remembered per file and its bytes: a fix proved for one problem is proposed
-#: again for the next of its root cause (repair/proved.py), and libcst parses a large module
-#: slowly (cachetools' __init__.py: ~0.2 s, most of such a proof).
-APPLIED = 64
-
 
 @dataclass(frozen=True)
 class Prover:
     editable: Editable
     files: ProjectFiles
     check: Check
-    _applied: dict[tuple[str, bytes, tuple[Edit, ...]], FileChange | NotApplied] = field(
-        default_factory=dict, compare=False, repr=False
-    )
 
     def __call__(self, problem: Problem, proposal: Proposal) -> Accepted | Rejected:
         refused = self.editable.refusal(proposal.edits)
@@ -68,26 +60,23 @@ class Prover:
         return Accepted(candidate, verdict)
 
     def _apply(self, proposal: Proposal) -> tuple[FileChange, ...] | Rejected:
+        # A fix proved before: its changes as proved, of the files its (guarded) edits name.
+        paths = {edit.path for edit in proposal.edits}
+        if {change.path for change in proposal.changes} == paths and all(
+            (source := self.files.get(change.path)) is not None and source.data == change.before
+            for change in proposal.changes
+        ):
+            return proposal.changes
         changes: list[FileChange] = []
         for path in dict.fromkeys(edit.path for edit in proposal.edits):
             source = self.files.get(path)
             if source is None:
                 return Rejected(f"fix refused: {path} cannot be read", proposal=proposal)
-            done = self._apply_to(path, source.data, [e for e in proposal.edits if e.path == path])
+            done = apply_edits(path, source.data, [e for e in proposal.edits if e.path == path])
             if isinstance(done, NotApplied):
                 return Rejected(f"fix does not apply: {done.reason}", proposal=proposal)
             changes.append(done)
         return tuple(changes)
-
-    def _apply_to(self, path: str, data: bytes, edits: list[Edit]) -> FileChange | NotApplied:
-        key = (path, data, tuple(edits))
-        done = self._applied.get(key)
-        if done is None:
-            done = apply_edits(path, data, edits)
-            if len(self._applied) >= APPLIED:
-                self._applied.clear()
-            self._applied[key] = done
-        return done
 
     def _module(self, path: str) -> str | None:
         """The text of a project file as it is (its imports tell what a fix may import)."""

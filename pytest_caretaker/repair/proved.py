@@ -120,7 +120,8 @@ class ProvedFixes:
             self._tried.update((lead, f.order) for f in fits)
         for fix in fits:
             edits = fix.candidate.edits
-            decided = task.prove(Proposal(edits, fix.candidate.explanation))
+            proposal = Proposal(edits, fix.candidate.explanation, changes=fix.candidate.changes)
+            decided = task.prove(proposal)
             verdict = "accepted" if isinstance(decided, Accepted) else decided.reason
             task.log.add(
                 f"The fix found for {fix.lead} in this session",

@@ -19,6 +19,7 @@ from pytest_caretaker.repair.memory import FixMemory
 from pytest_caretaker.repair.proved import ProvedFixes, changed_lines
 from pytest_caretaker.report.transcript import Transcript
 from pytest_caretaker.results import (
+    Accepted,
     Candidate,
     Edit,
     Executed,
@@ -28,6 +29,7 @@ from pytest_caretaker.results import (
     Proposal,
     Rejected,
     Spend,
+    Verdict,
 )
 from pytest_caretaker.verify.check import PytestCheck
 from tests.unit.test_pytest_check import Recorded
@@ -169,3 +171,36 @@ def test_no_survey_without_cases_to_come(files: ProjectFiles) -> None:
     chain.repair(Problem((case(A),), ("test_a.py::test_ok",)), SUSPECTS)
 
     assert runner.runs == [[A, "test_a.py::test_ok"]]
+
+
+METHOD = (
+    "class Stats:\n"
+    "    def mean(self, xs):\n"
+    '        """The mean.\n\n        Of xs.\n        """\n'
+    "        return sum(xs) / (len(xs) + 1)\n"
+)
+
+
+def test_a_fix_proposed_again_is_the_change_proved_not_its_edits_applied_anew(
+    tmp_path: Path,
+) -> None:
+    # The built-in repairer's edit holds the method dedented, its docstring too: applied anew
+    # by libcst, the docstring's lines would lose their indent (semver's Version.match did).
+    (tmp_path / "stats.py").write_text(METHOD)
+    files = ProjectFiles(tmp_path)
+    editable = Editable("code", tmp_path, TestFiles(frozenset({"test_stats.py"})))
+    prover = Prover(editable, files, lambda problem, changes, timeout=None: Verdict(True))
+    fixed = METHOD.replace("(len(xs) + 1)", "len(xs)")
+    source = fixed.split("\n", 1)[1].replace("\n    ", "\n")[4:]  # the method, dedented
+    edit = Edit("replace", "stats.py", "Stats.mean", source)
+    proved = FileChange("stats.py", METHOD.encode(), fixed.encode())
+    problem = Problem((case("test_stats.py::test_mean"),))
+
+    again = prover(problem, Proposal((edit,), "", changes=(proved,)))
+    anew = prover(problem, Proposal((edit,), ""))
+    elsewhere = FileChange("other.py", b"", b"x = 1\n")  # not a file its edits name
+    smuggled = prover(problem, Proposal((edit,), "", changes=(proved, elsewhere)))
+
+    assert isinstance(again, Accepted) and again.candidate.changes == (proved,)
+    assert isinstance(anew, Accepted) and anew.candidate.changes != (proved,)
+    assert isinstance(smuggled, Accepted) and smuggled.candidate.changes == anew.candidate.changes
