@@ -19,14 +19,15 @@ from collections.abc import Sequence
 import libcst as cst
 
 from pytest_caretaker.apply.nodes import Key, New, bound_name, parse_new, slot
+from pytest_caretaker.apply.strings import Indenting, restored
 from pytest_caretaker.results import Edit, FileChange, NotApplied
 
 Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
 
 
-class _Replace(cst.CSTTransformer):
-    def __init__(self, replacements: dict[Key, New]) -> None:
-        super().__init__()
+class _Replace(Indenting):
+    def __init__(self, replacements: dict[Key, New], indent: str) -> None:
+        super().__init__(indent)
         self.replacements = replacements
         self.stack: list[tuple[str, bool]] = []  # (name, whether it is a function)
         self.done: set[Key] = set()
@@ -60,6 +61,7 @@ class _Replace(cst.CSTTransformer):
         new = self._take((qualname, "binding"))
         if new is None:
             return updated
+        new = restored(new, original, self.indent)
         if isinstance(new, cst.SimpleStatementLine):  # `f = lambda …` in place of `def f`
             return new.with_changes(leading_lines=original.leading_lines)
         body, was = new.body, original.body
@@ -86,6 +88,7 @@ class _Replace(cst.CSTTransformer):
         new = self._take((".".join([*(n for n, _ in self.stack), name]), slot))
         if new is None:
             return updated
+        new = restored(new, original, self.indent)
         if isinstance(new, cst.FunctionDef):  # `def area` in place of `area = lambda …`
             return new.with_changes(leading_lines=original.leading_lines)
         kept = original.trailing_whitespace
@@ -105,7 +108,7 @@ def apply_edits(path: str, before: bytes, edits: Sequence[Edit]) -> FileChange |
     if isinstance(parsed, NotApplied):
         return parsed
     replacements, helpers, imports = parsed
-    transformer = _Replace(replacements)
+    transformer = _Replace(replacements, module.default_indent)
     updated = module.visit(transformer)
     missing = sorted(set(replacements) - transformer.done)
     if missing:

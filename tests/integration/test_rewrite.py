@@ -879,3 +879,37 @@ def test_statement_sharing_its_line_is_not_replaced() -> None:
     reason = not_applied("A = 1; B = 2\n", replace("A", "A = 3\n"))
 
     assert "has no assignment A" in reason
+
+
+DOCUMENTED = (
+    "class Outer:\n"
+    "    class Stats:\n"
+    "        def mean(self, xs):\n"
+    '            """The mean of xs.\n'
+    "            \n"  # a blank line with the indent left in it
+    "            Empty: an error.\n"
+    '            """\n'
+    '            query = """\n'
+    "                select 1\n"
+    '            """\n'
+    "            return sum(xs) / (len(xs) + 1)\n"
+)
+
+
+def test_the_multiline_strings_a_fix_left_alone_keep_their_indent_in_a_nested_method() -> None:
+    # The built-in repairer's and a model's edits hold the method dedented, its docstring's
+    # lines too; libcst indents statements, not the lines inside a string.
+    source = dedent(DOCUMENTED.split("\n", 2)[2]).replace("(len(xs) + 1)", "len(xs)")
+
+    after = applied(DOCUMENTED, replace("Outer.Stats.mean", source))
+
+    assert after.decode() == DOCUMENTED.replace("(len(xs) + 1)", "len(xs)")
+
+
+def test_a_docstring_the_fix_rewrote_stays_as_the_fix_wrote_it() -> None:
+    source = dedent(DOCUMENTED.split("\n", 2)[2]).replace("Empty: an error.", "Empty: 0.")
+
+    after = applied(DOCUMENTED, replace("Outer.Stats.mean", source)).decode()
+
+    assert "\n    Empty: 0.\n" in after  # where the fix put it: not guessed
+    assert "\n                select 1\n" in after  # the string it left alone is as it was
