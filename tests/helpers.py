@@ -1,4 +1,4 @@
-"""Helpers shared by the end-to-end tests."""
+"""Helpers shared by the tests of the three layers."""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pytest_caretaker.ci.last_run import SCHEMA_FILE
 from pytest_caretaker.testing import Scripted, ScriptedServer
+from pytest_caretaker.verify.runner import Outcome, RunResult
 
 #: The end-to-end tests' usual project: mean() divides by one too many; test_total passes.
 CALC = """\
@@ -238,3 +240,23 @@ def last_run(root: Path) -> dict[str, Any]:
     schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(schema).validate(data)
     return dict(data)
+
+
+@dataclass
+class Recorded:
+    """Runs nothing: every test passes but those named in fails; each run's ids are kept."""
+
+    fails: set[str] = field(default_factory=set)
+    runs: list[list[str]] = field(default_factory=list)
+    root: Path = Path("/nowhere")
+
+    def run(
+        self,
+        nodeids: Sequence[str],
+        patches: Mapping[str, bytes] | None = None,
+        trace: bool = False,
+        timeout: float | None = None,
+    ) -> RunResult:
+        self.runs.append(list(nodeids))
+        outcomes = {n: Outcome("failed" if n in self.fails else "passed") for n in nodeids}
+        return RunResult(outcomes, {})

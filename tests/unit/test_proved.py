@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
+from helpers import Recorded
 
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.problem import Failed, Healed, Problem, Task
@@ -32,7 +33,6 @@ from pytest_caretaker.results import (
     Verdict,
 )
 from pytest_caretaker.verify.check import PytestCheck
-from tests.unit.test_pytest_check import Recorded
 
 CALC = "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n\n\ndef other():\n    return 0\n"
 GOOD = "def mean(xs):\n    return sum(xs) / len(xs)\n"

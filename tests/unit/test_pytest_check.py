@@ -3,38 +3,17 @@ next problem it heals (verify/check.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, cast
+
+from helpers import Recorded
 
 from pytest_caretaker.problem import Problem
 from pytest_caretaker.results import Failure
 from pytest_caretaker.verify.check import PytestCheck
-from pytest_caretaker.verify.runner import Outcome, RunResult
 
 FIX = {"calc.py": b"def f():\n    return 1\n"}
 OTHER = {"calc.py": b"def f():\n    return 2\n"}
-
-
-@dataclass
-class Recorded:
-    """Runs nothing: every test passes but those named in fails; each run's ids are kept."""
-
-    fails: set[str] = field(default_factory=set)
-    runs: list[list[str]] = field(default_factory=list)
-    root: Path = Path("/nowhere")
-
-    def run(
-        self,
-        nodeids: Sequence[str],
-        patches: Mapping[str, bytes] | None = None,
-        trace: bool = False,
-        timeout: float | None = None,
-    ) -> RunResult:
-        self.runs.append(list(nodeids))
-        outcomes = {n: Outcome("failed" if n in self.fails else "passed") for n in nodeids}
-        return RunResult(outcomes, {})
 
 
 def problem(*ids: str, regression: Sequence[str] = ()) -> Problem:
