@@ -100,18 +100,29 @@ class _Conversation:
     #: model is asked for one that heals them all, returned if it finds none.
     partial: Healed | None = None
 
+    def _not_asked(self, number: int) -> Healed | Failed | None:
+        """Why attempt number is not made (a limit, or a fix proved meanwhile); None: ask."""
+        ask, log = self.task.proved_since, self.task.log
+        since = ask() if ask is not None and number > 1 else None
+        if isinstance(since, Healed):
+            log.add(f"Attempt {number}: not asked", "a fix proved meanwhile heals it")
+            return replace(since, spend=self.spend)  # what asking cost until then
+        stop = self.task.limits.stop(self.spend, self.task.earlier_tokens)
+        if stop is None:
+            return None
+        log.add(f"Attempt {number}: not asked", stop)
+        if number == 1:
+            return Failed(f"not attempted: {stop}", self.spend, decisive=True)
+        done = f"stopped after {plural(number - 1, 'attempt')}"
+        return Failed(f"{done}: {stop}", self.spend, decisive=True)
+
     def run(self) -> Healed | Failed:
         repairer, log = self.repairer, self.task.log
-        reason = "no attempt was made"
-        parsed_any = False
+        reason, parsed_any = "no attempt was made", False
         for number in range(1, repairer.settings.attempts + 1):
-            stop = self.task.limits.stop(self.spend, self.task.earlier_tokens)
-            if stop is not None:
-                log.add(f"Attempt {number}: not asked", stop)
-                if number == 1:
-                    return Failed(f"not attempted: {stop}", self.spend, decisive=True)
-                done = plural(number - 1, "attempt")
-                return Failed(f"stopped after {done}: {stop}", self.spend, decisive=True)
+            ended = self._not_asked(number)
+            if ended is not None:
+                return ended
             try:
                 sent = repairer.redactor.messages(conversation.fit(self.messages, self.room))
                 reply = repairer.ask(
@@ -164,7 +175,7 @@ class _Conversation:
         if not missing:
             return healed
         count = len(cases) - len(missing)
-        if self.partial is None or count > _healed_cases(self.partial, cases):
+        if self.partial is None or count > self._heals(self.partial):
             note = (
                 f" It heals {count} of the {len(cases)} failing cases of this problem; the "
                 "others are repaired on their own."
@@ -216,10 +227,10 @@ class _Conversation:
         assert first is not None  # read_reply gives one reading at least
         return first
 
-    def _heals(self, accepted: Accepted) -> int:
-        """How many cases of the problem an accepted fix heals (the lead always)."""
+    def _heals(self, proved: Accepted | Healed) -> int:
+        """How many cases of the problem a proved fix heals (the lead always)."""
         cases = self.task.problem.ids
-        return 1 + sum(1 for nodeid in cases[1:] if nodeid in accepted.verdict.passed)
+        return 1 + sum(1 for nodeid in cases[1:] if nodeid in proved.verdict.passed)
 
     def _feedback(self, reply: client.Reply, rejected: Rejected, number: int) -> Failed | None:
         """Tell the model why its fix was rejected, in the conversation's next round."""
@@ -244,10 +255,6 @@ class _Conversation:
         else:
             self.messages.append({"role": "user", "content": feedback})
         return None
-
-
-def _healed_cases(healed: Healed, cases: tuple[str, ...]) -> int:
-    return 1 + sum(1 for nodeid in cases[1:] if nodeid in healed.verdict.passed)
 
 
 def _edits(decided: Accepted | Rejected) -> tuple[Edit, ...] | None:

@@ -4,8 +4,8 @@ on. (The real HTTP path is tested end to end against the scripted server.)"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from pytest_caretaker.results import (
     Failure,
     Proposal,
     Rejected,
+    Spend,
     Verdict,
 )
 from pytest_caretaker.settings import Settings
@@ -72,7 +73,11 @@ def files(tmp_path: Path) -> ProjectFiles:
 
 
 def converse(
-    files: ProjectFiles, script: Script, limits: Limits | None = None, **settings: Any
+    files: ProjectFiles,
+    script: Script,
+    limits: Limits | None = None,
+    proved_since: Callable[[], Healed | Failed] | None = None,
+    **settings: Any,
 ) -> tuple[Healed | Failed, Transcript]:
     editable = Editable("code", files.root, TestFiles(frozenset({"test_calc.py"})))
     repairer = ModelRepairer(
@@ -87,7 +92,7 @@ def converse(
     log = Transcript(LEAD.nodeid)
     suspects = (Suspect("calc.py", "mean", False, 1.0, (2,)),)
     task = Task(Problem((LEAD,)), suspects, {}, 0.1, prove, log, limits or Limits())
-    return repairer.repair(task), log
+    return repairer.repair(replace(task, proved_since=proved_since)), log
 
 
 def test_a_rejected_fix_goes_back_with_its_reason_and_the_next_round_heals(
@@ -105,6 +110,28 @@ def test_a_rejected_fix_goes_back_with_its_reason_and_the_next_round_heals(
     assert second[-2]["role"] == "assistant"  # the rejected candidate, then why
     assert "fix broke test_calc.py::test_total" in second[-1]["content"]
     assert "assert 4.5 == 6" in second[-1]["content"]
+
+
+def test_a_fix_another_problem_proved_meanwhile_ends_the_conversation_before_the_next_request(
+    files: ProjectFiles,
+) -> None:
+    # Problems are repaired four at a time: the first of a root cause to find its fix saves the
+    # others their next requests.
+    proved = Healed(Candidate((), ()), Spend(), "other/model", Verdict(True), via="shared")
+    asked: list[int] = []
+
+    def since() -> Healed | Failed:
+        asked.append(len(script.sent))
+        return proved
+
+    script = Script([reply(WRONG), reply(GOOD)])
+
+    outcome, _ = converse(files, script, proved_since=since)
+
+    assert len(script.sent) == 1 and asked == [1]  # asked after the first request, not before
+    assert isinstance(outcome, Healed) and outcome.via == "shared"
+    assert outcome.candidate is proved.candidate
+    assert (outcome.spend.rounds, outcome.spend.prompt_tokens) == (1, 100)  # what it cost
 
 
 def test_checked_attempts_that_all_fail_decide_for_the_chain(files: ProjectFiles) -> None:
