@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from pytest_caretaker.problem import Failed, Healed, Task
 from pytest_caretaker.project.localize import module_of
@@ -53,7 +53,7 @@ class Found:
     #: The cases a run of it has seen (its proof, its survey), and those that passed there.
     ran: frozenset[str]
     passed: frozenset[str]
-    order: int = field(default=0)  # when it was found
+    order: int  # when it was found: the session's first fix is 0
 
     def rank(self, lead: str) -> tuple[bool, int, int]:
         """Seen healing the lead first, then the fix that heals the most, then the newest."""
@@ -90,8 +90,8 @@ class ProvedFixes:
         with self._lock:
             if any(_same(kept.candidate, candidate) for kept in self._found):
                 return
-            found = Found(lead, candidate, result.repairer, lines, ran, candidate.passed & ran)
-            found.order = len(self._found)
+            healed, order = candidate.passed & ran, len(self._found)
+            found = Found(lead, candidate, result.repairer, lines, ran, healed, order)
             self._found.append(found)
         others = [n for n in self._failing if n not in ran and _ran(lines, [self._executed.get(n)])]
         if self._survey is None or not others:
