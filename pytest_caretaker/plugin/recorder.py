@@ -77,7 +77,9 @@ class Recorder:
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         result = yield
         # Each phase that ran here finished (setup too: a slow fixture): none needs much longer.
-        self.slowest = max(self.slowest or 0.0, result.duration)
+        # One a time limit ended says how long the limit was, not how long the test takes.
+        if not (result.failed and call.excinfo is not None and _timed_out(call.excinfo.value)):
+            self.slowest = max(self.slowest or 0.0, result.duration)
         if result.when == "call" and result.passed:
             self.passed.append(item.nodeid)
         elif (
@@ -149,3 +151,9 @@ class WorkerRecorder(Recorder):
 
 #: The key of a worker's record in pytest-xdist's workeroutput.
 WORKER_OUTPUT = "caretaker"
+
+
+def _timed_out(exception: BaseException) -> bool:
+    from pytest_caretaker.verify.timer import timed_out
+
+    return timed_out(exception)

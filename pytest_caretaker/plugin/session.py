@@ -138,7 +138,7 @@ class HealSession(Recorder):
         from pytest_caretaker.verify.timer import derived
 
         if runner.test_limit is None and self.slowest is not None:  # not known under xdist
-            runner.test_limit = derived([self.slowest])  # where pytest-timeout sets none
+            runner.test_limit = derived([self.slowest])  # the project timeout, if lower, holds
 
         terminal = self.config.pluginmanager.get_plugin("terminalreporter")
         shown = progress.Progress.on(terminal, self.config.get_verbosity() < 0, os.environ)

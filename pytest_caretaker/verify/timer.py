@@ -2,11 +2,14 @@
 
 A test that loops forever must cost one test's limit, not the whole run: the run goes on to the
 next test, and the one that hung is a failure like any other, with the lines it ran before the
-limit (the evidence localization needs). The limit of a test is the project's pytest-timeout
-setting (its ``timeout`` marker, ``--timeout``, ``PYTEST_TIMEOUT`` or the ``timeout`` ini key)
-where it has one, else the limit the parent derived from the passing tests (``derived``), and
-never more than a share of the run's (the rest is left for the tests after it). Where neither is
-known a test has no limit of its own: the run's timeout, the last resort, still holds.
+limit (the evidence localization needs). The limit of a test is the smaller of the project's
+pytest-timeout setting (its ``timeout`` marker, ``--timeout``, ``PYTEST_TIMEOUT`` or the
+``timeout`` ini key) and the limit the parent derived from the run (``derived``: ten times its
+slowest test that did not time out, 1 s at least), and never more than a share of the run's (the
+rest is left for the tests after it). So a case that hangs costs about what the run's tests
+take, not the project's timeout (``timeout = 10`` and nine hanging cases were 90 s of a rerun,
+and as much again for every candidate that left them hanging). Where neither is known a test has
+no limit of its own: the run's timeout, the last resort, still holds.
 
 The timer is SIGALRM from ``setitimer``: the children are single-threaded, and a signal handler
 that raises reaches a loop of Python code as well as ``time.sleep``, a lock or a socket. It raises
@@ -41,15 +44,26 @@ REPEAT = 1.0
 RETRY = 0.001
 #: The verification children's own code (the worker's tracer): no place to raise in.
 HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+#: How pytest-timeout's message for a test it stopped begins ("Timeout (>1.0s) from ...").
+TIMEOUT = "Timeout (>"
 #: A limit derived from the passing tests: FACTOR times the slowest of them, at least FLOOR s.
 FACTOR = 10.0
 FLOOR = 1.0
 
 
 def derived(durations: Iterable[float], floor: float = FLOOR) -> float | None:
-    """The limit of a test, from the durations of the tests that passed (None: none did)."""
+    """The limit of a test, from the durations of the tests that ran to their end (None: none
+    did): ten times the slowest, at least floor."""
     slowest = max(durations, default=None)
     return None if slowest is None else max(floor, FACTOR * slowest)
+
+
+def timed_out(exception: BaseException) -> bool:
+    """Whether a test's phase ended by a time limit (pytest-timeout's or a child's), not by
+    itself: its duration says how long the limit was, not how long the test takes."""
+    if isinstance(exception, TimeLimitExceeded):
+        return True
+    return type(exception).__name__ == "Failed" and str(exception).startswith(TIMEOUT)
 
 
 def hung(seconds: float) -> str:
@@ -73,7 +87,7 @@ class Limits:
     def of(self, item: pytest.Item) -> float | None:
         """Seconds the item may take in each of its setup, call and teardown; None: no limit
         of its own is known, the run's timeout holds."""
-        known = [s for s in (project_limit(item) or self.test, self.cap) if s is not None]
+        known = [s for s in (project_limit(item), self.test, self.cap) if s is not None]
         return max(0.001, min(*known, self.run * RUN_SHARE)) if known else None
 
 

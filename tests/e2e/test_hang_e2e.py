@@ -89,6 +89,35 @@ def test_a_hanging_bug_is_healed_by_the_model(hangs: pytest.Pytester, llm: Scrip
     assert "the test did not finish within 1 s (does the code loop forever?)" in retry
 
 
+def test_a_case_that_hangs_costs_what_the_runs_tests_take_not_the_projects_timeout(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    # A project's timeout is set for its slowest test (often minutes). The user's run has paid
+    # it for the hanging case; caretaker's rerun and every candidate under which the case still
+    # hangs pay ten times the slowest test that ended by itself, 1 s at least (the test that
+    # timed out says how long the limit was, not how long a test takes).
+    pytester.makeini("[pytest]\ntimeout = 3\n")
+    pytester.makepyfile(steps=STEPS, test_steps=TESTS)
+    llm.script(
+        tool_call(
+            "Count two per step.",
+            [{"path": "steps.py", "function": "steps_to", "code": STILL_HANGS}],
+        ),
+        tool_call(
+            "The loop skips past odd n.",
+            [{"path": "steps.py", "function": "steps_to", "code": FIXED}],
+        ),
+    )
+
+    result = pytester.runpytest(*heal_args(llm, "openai/gpt-4o-mini", "--heal-timeout", "60"))
+
+    result.stdout.fnmatch_lines(
+        ["*Timeout (>3.0s) from pytest-timeout*", "HEALED test_steps.py::test_odd_target"]
+    )
+    retry = llm.requests[1]["messages"][-1]["content"]
+    assert "the test did not finish within 1 s (does the code loop forever?)" in retry
+
+
 def test_a_hanging_bug_is_healed_by_the_builtin_repairer(hangs: pytest.Pytester) -> None:
     started = time.monotonic()
 

@@ -268,7 +268,7 @@ def test_a_test_cannot_catch_its_limit(steps: Path) -> None:
 def test_the_projects_pytest_timeout_setting_is_each_tests_limit(
     steps: Path, setting: list[str]
 ) -> None:
-    # The project's limit wins over the derived one; pytest-timeout's own timer is not set.
+    # The project's limit, where it is below the derived one; pytest-timeout's timer is not set.
     with steps_runner(steps, *setting, test_limit=5.0) as runner:
         result = runner.run([ODD, "test_steps.py::test_marked", EVEN])
 
@@ -276,6 +276,19 @@ def test_the_projects_pytest_timeout_setting_is_each_tests_limit(
     assert "did not finish within 0.4 s" in result.outcomes[ODD].detail
     assert "did not finish within 0.3 s" in result.outcomes["test_steps.py::test_marked"].detail
     assert "pytest-timeout" not in result.outcomes[ODD].detail
+    assert result.outcomes[EVEN].outcome == "passed"
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("pytest_timeout") is None, reason="pytest-timeout is not installed"
+)
+def test_a_derived_limit_below_the_projects_timeout_is_each_tests_limit(steps: Path) -> None:
+    # A project's timeout suits its slowest test; a case that hangs costs what the run's take.
+    with steps_runner(steps, "-o", "timeout=30", test_limit=0.4) as runner:
+        result = runner.run([ODD, EVEN])
+
+    assert result.problem is None, result.output
+    assert "did not finish within 0.4 s" in result.outcomes[ODD].detail
     assert result.outcomes[EVEN].outcome == "passed"
 
 
