@@ -123,6 +123,7 @@ class Recorder:
             "deselected": self.unselected.deselected,  # a worker runs part of what it collects
             "secrets": self.redactor.learnt(),
             "notes": self.notes,
+            "slowest": self.slowest,
         }
 
     def absorb(self, data: dict[str, Any]) -> None:
@@ -138,6 +139,9 @@ class Recorder:
         for value, what in data.get("secrets", ()):
             self.redactor.remember(value, what)
         self.notes += [n for n in data.get("notes", ()) if n not in self.notes]
+        slowest = data.get("slowest")
+        if isinstance(slowest, (int, float)):
+            self.slowest = max(self.slowest or 0.0, float(slowest))
 
 
 class WorkerRecorder(Recorder):

@@ -137,7 +137,7 @@ class HealSession(Recorder):
         from pytest_caretaker.report import progress
         from pytest_caretaker.verify.timer import derived
 
-        if runner.test_limit is None and self.slowest is not None:  # not known under xdist
+        if runner.test_limit is None and self.slowest is not None:  # the workers' too (absorb)
             runner.test_limit = derived([self.slowest])  # the project timeout, if lower, holds
 
         terminal = self.config.pluginmanager.get_plugin("terminalreporter")

@@ -89,13 +89,15 @@ def test_a_hanging_bug_is_healed_by_the_model(hangs: pytest.Pytester, llm: Scrip
     assert "the test did not finish within 1 s (does the code loop forever?)" in retry
 
 
+@pytest.mark.parametrize("workers", [None, "2"], ids=["serial", "xdist"])
 def test_a_case_that_hangs_costs_what_the_runs_tests_take_not_the_projects_timeout(
-    pytester: pytest.Pytester, llm: ScriptedServer
+    pytester: pytest.Pytester, llm: ScriptedServer, workers: str | None
 ) -> None:
     # A project's timeout is set for its slowest test (often minutes). The user's run has paid
     # it for the hanging case; caretaker's rerun and every candidate under which the case still
     # hangs pay ten times the slowest test that ended by itself, 1 s at least (the test that
-    # timed out says how long the limit was, not how long a test takes).
+    # timed out says how long the limit was, not how long a test takes). Under xdist the
+    # workers tell the durations they saw.
     pytester.makeini("[pytest]\ntimeout = 3\n")
     pytester.makepyfile(steps=STEPS, test_steps=TESTS)
     llm.script(
@@ -109,7 +111,11 @@ def test_a_case_that_hangs_costs_what_the_runs_tests_take_not_the_projects_timeo
         ),
     )
 
-    result = pytester.runpytest(*heal_args(llm, "openai/gpt-4o-mini", "--heal-timeout", "60"))
+    args = heal_args(llm, "openai/gpt-4o-mini", "--heal-timeout", "60")
+    if workers is None:
+        result = pytester.runpytest(*args)
+    else:
+        result = pytester.runpytest_subprocess("-n", workers, *args, timeout=120)
 
     result.stdout.fnmatch_lines(
         ["*Timeout (>3.0s) from pytest-timeout*", "HEALED test_steps.py::test_odd_target"]
