@@ -28,6 +28,10 @@ from pytest_caretaker.verify.runner import Runner, RunResult
 
 #: The failing cases of one kind (alike) that the baseline reruns.
 ALIKE = 10
+#: Of a test function's cases that hung (pytest-timeout stopped them), the baseline reruns two:
+#: each costs its whole limit again, and where the loop was when the limit came is chance, not a
+#: kind (the nine hanging cases of one bug were nine seconds of the rerun, not two).
+ALIKE_HUNG = 2
 
 
 def rerun(
@@ -98,15 +102,16 @@ def passing(baseline: RunResult, failing: Sequence[str]) -> list[str]:
 
 def alike(failures: Sequence[Failure]) -> dict[str, tuple[str, ...]]:
     """Each case beyond the first ALIKE of its kind (one test function's cases that failed with
-    the same exception at the same innermost line, in the same phase), with the first ALIKE."""
+    the same exception at the same innermost line, in the same phase, or that hung: ALIKE_HUNG),
+    with the first of its kind."""
     kinds: dict[tuple[object, ...], list[str]] = {}
     followers: dict[str, tuple[str, ...]] = {}
     for failure in failures:
         inner = failure.innermost
-        where = (inner.path, inner.lineno) if inner is not None else None
+        where = "hung" if failure.timed_out else (inner.path, inner.lineno) if inner else None
         kind = (failure.nodeid.partition("[")[0], failure.when, failure.exc_type, where)
         sampled = kinds.setdefault(kind, [])
-        if len(sampled) < ALIKE:
+        if len(sampled) < (ALIKE_HUNG if failure.timed_out else ALIKE):
             sampled.append(failure.nodeid)
         else:
             followers[failure.nodeid] = tuple(sampled)

@@ -45,6 +45,12 @@ class Failure:
     def innermost(self) -> Frame | None:
         return self.frames[-1] if self.frames else None
 
+    @property
+    def timed_out(self) -> bool:
+        """Whether pytest-timeout stopped the case (its signal method raises where the code
+        was): it hung, and its duration was the limit's."""
+        return self.exc_type == "Failed" and self.message.lstrip().startswith("Timeout (>")
+
 
 @dataclass(frozen=True)
 class Executed:

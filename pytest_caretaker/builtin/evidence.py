@@ -90,7 +90,7 @@ def read(
     for case in cases:
         counted.update(set(_signs(case)))
     signs = tuple(sign for sign, count in counted.items() if 2 * count >= len(cases))
-    hung = [case for case in cases if timed_out(case)]
+    hung = [case for case in cases if case.timed_out]
     lead = hung[0] if hung else cases[0] if cases else None
     raised = None
     if lead is not None and lead.exc_type != "AssertionError":
@@ -99,11 +99,6 @@ def read(
     if raised is not None and hung:
         return Evidence(signs, raised, loop_lines(*raised, text_of(raised[0])))
     return Evidence(signs, raised)
-
-
-def timed_out(case: Failure) -> bool:
-    """Whether pytest-timeout stopped the case (its signal method raises where the code was)."""
-    return case.exc_type == "Failed" and case.message.lstrip().startswith("Timeout (>")
 
 
 def loop_lines(path: str, line: int, text: str | None) -> frozenset[tuple[str, int]]:
@@ -143,7 +138,7 @@ def loop_lines(path: str, line: int, text: str | None) -> frozenset[tuple[str, i
 def _signs(case: Failure) -> list[str]:
     if case.exc_type in FAMILIES:
         return [case.exc_type]
-    if timed_out(case):
+    if case.timed_out:
         return ["timeout"]
     if case.exc_type != "AssertionError":
         return []

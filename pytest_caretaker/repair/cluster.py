@@ -66,7 +66,9 @@ def root_cause(
         return None
     inner = failure.innermost
     if inner is not None and inner.path not in editable.tests:
-        return failure.exc_type, f"{inner.path}:{inner.lineno}"
+        # Where a case that hung was when its limit came is chance: its loop's function counts.
+        where = inner.name if failure.timed_out else inner.lineno
+        return failure.exc_type, f"{inner.path}:{where}"
     suspects = localize(
         failure, [failure.nodeid], baseline.executed, regression, files, editable.tests
     )

@@ -5,8 +5,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from types import SimpleNamespace
 
 from pytest_caretaker import regression
+from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.repair import cluster
 from pytest_caretaker.results import Executed, Failure, Frame
 from pytest_caretaker.verify.runner import Outcome, RunResult
@@ -53,6 +56,30 @@ def test_another_test_another_line_or_another_exception_is_another_kind() -> Non
     assert regression.alike(cases(regression.ALIKE)) == {}
 
 
+def stopped(count: int) -> list[Failure]:
+    """Cases pytest-timeout stopped, each somewhere else in total's loop."""
+    return [
+        Failure(
+            f"test_p.py::test_total[{n}]",
+            "call",
+            "test_p.py",
+            "Failed",
+            "Timeout (>10.0s) from pytest-timeout.",
+            "",
+            (Frame("test_p.py", 5, "test"), Frame("p.py", 6 + n % 3, "total")),
+        )
+        for n in range(count)
+    ]
+
+
+def test_of_the_cases_that_hung_two_are_rerun_wherever_the_limit_found_each() -> None:
+    # pytest-timeout stopped each case somewhere in the loop: the line is chance, not a kind.
+    hung = stopped(9)
+    followers = regression.alike([*hung, *cases(3)])
+    assert sorted(followers) == sorted(c.nodeid for c in hung[regression.ALIKE_HUNG :])
+    assert set(followers.values()) == {tuple(c.nodeid for c in hung[: regression.ALIKE_HUNG])}
+
+
 def test_the_baseline_reruns_the_first_of_a_kind_and_the_others() -> None:
     many, runner = cases(300), Recorded()
     run, followers = regression.baseline(runner, many, ["test_p.py::test_ok"])  # type: ignore[arg-type]
@@ -84,3 +111,16 @@ def test_followers_take_the_cause_of_the_case_they_follow_found_once() -> None:
     assert [len(g) for g in groups] == [1 + 20] + [1] * 9
     assert groups[0][0] is many[0]
     assert sorted(asked) == sorted(c.nodeid for c in many[: regression.ALIKE])
+
+
+def test_the_cases_that_hung_in_one_function_have_one_root_cause(tmp_path: Path) -> None:
+    hung = stopped(3)
+    baseline = RunResult({c.nodeid: Outcome("failed") for c in hung}, {})
+    editable = SimpleNamespace(tests=frozenset({"test_p.py"}))
+    files = ProjectFiles(tmp_path)
+    causes = {cluster.root_cause(c, baseline, [], files, editable) for c in hung}  # type: ignore[arg-type]
+    assert causes == {("Failed", "p.py:total")}
+    # An exception's line is its cause: one line, one kind.
+    raised = [case(f"test_p.py::test_total[{n}]", line=6 + n) for n in range(2)]
+    baseline = RunResult({c.nodeid: Outcome("failed") for c in raised}, {})
+    assert len({cluster.root_cause(c, baseline, [], files, editable) for c in raised}) == 2  # type: ignore[arg-type]
