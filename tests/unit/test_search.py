@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import pytest
+
 from pytest_caretaker.builtin import mutate
 from pytest_caretaker.builtin.edits import Mutant
 from pytest_caretaker.builtin.explain import phrase
-from pytest_caretaker.builtin.search import pairs
+from pytest_caretaker.builtin.search import Scan, pairs
+from pytest_caretaker.problem import Problem, Task
 from pytest_caretaker.project.files import SourceFile
+from pytest_caretaker.report.transcript import Transcript
+from pytest_caretaker.results import Failure
 
 SOURCE = """\
 def between(x, low, high):
@@ -64,3 +71,43 @@ def test_pairs_are_of_one_function_without_overlap_best_ranked_first() -> None:
     _, _, a, b = min(combinable, key=lambda item: (item[0], item[1]))
     earlier, later = sorted((a, b), key=lambda m: (m.start, m.end))
     assert found[0].apply(text) == earlier.apply(later.apply(text))
+
+
+class Limited:
+    """A searcher that only tells its trials' limit, and remembers which tests it was for."""
+
+    name = "builtin"
+    trials = None
+
+    def __init__(self) -> None:
+        self.tested: list[list[str]] = []
+
+    def trial_limit(self, tests: Sequence[str]) -> float:
+        self.tested.append(list(tests))
+        return 1.0
+
+    def run_limit(self, baseline_seconds: float) -> float:
+        return 5.0
+
+
+def hung(nodeid: str, timed_out: bool) -> Failure:
+    message = "Timeout (>5.0s) from pytest-timeout." if timed_out else "assert 1 == 2"
+    kind = "Failed" if timed_out else "AssertionError"
+    return Failure(nodeid, "call", "test_p.py", kind, message, "", ())
+
+
+@pytest.mark.parametrize("timed_out", [True, False], ids=["hung", "failed"])
+def test_a_problem_whose_lead_hung_trials_its_second_case_too(timed_out: bool) -> None:
+    # A candidate that ends the lead's loop only is stopped by the trial (each case it leaves
+    # hanging would cost the proof its whole limit); cases that fail fast go to the proof,
+    # where one that heals some of them is kept as a partial fix.
+    cases = tuple(hung(f"test_p.py::test_f[{n}]", timed_out) for n in range(3))
+    problem = Problem(cases, regression=("test_p.py::test_ok",))
+    task = Task(problem, (), {}, 0.1, lambda proposal: None, Transcript("x"))  # type: ignore[arg-type,return-value]
+    searcher = Limited()
+
+    scan = Scan(searcher, task, 0.0, 10.0)  # type: ignore[arg-type]
+
+    second = ["test_p.py::test_f[1]"] if timed_out else []
+    assert scan.tests == ["test_p.py::test_f[0]", *second, "test_p.py::test_ok"]
+    assert searcher.tested == [scan.tests]
