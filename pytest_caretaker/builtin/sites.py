@@ -97,6 +97,7 @@ class Sites(cst.CSTVisitor):
         self._statement_lines: list[int] = []
         self._not_variables: set[int] = set()  # ids of Names that are keywords or def names
         self._off_by_one: dict[int, tuple[float, bool]] = {}  # id -> (prior, sum in parentheses)
+        self._returned: set[int] = set()  # ids of the values of return statements
 
     def replacements(self) -> Iterator[Replacement]:
         """Every proposal, once the visit is over: in the order found, then variables, then
@@ -208,6 +209,7 @@ class Sites(cst.CSTVisitor):
     def visit_Return(self, node: cst.Return) -> bool:
         if node.value is not None:
             self._off_by_one[id(node.value)] = (0.5, False)
+            self._returned.add(id(node.value))
         return True
 
     def visit_Comparison(self, node: cst.Comparison) -> bool:
@@ -255,7 +257,11 @@ class Sites(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> bool:
         self._add(node, "swap", swap(node))
-        self._add(node, "unwrap", unwrap(node))
+        # ``return str(x)`` -> ``return x`` changes nothing where x is a str: where it heals, the
+        # function no longer returns the str it was written to (a Version equal to "1.2.3").
+        named = node.func.value if isinstance(node.func, cst.Name) else None
+        if not (named == "str" and id(node) in self._returned):
+            self._add(node, "unwrap", unwrap(node))
         return True
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:

@@ -381,6 +381,12 @@ def new_functions(text: str, operator: str) -> set[str]:
             id="unwrap-not-two-arguments",
         ),
         pytest.param("return g(*xs)", "unwrap", set(), {"return xs"}, id="unwrap-not-star"),
+        # a str() returned: unwrapped, the function returns what is not a str (or nothing new)
+        pytest.param("return str(a)", "unwrap", set(), {"return a"}, id="unwrap-not-returned-str"),
+        pytest.param("b = str(a)", "unwrap", {"b = a"}, set(), id="unwrap-str-elsewhere"),
+        pytest.param(
+            "return str(a) == b", "unwrap", {"return a == b"}, set(), id="unwrap-str-compared"
+        ),
         pytest.param("return g(key=a)", "unwrap", set(), {"return a"}, id="unwrap-not-keyword"),
         # builtin_pair
         pytest.param(
