@@ -14,6 +14,9 @@ from typing import Literal
 
 # -- what failed ---------------------------------------------------------------------------------
 
+#: How pytest-timeout's message for a test it stopped begins ("Timeout (>1.0s) from ...").
+TIMEOUT = "Timeout (>"
+
 
 @dataclass(frozen=True)
 class Frame:
@@ -49,7 +52,7 @@ class Failure:
     def timed_out(self) -> bool:
         """Whether pytest-timeout stopped the case (its signal method raises where the code
         was): it hung, and its duration was the limit's."""
-        return self.exc_type == "Failed" and self.message.lstrip().startswith("Timeout (>")
+        return self.exc_type == "Failed" and self.message.lstrip().startswith(TIMEOUT)
 
 
 @dataclass(frozen=True)

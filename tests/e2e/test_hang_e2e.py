@@ -55,9 +55,9 @@ def hangs(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-def test_a_hanging_bug_is_healed_by_the_model(hangs: pytest.Pytester, llm: ScriptedServer) -> None:
+def still_hangs_then_fixed(llm: ScriptedServer) -> None:
+    """The model's replies: a fix under which the test still hangs, then the fix."""
     llm.script(
-        # First a fix under which the test still hangs: rejected within the test's own limit.
         tool_call(
             "Count two per step.",
             [{"path": "steps.py", "function": "steps_to", "code": STILL_HANGS}],
@@ -67,6 +67,11 @@ def test_a_hanging_bug_is_healed_by_the_model(hangs: pytest.Pytester, llm: Scrip
             [{"path": "steps.py", "function": "steps_to", "code": FIXED}],
         ),
     )
+
+
+def test_a_hanging_bug_is_healed_by_the_model(hangs: pytest.Pytester, llm: ScriptedServer) -> None:
+    # First a fix under which the test still hangs: rejected within the test's own limit.
+    still_hangs_then_fixed(llm)
     started = time.monotonic()
 
     result = hangs.runpytest(*heal_args(llm, "openai/gpt-4o-mini", "--heal-timeout", "60"))
@@ -100,16 +105,7 @@ def test_a_case_that_hangs_costs_what_the_runs_tests_take_not_the_projects_timeo
     # workers tell the durations they saw.
     pytester.makeini("[pytest]\ntimeout = 3\n")
     pytester.makepyfile(steps=STEPS, test_steps=TESTS)
-    llm.script(
-        tool_call(
-            "Count two per step.",
-            [{"path": "steps.py", "function": "steps_to", "code": STILL_HANGS}],
-        ),
-        tool_call(
-            "The loop skips past odd n.",
-            [{"path": "steps.py", "function": "steps_to", "code": FIXED}],
-        ),
-    )
+    still_hangs_then_fixed(llm)
 
     args = heal_args(llm, "openai/gpt-4o-mini", "--heal-timeout", "60")
     if workers is None:
