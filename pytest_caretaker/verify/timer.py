@@ -31,7 +31,6 @@ from types import FrameType
 
 import pytest
 
-from pytest_caretaker.results import TIMEOUT
 from pytest_caretaker.verify.protocol import HUNG
 
 #: Signals need the main thread and SIGALRM (POSIX).
@@ -45,6 +44,9 @@ REPEAT = 1.0
 RETRY = 0.001
 #: The verification children's own code (the worker's tracer): no place to raise in.
 HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+#: How pytest-timeout's message for a test it stopped begins (results.TIMEOUT, written again:
+#: the children import nothing of the package but their own modules).
+TIMEOUT = "Timeout (>"
 #: A limit derived from the passing tests: FACTOR times the slowest of them, at least FLOOR s.
 FACTOR = 10.0
 FLOOR = 1.0
