@@ -7,6 +7,7 @@ its limit, not the whole run's --heal-timeout of 60 s, and is localized by the l
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -117,7 +118,10 @@ def test_a_case_that_hangs_costs_what_the_runs_tests_take_not_the_projects_timeo
         ["*Timeout (>3.0s) from pytest-timeout*", "HEALED test_steps.py::test_odd_target"]
     )
     retry = llm.requests[1]["messages"][-1]["content"]
-    assert "the test did not finish within 1 s (does the code loop forever?)" in retry
+    # 1 s here; more only where a loaded machine made a passing test's phase take over 0.1 s.
+    said = re.search(r"the test did not finish within ([\d.]+) s \(does the code loop", retry)
+    assert said is not None, retry
+    assert float(said.group(1)) < 3.0
 
 
 def test_a_hanging_bug_is_healed_by_the_builtin_repairer(hangs: pytest.Pytester) -> None:
