@@ -158,6 +158,7 @@ WORKER_OUTPUT = "caretaker"
 
 
 def _timed_out(exception: BaseException) -> bool:
-    from pytest_caretaker.verify.timer import timed_out
+    """Whether pytest-timeout stopped the phase (Failure.timed_out, of a live exception)."""
+    from pytest_caretaker.results import TIMEOUT
 
-    return timed_out(exception)
+    return type(exception).__name__ == "Failed" and str(exception).startswith(TIMEOUT)

@@ -44,9 +44,6 @@ REPEAT = 1.0
 RETRY = 0.001
 #: The verification children's own code (the worker's tracer): no place to raise in.
 HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
-#: How pytest-timeout's message for a test it stopped begins (results.TIMEOUT, written again:
-#: the children import nothing of the package but their own modules).
-TIMEOUT = "Timeout (>"
 #: A limit derived from the passing tests: FACTOR times the slowest of them, at least FLOOR s.
 FACTOR = 10.0
 FLOOR = 1.0
@@ -57,14 +54,6 @@ def derived(durations: Iterable[float], floor: float = FLOOR) -> float | None:
     did): ten times the slowest, at least floor."""
     slowest = max(durations, default=None)
     return None if slowest is None else max(floor, FACTOR * slowest)
-
-
-def timed_out(exception: BaseException) -> bool:
-    """Whether a test's phase ended by a time limit (pytest-timeout's or a child's), not by
-    itself: its duration says how long the limit was, not how long the test takes."""
-    if isinstance(exception, TimeLimitExceeded):
-        return True
-    return type(exception).__name__ == "Failed" and str(exception).startswith(TIMEOUT)
 
 
 def hung(seconds: float) -> str:
