@@ -264,6 +264,8 @@ def running() -> ModelProcess | None:
     process = _PROCESS
     if process is None or process.dead or process.owner != os.getpid():
         return None
+    if process.process is not None and process.process.poll() is not None:
+        return None  # it exited, and its reader has not seen the end yet
     return process
 
 
