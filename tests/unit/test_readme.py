@@ -73,11 +73,11 @@ def test_the_quick_start_is_what_ci_runs() -> None:
     assert shown == [
         "python -m venv .venv && . .venv/bin/activate && pip install -e .",
         "pytest examples/quickstart --heal",
-        'pip install -e ".[test]" && python -m pytest -n auto',
+        'pip install -e ".[test]" && python -m pytest -n auto --dist worksteal',
     ]
     assert "python -m pip install --quiet -e .\n" in ci
     assert "\npytest examples/quickstart --heal -p no:cacheprovider" in ci
-    assert "\npython -m pytest -n auto -p no:cacheprovider" in ci
+    assert "\npython -m pytest -n auto --dist worksteal -p no:cacheprovider" in ci
     # What .ci/run looks for in the quick start's output is what the README shows.
     output = text[text.index("$ pytest examples/quickstart --heal\n") :]
     assert re.search(r"^HEALED .*test_textstats\.py::test_moving_average$", output, re.M)
