@@ -88,7 +88,7 @@ class _Kept:
         with self.lock:
             if not self.retiring:
                 self.retiring = True
-                self.clock.keep = 0.0
+                self.clock.retire()
                 with contextlib.suppress(OSError):
                     self.listener.shutdown(socket.SHUT_RDWR)  # wakes the accept
         self.freed.wait(5.0)
@@ -203,6 +203,7 @@ class _Idle:
         self.limit = limit
         self.keep = keep
         self.lock = threading.Lock()
+        self.changed = threading.Condition(self.lock)  # wakes the watch: it may leave now
         self.flying = 0
         self.connections = connections
         self.since = time.monotonic()
@@ -216,17 +217,25 @@ class _Idle:
         with self.lock:
             self.connections += change
             self.since = time.monotonic()
+            self.changed.notify()
+
+    def retire(self) -> None:
+        """Keep no longer: leave as soon as no session is connected (a retired process that
+        slept on would go on importing litellm for nobody, on the user's cores)."""
+        with self.lock:
+            self.keep = 0.0
+            self.changed.notify()
 
     def watch(self) -> None:
-        while True:
-            with self.lock:
+        with self.lock:
+            while True:
                 limit = self.limit if self.connections else self.keep
                 left = limit - (time.monotonic() - self.since)
                 if self.flying:
                     left = limit  # an answer comes first, then the wait starts again
                 elif left <= 0:
                     os._exit(0)  # the other side sees its output close: the next call starts anew
-            time.sleep(max(min(left, 5.0), 0.01))
+                self.changed.wait(max(min(left, 5.0), 0.01))
 
 
 def _answer(

@@ -193,6 +193,29 @@ def test_fifty_sessions_of_fifty_homes_leave_at_most_one_kept_process(env: dict[
     assert started(env) == [last]
 
 
+LEAVES = """import os, sys, time
+from pytest_caretaker.llm import kept
+os.environ["HOME"] = "/home/first"
+kept.reach(["openai/gpt-4o-mini"], 60).end()
+os.environ["HOME"] = "/home/second"  # its session retires the first, which has none left
+link = kept.reach(["openai/gpt-4o-mini"], 60)
+retired = time.monotonic()
+kept._STARTED[0].wait(30)
+print(time.monotonic() - retired)
+link.end()
+"""
+
+
+def test_a_retired_process_with_no_session_leaves_at_once(env: dict[str, str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", LEAVES], env=env, capture_output=True, text=True, timeout=60
+    )
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    # Not at its clock's next look (it looked every 5 s), importing litellm for nobody till then.
+    assert float(done.stdout.split()[-1]) < 2.0
+
+
 def test_caretaker_model_lists_the_kept_process_and_stops_it(env: dict[str, str]) -> None:
     pid = session(env, 60)["pid"]
     caretaker = [sys.executable, "-m", "pytest_caretaker", "model"]
