@@ -33,7 +33,7 @@ from pytest_caretaker.builtin.explain import explain
 from pytest_caretaker.builtin.mutate import Mutant
 from pytest_caretaker.builtin.reach import Vocabulary
 from pytest_caretaker.builtin.search import Bounds, Scan, pairs
-from pytest_caretaker.builtin.vetting import Vetting
+from pytest_caretaker.builtin.vetting import STALE_SHARE, Stale, Vetting
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.problem import Check, Failed, Healed, Problem, Task
 from pytest_caretaker.project.files import ProjectFiles
@@ -67,6 +67,9 @@ class BuiltinRepairer:
     #: Candidates that healed an earlier failure of this session: tried first, since one bug
     #: often fails several tests, and one fix then heals them all.
     fixes: list[Mutant] = field(default_factory=list)
+    #: Candidates that failed an earlier problem's case: tried last (search.Stale).
+    rejected: set[Mutant] = field(default_factory=set)
+    stale_share: float = STALE_SHARE  # of the budget, for those
     _mutants: dict[tuple[str, str, Vocabulary], list[Mutant]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     #: What passing the check shows, when it is not tests (``caretaker run``'s command).
@@ -84,7 +87,8 @@ class BuiltinRepairer:
             outcome = reverts.noted(self._search(task), task, self.editable)
         said = outcome.candidate.explanation if isinstance(outcome, Healed) else outcome.reason
         task.log.add(
-            "Built-in repairer", f"{outcome.spend.candidates:,} candidate edits tried; {said}"
+            "Built-in repairer",
+            f"{plural(outcome.spend.candidates, 'candidate edit')} tried; {said}",
         )
         return outcome
 
@@ -108,13 +112,14 @@ class BuiltinRepairer:
         ranked = earlier + [m for m in ranked if m not in earlier]
         scan = Scan(self, task, started, deadline)
         vetting = Vetting(self, scan, told.raised)
-        found = vetting.run(ranked)
+        stale = Stale(frozenset(self.rejected), self.stale_share * (deadline - started))
+        found = stale.run(vetting, ranked)
         total = len(ranked)
         if found is None and not scan.late and vetting.aside is None:
             # Single edits exhausted with time left: two at once, best-ranked first.
             two = pairs(ranked, lambda path: _text(self.files, path))
             total += len(two)
-            found = vetting.run(two)
+            found = stale.run(vetting, two)
         if vetting.refused:
             task.log.add("Refused", "Plausible fixes refused:\n" + "\n".join(vetting.refused))
         left = (
@@ -133,9 +138,15 @@ class BuiltinRepairer:
                 f"{spent} after {scan.tried:,} of {total:,} candidate edits{refused}",
                 Spend(candidates=scan.tried),
             )
+        took = f"{time.monotonic() - started:.1f} s"
+        tried = (
+            f"{scan.tried:,} of {total:,} candidate edits in {took} (the rest had failed the case "
+            f"of an earlier problem in this session)"
+            if stale.cut
+            else f"all {plural(scan.tried, 'candidate edit')} in {took}"
+        )
         return Failed(
-            f"the built-in repairer tried all {plural(scan.tried, 'candidate edit')} in "
-            f"{time.monotonic() - started:.1f} s; none made the test pass without breaking "
+            f"the built-in repairer tried {tried}; none made the test pass without breaking "
             f"another{refused}",
             Spend(candidates=scan.tried),
             advice="a model may find a larger fix: --heal-model",

@@ -24,6 +24,8 @@ class Searcher(Protocol):
 
     name: str
     fixes: list[Mutant]
+    #: Candidates that failed the trial or proof of an earlier problem of the session.
+    rejected: set[Mutant]
     trials: Trials | None
     files: ProjectFiles
 
@@ -183,6 +185,7 @@ class Scan:
                 self.tried += 1
                 fixed = self.repairer.attempt(mutant, problem, trial, min(self.run_limit, left))
                 if fixed is None:
+                    self.repairer.rejected.add(mutant)
                     if len(self.rejected) < TRIED_NOTED:
                         self.rejected.append(f"{mutant.description} on line {mutant.line}")
                     continue

@@ -174,6 +174,63 @@ def test_one_root_cause_is_searched_for_once(pytester: pytest.Pytester) -> None:
     assert "conflicts with another fix" not in result.stdout.str()
 
 
+GRADING = """\
+SUFFIX = {10: "/10", 100: "%"}
+
+
+def grade(score, scale):
+    ratio = score / scale
+    if ratio < 0.5:
+        return "fail"
+    return "pass " + SUFFIX[scale]
+"""
+TEST_GRADING = """\
+from grading import grade
+
+
+def test_a_scale_of_twenty():
+    assert grade(18, 20) == "pass /20"
+
+
+def test_half_fails():
+    assert grade(5, 10) == "fail"
+
+
+def test_low_fails():
+    assert grade(2, 10) == "fail"
+
+
+def test_high_passes():
+    assert grade(8, 10) == "pass /10"
+
+
+def test_percent():
+    assert grade(70, 100) == "pass %"
+"""
+
+
+def test_a_second_bug_is_healed_by_an_edit_the_first_bugs_search_rejected(
+    pytester: pytest.Pytester,
+) -> None:
+    # Two bugs in grade: the missing scale (KeyError, out of the repairer's reach) and the
+    # boundary. The first problem's search tries every edit of grade, `<` -> `<=` among them,
+    # and none heals its case; the second problem tries those last, and still finds its fix.
+    pytester.makepyfile(grading=GRADING, test_grading=TEST_GRADING)
+
+    result = pytester.runpytest("--heal")
+
+    result.stdout.fnmatch_lines(
+        [
+            "NOT HEALED test_grading.py::test_a_scale_of_twenty: the built-in repairer tried all "
+            "* candidate edits in * s; none made the test pass without breaking another *",
+            "HEALED test_grading.py::test_half_fails",
+            "*+    if ratio <= 0.5:",
+            "  1 candidate tried · no model, no tokens · * s · builtin",
+            "caretaker: 1 healed, 1 not healed · no tokens spent*",
+        ]
+    )
+
+
 CALC = """\
 def mean(xs):
     return sum(xs) / (len(xs) + 1)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pytest_caretaker.builtin.repairer import BuiltinRepairer
+from pytest_caretaker.builtin.search import pairs
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.problem import Failed, Healed, Problem, Task
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
@@ -132,6 +133,37 @@ def test_the_same_plausible_fix_with_or_without_trials(
     assert edit.source.startswith("def mean(xs):")
     assert "Plausible fix by the built-in repairer" in result.candidate.explanation
     assert {MEAN, EMPTY} <= result.verdict.passed  # the proof ran the case and its neighbour
+
+
+@pytest.mark.skipif(not trials.AVAILABLE, reason="no fork")
+@pytest.mark.parametrize("share", [0.1, 0.0])
+def test_what_an_earlier_problem_rejected_is_tried_last_within_a_share_of_the_budget(
+    runner: Runner, baseline: RunResult, share: float
+) -> None:
+    builtin = repairer(runner, with_trials=True)
+    builtin.stale_share = share
+    ranked = builtin.candidates(MEAN, baseline.executed, [EMPTY])
+    two = pairs(ranked, lambda path: CALC)
+    # As if earlier problems of the session had tried every candidate on their own cases.
+    builtin.rejected.update(ranked + two)
+    try:
+        result = builtin.repair(task(baseline))
+    finally:
+        builtin.close()
+
+    if share:  # still tried, in this problem's rank order: a second bug's fix is not lost
+        assert isinstance(result, Healed), result
+        assert result.spend.candidates == 1
+        (applied,) = result.candidate.changes
+        assert applied.after == CALC.replace("(len(xs) + 1)", "len(xs)").encode()
+    else:  # no time for them: the search says so
+        assert isinstance(result, Failed), result
+        assert result.reason.startswith(
+            f"the built-in repairer tried 0 of {len(ranked) + len(two)} candidate edits in "
+        )
+        assert "(the rest had failed the case of an earlier problem in this session)" in (
+            result.reason
+        )
 
 
 def test_a_spent_budget_stops_the_search(runner: Runner, baseline: RunResult) -> None:
