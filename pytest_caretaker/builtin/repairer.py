@@ -32,8 +32,8 @@ from pytest_caretaker.builtin.evidence import Evidence
 from pytest_caretaker.builtin.explain import explain
 from pytest_caretaker.builtin.mutate import Mutant
 from pytest_caretaker.builtin.reach import Vocabulary
-from pytest_caretaker.builtin.search import Bounds, Scan, pairs
-from pytest_caretaker.builtin.vetting import STALE_SHARE, Stale, Vetting
+from pytest_caretaker.builtin.search import STALE_SHARE, Bounds, Scan, pairs
+from pytest_caretaker.builtin.vetting import Vetting
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.problem import Check, Failed, Healed, Problem, Task
 from pytest_caretaker.project.files import ProjectFiles
@@ -110,16 +110,16 @@ class BuiltinRepairer:
             return Failed(NOTHING)
         earlier = [m for m in self.fixes if m in ranked]
         ranked = earlier + [m for m in ranked if m not in earlier]
-        scan = Scan(self, task, started, deadline)
+        share = self.stale_share * (deadline - started)
+        scan = Scan(self, task, started, deadline, frozenset(self.rejected), share)
         vetting = Vetting(self, scan, told.raised)
-        stale = Stale(frozenset(self.rejected), self.stale_share * (deadline - started))
-        found = stale.run(vetting, ranked)
+        found = vetting.run(ranked)
         total = len(ranked)
         if found is None and not scan.late and vetting.aside is None:
             # Single edits exhausted with time left: two at once, best-ranked first.
             two = pairs(ranked, lambda path: _text(self.files, path))
             total += len(two)
-            found = stale.run(vetting, two)
+            found = vetting.run(two)
         if vetting.refused:
             task.log.add("Refused", "Plausible fixes refused:\n" + "\n".join(vetting.refused))
         left = (
@@ -140,9 +140,10 @@ class BuiltinRepairer:
             )
         took = f"{time.monotonic() - started:.1f} s"
         tried = (
-            f"{scan.tried:,} of {total:,} candidate edits in {took} (the rest had failed the case "
-            f"of an earlier problem in this session)"
-            if stale.cut
+            f"{scan.tried:,} of {total:,} candidate edits in {took}, leaving out "
+            f"{plural(len(scan.left_out), 'edit')} that failed the case of an earlier problem in "
+            "this session"
+            if scan.left_out
             else f"all {plural(scan.tried, 'candidate edit')} in {took}"
         )
         return Failed(

@@ -5,7 +5,7 @@ candidates (pairs) once single edits are exhausted, and the runner-ups after the
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -135,6 +135,11 @@ def _joined(a: Mutant, b: Mutant, text: str) -> Mutant | None:
     )
 
 
+#: The share of a problem's budget for the candidates an earlier problem of the session rejected
+#: (Scan.stale). One bug often fails tests that make many problems (different tests, different
+#: assertions); where its fix is out of reach, each searched the same code in full (semver's build
+#: separator: nine searches, 103 s). A second bug in that code keeps its fix: tried in its rank.
+STALE_SHARE = 0.1
 #: After the fix, at most this many next candidates are tried for the transcript, in at most
 #: this many seconds (a runner-up that hangs is cut there: it is a note, the fix is found) ...
 RUNNER_UPS = 12
@@ -154,6 +159,12 @@ class Scan:
     task: Task
     started: float
     deadline: float
+    #: Candidates that failed the case of an earlier problem of the session: they rarely fix
+    #: this one, so they are tried (in rank order, among the others) only while what they took
+    #: stays within stale_share seconds; then they are left out.
+    stale: frozenset[Mutant] = frozenset()
+    stale_share: float = 0.0
+    left_out: set[Mutant] = field(default_factory=set)
     tried: int = 0
     late: bool = False  # stopped by the budget
     rejected: list[str] = field(default_factory=list)  # the first TRIED_NOTED that failed
@@ -173,9 +184,9 @@ class Scan:
     def run(self, mutants: Sequence[Mutant]) -> Healed | None:
         problem = self.task.problem
         # Trials run ahead on the server's workers; they are taken in order all the same.
-        tried = self.repairer.tried(mutants, self.tests, self._trial_limit)
+        tried = self.repairer.tried(self._admitted(mutants), self.tests, self._trial_limit)
         try:
-            for index, (mutant, trial) in enumerate(tried):
+            for mutant, trial in tried:
                 left = self.deadline - time.monotonic()
                 if self.partial.found and time.monotonic() >= self.partial.until:
                     return None
@@ -183,7 +194,11 @@ class Scan:
                     self.late = True
                     return None
                 self.tried += 1
+                began = time.monotonic()
                 fixed = self.repairer.attempt(mutant, problem, trial, min(self.run_limit, left))
+                if mutant in self.stale:
+                    took = time.monotonic() - began
+                    self.stale_share -= took + (trial.seconds if trial is not None else 0.0)
                 if fixed is None:
                     self.repairer.rejected.add(mutant)
                     if len(self.rejected) < TRIED_NOTED:
@@ -193,7 +208,8 @@ class Scan:
                 if set(problem.ids[1:]) <= verdict.passed:  # every case of the problem: the fix
                     self.repairer.fixes.append(mutant)
                     tried.close()
-                    ups = self._runner_ups(mutants[index + 1 :], trial.seconds if trial else 0.0)
+                    rest = mutants[mutants.index(mutant) + 1 :]
+                    ups = self._runner_ups(rest, trial.seconds if trial else 0.0)
                     noted = replace(candidate, tried=tuple(self.rejected), runner_ups=ups)
                     return Healed(noted, Spend(candidates=self.tried), self.repairer.name, verdict)
                 # Some cases only: kept as a lead while a fix of them all is looked for a while.
@@ -206,6 +222,15 @@ class Scan:
         finally:
             tried.close()
         return None
+
+    def _admitted(self, mutants: Sequence[Mutant]) -> Iterator[Mutant]:
+        """mutants in order, those of an earlier problem only while their share lasts (decided
+        as each is sent: the trials running ahead may take it a little past)."""
+        for mutant in mutants:
+            if mutant in self.stale and self.stale_share <= 0:
+                self.left_out.add(mutant)
+                continue
+            yield mutant
 
     def _trial_limit(self) -> float:
         """Time the next trial may take: the trial limit, within what is left of the budget."""

@@ -7,9 +7,6 @@ it took, at least ``GRACE`` seconds, the raising line's candidates first) for on
 without either. A fix kept aside for a docstring is given when nothing better is found, with the
 example named (the tests are the user's newer word). One that skips the line, and a fix of some
 of the problem's cases only, is reported for what it is and is a fix only under ``--heal-partial``.
-
-What an earlier problem of the session rejected is tried last, within a share of the budget
-(``Stale``).
 """
 
 from __future__ import annotations
@@ -140,44 +137,6 @@ class Vetting:
         if not self.refused:
             return ""
         return f"; {plural(len(self.refused), 'plausible fix')} refused: " + "; ".join(self.refused)
-
-
-#: The share of a problem's budget for the candidates an earlier problem's search rejected.
-STALE_SHARE = 0.1
-
-
-@dataclass
-class Stale:
-    """A problem tries last, within a share of its budget, the candidates that failed an earlier
-    problem of the session: they failed its case, so they rarely fix this one. The failing tests
-    of one bug often make many problems (different tests, different assertions), and where the
-    fix is out of reach each searched the same code in full (semver's build separator: nine
-    searches, 103 s). A second bug in the same code still has its fix tried, in its own rank
-    order, only later."""
-
-    seen: frozenset[Mutant]  # rejected before this problem's search began
-    share: float  # seconds left for them
-    cut: bool = False  # some were left untried when the share ran out
-
-    def run(self, vetting: Vetting, mutants: Sequence[Mutant]) -> Healed | None:
-        fresh = [m for m in mutants if m not in self.seen]
-        old = [m for m in mutants if m in self.seen]
-        found = vetting.run(fresh)
-        scan = vetting.scan
-        if found is not None or scan.late or not old or self.share <= 0:
-            self.cut = self.cut or (found is None and not scan.late and bool(old))
-            return found
-        began, deadline, tried = time.monotonic(), scan.deadline, scan.tried
-        scan.deadline = min(deadline, began + self.share)
-        try:
-            found = vetting.run(old)
-        finally:
-            scan.deadline = deadline
-            scan.late = time.monotonic() >= deadline  # only the problem's budget makes it late
-            self.share -= time.monotonic() - began
-        if found is None and scan.tried - tried < len(old) and not scan.late:
-            self.cut = True
-        return found
 
 
 def _noted(healed: Healed, note: str) -> Candidate:
