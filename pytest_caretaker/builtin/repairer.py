@@ -67,7 +67,7 @@ class BuiltinRepairer:
     #: Candidates that healed an earlier failure of this session: tried first, since one bug
     #: often fails several tests, and one fix then heals them all.
     fixes: list[Mutant] = field(default_factory=list)
-    #: Candidates that failed an earlier problem's case: tried last (search.Stale).
+    #: Candidates that failed an earlier problem's case: tried within a share (Scan.stale).
     rejected: set[Mutant] = field(default_factory=set)
     stale_share: float = STALE_SHARE  # of the budget, for those
     _mutants: dict[tuple[str, str, Vocabulary], list[Mutant]] = field(default_factory=dict)
