@@ -214,7 +214,8 @@ def test_a_second_bug_is_healed_by_an_edit_the_first_bugs_search_rejected(
 ) -> None:
     # Two bugs in grade: the missing scale (KeyError, out of the repairer's reach) and the
     # boundary. The first problem's search tries every edit of grade, `<` -> `<=` among them,
-    # and none heals its case; the second problem tries those last, and still finds its fix.
+    # and none heals its case; the second problem tries those within a share of its budget, in
+    # its own rank order, and still finds its fix first.
     pytester.makepyfile(grading=GRADING, test_grading=TEST_GRADING)
 
     result = pytester.runpytest("--heal")
