@@ -68,7 +68,7 @@ class BuiltinRepairer:
     #: often fails several tests, and one fix then heals them all.
     fixes: list[Mutant] = field(default_factory=list)
     #: Candidates that failed an earlier problem's case: tried within a share (Scan.stale).
-    rejected: set[Mutant] = field(default_factory=set)
+    failed: set[Mutant] = field(default_factory=set)
     stale_share: float = STALE_SHARE  # of the budget, for those
     _mutants: dict[tuple[str, str, Vocabulary], list[Mutant]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -111,7 +111,7 @@ class BuiltinRepairer:
         earlier = [m for m in self.fixes if m in ranked]
         ranked = earlier + [m for m in ranked if m not in earlier]
         share = self.stale_share * (deadline - started)
-        scan = Scan(self, task, started, deadline, frozenset(self.rejected), share)
+        scan = Scan(self, task, started, deadline, frozenset(self.failed), share)
         vetting = Vetting(self, scan, told.raised)
         found = vetting.run(ranked)
         total = len(ranked)

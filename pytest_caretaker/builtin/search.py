@@ -25,7 +25,7 @@ class Searcher(Protocol):
     name: str
     fixes: list[Mutant]
     #: Candidates that failed the trial or proof of an earlier problem of the session.
-    rejected: set[Mutant]
+    failed: set[Mutant]
     trials: Trials | None
     files: ProjectFiles
 
@@ -200,7 +200,7 @@ class Scan:
                     took = time.monotonic() - began
                     self.stale_share -= took + (trial.seconds if trial is not None else 0.0)
                 if fixed is None:
-                    self.repairer.rejected.add(mutant)
+                    self.repairer.failed.add(mutant)
                     if len(self.rejected) < TRIED_NOTED:
                         self.rejected.append(f"{mutant.description} on line {mutant.line}")
                     continue

@@ -137,7 +137,7 @@ def test_the_same_plausible_fix_with_or_without_trials(
 
 @pytest.mark.skipif(not trials.AVAILABLE, reason="no fork")
 @pytest.mark.parametrize("share", [0.1, 0.0])
-def test_what_an_earlier_problem_rejected_is_tried_last_within_a_share_of_the_budget(
+def test_what_an_earlier_problem_rejected_keeps_its_rank_within_a_share_of_the_budget(
     runner: Runner, baseline: RunResult, share: float
 ) -> None:
     builtin = repairer(runner, with_trials=True)
@@ -146,7 +146,7 @@ def test_what_an_earlier_problem_rejected_is_tried_last_within_a_share_of_the_bu
     two = pairs(ranked, lambda path: CALC)
     # As if earlier problems of the session had tried these on their own cases: the three best
     # (the first is the fix), or, with no share for them, every candidate.
-    builtin.rejected.update(ranked[:3] if share else ranked + two)
+    builtin.failed.update(ranked[:3] if share else ranked + two)
     try:
         result = builtin.repair(task(baseline))
     finally:
