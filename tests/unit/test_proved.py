@@ -32,7 +32,7 @@ from pytest_caretaker.results import (
     Spend,
     Verdict,
 )
-from pytest_caretaker.verify.check import PytestCheck
+from pytest_caretaker.verify.check import AGAIN, PytestCheck
 
 CALC = "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n\n\ndef other():\n    return 0\n"
 GOOD = "def mean(xs):\n    return sum(xs) / len(xs)\n"
@@ -94,8 +94,10 @@ def test_the_next_problem_of_a_root_cause_is_healed_by_the_fix_without_a_search_
     second = chain.repair(Problem((case(B, "KeyError"),), ("test_b.py::test_ok",)), SUSPECTS)
 
     assert search.asked == [A]  # one search for the root cause
-    # The proof of A, then one survey: B and the passing tests of its module, no other module.
-    assert runs == 2 and runner.runs[1] == [B, "test_b.py::test_ok"]
+    # The proof of A (then its case again, alone), then one survey: B and the passing tests of
+    # its module, no other module.
+    assert runs == 2 + AGAIN and runner.runs[1:-1] == [[A]] * AGAIN
+    assert runner.runs[-1] == [B, "test_b.py::test_ok"]
     assert len(runner.runs) == runs  # B's proof ran nothing the survey had shown
     assert first.result.healed and second.result.healed
     assert second.result.via == "shared" and second.result.shared_with == A
@@ -112,7 +114,9 @@ def test_a_fix_of_lines_the_problem_never_ran_is_not_proposed(files: ProjectFile
     third = chain.repair(Problem((case(C),)), SUSPECTS)
 
     assert search.asked == [A, C]  # C searched on its own
-    assert runner.runs == [[A], [C]]  # and A's fix was neither surveyed on C nor proved for it
+    assert runner.runs == [[A]] * (1 + AGAIN) + [[C]] * (
+        1 + AGAIN
+    )  # and A's fix was neither surveyed on C nor proved for it
     assert third.result.via == "repair"
 
 
@@ -125,7 +129,8 @@ def test_a_fix_the_survey_saw_leave_a_lead_failing_is_not_proposed_to_it(
     chain.repair(Problem((case(A),)), SUSPECTS)
     second = chain.repair(Problem((case(B),)), SUSPECTS)
 
-    assert runner.runs[:2] == [[A], [B]]  # the proof of A, the survey that saw B fail
+    # The proof of A, the survey that saw B fail
+    assert runner.runs[: 2 + AGAIN] == [[A]] * (1 + AGAIN) + [[B]]
     assert search.asked == [A, B]
     assert not second.result.healed
     assert "in this session" not in second.log.render(case(B), second.result)
@@ -170,7 +175,7 @@ def test_no_survey_without_cases_to_come(files: ProjectFiles) -> None:
 
     chain.repair(Problem((case(A),), ("test_a.py::test_ok",)), SUSPECTS)
 
-    assert runner.runs == [[A, "test_a.py::test_ok"]]
+    assert runner.runs == [[A, "test_a.py::test_ok"]] + [[A]] * AGAIN  # the proof, its case again
 
 
 METHOD = (

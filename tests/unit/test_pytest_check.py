@@ -10,7 +10,7 @@ from helpers import Recorded
 
 from pytest_caretaker.problem import Problem
 from pytest_caretaker.results import Failure
-from pytest_caretaker.verify.check import PytestCheck
+from pytest_caretaker.verify.check import AGAIN, PytestCheck
 
 FIX = {"calc.py": b"def f():\n    return 1\n"}
 OTHER = {"calc.py": b"def f():\n    return 2\n"}
@@ -35,7 +35,9 @@ def test_the_second_proof_of_a_fix_runs_only_its_own_cases_and_what_is_new() -> 
     assert first.ok and second.ok
     assert runner.runs == [
         ["test_a.py::test_x", "test_a.py::test_ok", *wider],
+        *[["test_a.py::test_x"]] * AGAIN,  # the case it heals, again alone
         ["test_c.py::test_y", "test_c.py::test_new"],
+        *[["test_c.py::test_y"]] * AGAIN,
     ]
     # What passed with the fix before is part of the second verdict's evidence all the same.
     assert {"test_a.py::test_ok", *wider} <= second.passed
@@ -54,4 +56,43 @@ def test_other_changes_and_a_rejected_proof_teach_nothing() -> None:
     assert not rejected.ok and rejected.reason == "fix broke test_b.py::test_one"
     assert again.ok and other.ok
     everything = ["test_a.py::test_x", "test_a.py::test_ok", "test_b.py::test_one"]
-    assert runner.runs == [everything, everything, everything]
+    again = [["test_a.py::test_x"]] * AGAIN  # a proof that passes runs the case it heals again
+    assert runner.runs == [everything, everything, *again, everything, *again]
+
+
+class Chancy(Recorded):
+    """The first run passes everything; later runs fail those named in fails."""
+
+    def run(self, nodeids: Sequence[str], *args: Any, **kwargs: Any) -> Any:
+        fails, self.fails = self.fails, (self.fails if self.runs else set())
+        try:
+            return super().run(nodeids, *args, **kwargs)
+        finally:
+            self.fails = fails
+
+
+def test_a_fix_whose_lead_fails_when_run_again_is_refused_as_chance() -> None:
+    runner = Chancy(fails={"test_a.py::test_x"})
+    check = PytestCheck(cast(Any, runner))
+
+    verdict = check(problem("test_a.py::test_x", regression=["test_a.py::test_ok"]), FIX)
+
+    assert runner.runs == [["test_a.py::test_x", "test_a.py::test_ok"], ["test_a.py::test_x"]]
+    assert not verdict.ok
+    assert verdict.reason == (
+        "test_a.py::test_x still fails when run again (it passed the first run: it passes by"
+        " chance)"
+    )
+    # Nothing is remembered of a refused proof: the same fix is proved afresh next time.
+    runner.fails.clear()
+    assert check(problem("test_a.py::test_x"), FIX).ok and len(runner.runs) == 3 + AGAIN
+
+
+def test_a_fix_whose_other_case_fails_when_run_again_is_refused_too() -> None:
+    runner = Chancy(fails={"test_a.py::test_y"})
+    check = PytestCheck(cast(Any, runner))
+
+    verdict = check(problem("test_a.py::test_x", "test_a.py::test_y"), FIX)
+
+    assert runner.runs[1] == ["test_a.py::test_x", "test_a.py::test_y"]
+    assert not verdict.ok and verdict.reason.startswith("test_a.py::test_y still fails when run")
