@@ -57,10 +57,12 @@ class Failure:
 
 @dataclass(frozen=True)
 class Executed:
-    """What one case ran of the project: functions as (path, first line), in call order; lines."""
+    """What one case ran of the project: functions as (path, first line), in call order; lines;
+    and the other programs it started, whose code ran where no trace saw it."""
 
     functions: tuple[tuple[str, int], ...] = ()
     lines: Mapping[str, frozenset[int]] = field(default_factory=dict)
+    spawned: tuple[str, ...] = ()
 
 
 # -- what a repairer proposes ----------------------------------------------------------------

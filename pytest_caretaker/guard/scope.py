@@ -67,8 +67,16 @@ def check(edits: Sequence[Edit], scope: Scope, root: Path, tests: Container[str]
     return None
 
 
-def nothing_editable(scope: Scope) -> str:
-    """Why a failure cannot be repaired when nothing it ran may be edited."""
+def nothing_editable(scope: Scope, spawned: Sequence[str] = ()) -> str:
+    """Why a failure cannot be repaired when nothing it ran may be edited; spawned: the other
+    programs the test started (what they ran, no trace saw)."""
+    if scope == "code" and spawned:
+        return (
+            "no code under test ran in the test's own process, and the test started another"
+            f" program (`{spawned[0]}`), whose code caretaker cannot trace; call the code under"
+            f" test in the test's process to let caretaker heal it, or if the test is wrong,"
+            f" {SCOPE_HINT['code']}"
+        )
     if scope == "code":
         return f"the failure is in test code (no code under test ran in it); {SCOPE_HINT['code']}"
     if scope == "tests":
@@ -90,5 +98,5 @@ class Editable:
     def refusal(self, edits: Sequence[Edit]) -> str | None:
         return check(edits, self.scope, self.root, self.tests)
 
-    def nothing_editable(self) -> str:
-        return nothing_editable(self.scope)
+    def nothing_editable(self, spawned: Sequence[str] = ()) -> str:
+        return nothing_editable(self.scope, spawned)

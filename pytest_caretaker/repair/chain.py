@@ -68,12 +68,19 @@ class Chain:
         spend = replace(result.spend, seconds=time.monotonic() - started)
         return Repaired(replace(result, spend=spend), passed, log)
 
+    def _out_of_scope(self, nodeid: str) -> HealResult:
+        """Nothing the test ran may be edited: why, with the programs it started (the code they
+        ran, no trace saw)."""
+        ran = self.executed.get(nodeid)
+        why = self.editable.nothing_editable(ran.spawned if ran is not None else ())
+        return HealResult(nodeid, reason=why)
+
     def _repair(
         self, problem: Problem, suspects: tuple[Suspect, ...], log: Transcript
     ) -> tuple[HealResult, frozenset[str]]:
         nodeid = problem.lead.nodeid
         if not any(self.editable.path(suspect.path) for suspect in suspects):
-            return HealResult(nodeid, reason=self.editable.nothing_editable()), frozenset()
+            return self._out_of_scope(nodeid), frozenset()
         changes = self.lineage.changes_for(nodeid)
         if changes is not None:  # what changed since the test passed is suspect first
             suspects = changes.boost(suspects, self.files)

@@ -74,6 +74,7 @@ class Trace(TypedDict):
     # the same.
     functions: dict[str, list[tuple[str, int]]]
     lines: dict[str, dict[str, list[int]]]  # root-relative path -> line numbers, sorted
+    spawned: dict[str, list[str]]  # the programs a test started (short command lines)
 
 
 class RunReport(TypedDict):

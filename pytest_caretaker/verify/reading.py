@@ -28,11 +28,12 @@ def unreadable(result_file: Path) -> str | None:
 def executed(trace: Trace | None) -> dict[str, Executed]:
     if not trace:
         return {}
-    lines = trace["lines"]
+    lines, spawned = trace["lines"], trace.get("spawned", {})
     return {
         nodeid: Executed(
             functions=tuple((str(path), int(first)) for path, first in calls),
             lines={rel: frozenset(hits) for rel, hits in lines.get(nodeid, {}).items()},
+            spawned=tuple(str(command) for command in spawned.get(nodeid, ())),
         )
         for nodeid, calls in trace["functions"].items()
     }

@@ -125,16 +125,53 @@ def script_code(path: str, patches: Mapping[tuple[int, int], bytes]) -> CodeType
     return compile(source, path, "exec", dont_inherit=True)
 
 
+#: The audit events of starting another program, whose code no trace of this process sees.
+SPAWNS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork")
+MAX_SPAWNED = 3  # commands kept per test
+_spawned: list[list[str] | None] = [None]  # the running test's list, while a Tracer traces
+
+
+def _on_audit(event: str, args: tuple[Any, ...]) -> None:
+    into = _spawned[0]
+    if into is None or event not in SPAWNS or len(into) >= MAX_SPAWNED:
+        return
+    try:  # an audit hook that raises stops the call it audits: never
+        into.append(_command(event, args))
+    except Exception:
+        into.append(event)
+
+
+def _command(event: str, args: tuple[Any, ...]) -> str:
+    """The program an audit event starts, as a short command line."""
+    if event == "os.fork":
+        return "a fork of the test process"
+    argv = args[{"os.system": 0, "os.spawn": 2}.get(event, 1)]
+    if isinstance(argv, (str, bytes, os.PathLike)):
+        argv = [argv]
+    words = [os.fsdecode(w) if isinstance(w, (bytes, os.PathLike)) else str(w) for w in argv]
+    if words and event != "os.system":
+        words[0] = os.path.basename(words[0])
+    return " ".join(words)[:120]
+
+
 class Tracer:
-    """Per test: which project functions ran (in first-call order) and which lines."""
+    """Per test: which project functions ran (in first-call order), which lines, and the other
+    programs it started (their code runs in another process: no trace here sees it)."""
+
+    _hooked = False  # an audit hook cannot be removed: one per process serves every Tracer
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.functions: dict[str, list[tuple[str, int]]] = {}
         self.lines: dict[str, dict[str, set[int]]] = {}
+        self.spawned: dict[str, list[str]] = {}
         self._files: dict[str, str | None] = {}
+        if not Tracer._hooked:
+            sys.addaudithook(_on_audit)
+            Tracer._hooked = True
 
     def start(self, nodeid: str) -> None:
+        _spawned[0] = self.spawned.setdefault(nodeid, [])
         functions = self.functions.setdefault(nodeid, [])
         seen = set(functions)
         lines = self.lines.setdefault(nodeid, {})
@@ -166,6 +203,7 @@ class Tracer:
 
     def stop(self) -> None:
         sys.settrace(None)
+        _spawned[0] = None
 
     def as_json(self) -> Trace:
         return {
@@ -174,4 +212,5 @@ class Tracer:
                 nodeid: {rel: sorted(hits) for rel, hits in files.items()}
                 for nodeid, files in self.lines.items()
             },
+            "spawned": {nodeid: found for nodeid, found in self.spawned.items() if found},
         }

@@ -202,6 +202,32 @@ def test_bug_in_test_body_needs_scope_tests(pytester: pytest.Pytester, llm: Scri
     assert llm.requests == []
 
 
+def test_a_test_that_runs_the_code_in_another_process_is_not_said_to_run_no_code(
+    calc: pytest.Pytester,
+) -> None:
+    calc.makepyfile(
+        test_cli=(
+            "import subprocess, sys\n\n\n"
+            "def test_mean_from_the_command_line():\n"
+            "    code = 'import calc; assert calc.mean([1, 2, 3]) == 2'\n"
+            "    subprocess.run([sys.executable, '-c', code], check=True)\n"
+        )
+    )
+
+    result = calc.runpytest("--heal", "--heal-model", "builtin", "test_cli.py")
+
+    result.stdout.fnmatch_lines(
+        [
+            "NOT HEALED test_cli.py::test_mean_from_the_command_line: no code under test ran in"
+            " the test's own process, and the test started another program (`python* -c import"
+            " calc; assert calc.mean(*) == 2`), whose code caretaker cannot trace; call the"
+            " code under test in the test's process to let caretaker heal it, or if the test is"
+            " wrong, rerun with --heal-scope=tests *",
+        ]
+    )
+    assert "no code under test ran in it" not in result.stdout.str()
+
+
 def test_bug_in_test_body_healed_with_scope_tests(
     pytester: pytest.Pytester, llm: ScriptedServer
 ) -> None:

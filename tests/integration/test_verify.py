@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -86,6 +88,21 @@ def test_trace_records_the_project_functions_a_test_ran(runner: Runner) -> None:
     executed = result.executed[MEAN]
     assert executed.functions == (("test_calc.py", 4), ("calc.py", 1))
     assert executed.lines["calc.py"] == frozenset({2})
+
+
+def test_trace_records_the_programs_a_test_started(runner: Runner) -> None:
+    spawning = (
+        "import os, subprocess, sys\n\n\n"
+        "def test_mean():\n"
+        "    subprocess.run([sys.executable, '-c', 'import calc'], check=False)\n"
+        "    os.system('true')\n"
+    )
+
+    result = runner.run([MEAN], {"test_calc.py": spawning.encode()}, trace=True)
+
+    interpreter = os.path.basename(sys.executable)
+    assert result.executed[MEAN].spawned == (f"{interpreter} -c import calc", "true")
+    assert runner.run([MEAN], trace=True).executed[MEAN].spawned == ()
 
 
 CONTAINED = {
