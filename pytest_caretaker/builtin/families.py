@@ -10,7 +10,8 @@ sites.py finds the one-token edits; this pass, over the same parsed function, ad
   operator: ``hi - x`` -> ``hi - lo``), the nearest few;
 - ``variable`` for attributes beyond sites.py's: ``self.x`` for another attribute of ``self``
   named anywhere in the class, read or written (``self.w = w`` -> ``self.h = w``);
-- the node-local shapes of shapes.py: string concatenation swapped, method pairs, precedence.
+- the node-local shapes of shapes.py: string concatenation swapped, method pairs, precedence,
+  the branches of a conditional expression swapped.
 
 Each is bounded (``NEAREST`` names or copies a slot, ``CLASS_ATTRIBUTES`` attributes), and its
 prior is below the common one-token families. The pass also records what ``tidy`` needs to keep a
@@ -28,7 +29,13 @@ from libcst.metadata import ExpressionContext, ExpressionContextProvider, Positi
 from pytest_caretaker.builtin.idioms import Idioms
 from pytest_caretaker.builtin.nodes import STATEMENTS
 from pytest_caretaker.builtin.operators import NodeEdit, attribute
-from pytest_caretaker.builtin.shapes import concat_swap, method_pair, operands_swapped, regroup
+from pytest_caretaker.builtin.shapes import (
+    branches_swapped,
+    concat_swap,
+    method_pair,
+    operands_swapped,
+    regroup,
+)
 from pytest_caretaker.builtin.sites import Replacement
 
 #: How many variables (to_variable) or other expressions (copy) one slot may be replaced by.
@@ -213,6 +220,10 @@ class Families(cst.CSTVisitor):
         if isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
             self.negated[id(node.expression)] = node
         self._propose(node, "precedence", regroup(node))
+        return True
+
+    def visit_IfExp(self, node: cst.IfExp) -> bool:
+        self._propose(node, "swap", branches_swapped(node))
         return True
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:

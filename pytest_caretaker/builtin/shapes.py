@@ -6,6 +6,8 @@ ranking still tries those first:
 
 - ``concat_swap``: the operands of a string concatenation (``"x" + name`` -> ``name + "x"``);
 - ``method_pair``: a method for its natural opposite (``startswith`` -> ``endswith``);
+- ``branches_swapped``: the two values of a conditional expression (``a if c else b`` ->
+  ``b if c else a``, as good as ``not c`` where ``c`` is a bare flag), a ``swap``;
 - ``regroup``: parentheses that Python's precedence left out (``a - b * c`` -> ``(a - b) * c``,
   ``a - b + c`` -> ``a - (b + c)``, ``not a == b`` -> ``(not a) == b``).
 
@@ -80,6 +82,12 @@ _METHOD_PAIRS = {
     "removeprefix": "removesuffix",
 }
 _METHOD_PAIRS.update({new: old for old, new in _METHOD_PAIRS.items()})
+
+
+def branches_swapped(node: cst.IfExp) -> Iterator[NodeEdit]:
+    """``a if c else b`` -> ``b if c else a``."""
+    if not node.body.deep_equals(node.orelse):
+        yield node.with_changes(body=node.orelse, orelse=node.body), 0.6
 
 
 def method_pair(node: cst.Attribute) -> Iterator[NodeEdit]:

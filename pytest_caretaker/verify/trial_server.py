@@ -32,9 +32,9 @@ from typing import IO, cast
 
 import pytest
 
-from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import cap_memory, failure_line
+from pytest_caretaker.verify.functions import Index
 from pytest_caretaker.verify.pool import Done, Pool
 from pytest_caretaker.verify.protocol import (
     Cancel,
@@ -56,10 +56,8 @@ TRIAL_FLOOR = 0.5
 #: Bytes of reply a trial may send; more is a failed trial, not a reason to fill memory.
 MAX_REPLY = 16 << 20
 
+
 #: The function objects a candidate may replace, by (real path, qualname, first line).
-Functions = dict[tuple[str, str, int], list[types.FunctionType]]
-
-
 class TrialPlugin(WorkerPlugin):
     def __init__(
         self,
@@ -78,7 +76,7 @@ class TrialPlugin(WorkerPlugin):
         self.replies = replies
         self.rules = rules
         self.workdir = workdir
-        self._functions: Functions = {}
+        self._functions: Index | None = None
         #: What the passing tests of earlier trials took: a trial's tests get a limit from it.
         self._durations: dict[str, float] = {}
 
@@ -88,7 +86,7 @@ class TrialPlugin(WorkerPlugin):
         items = {item.nodeid: item for item in session.items}
         # Children share the server's memory copy-on-write; a garbage collection in a child
         # would touch (and so copy) every object of the session. Frozen objects are left alone.
-        self._functions = project_functions(self.root)
+        self._functions = Index(self.root)
         gc.freeze()
         self._reply(Hello(collected=sorted(items), errors=self.collect_errors))
         commands, pending, more = self.commands.fileno(), b"", True
@@ -214,30 +212,7 @@ class TrialPlugin(WorkerPlugin):
 
     def _live(self, path: str, qualname: str, line: int) -> list[types.FunctionType]:
         """The function objects whose code a candidate replaces."""
-        return self._functions.get((os.path.realpath(path), qualname, line), [])
-
-
-def project_functions(root: Path) -> Functions:
-    """Every function object of the project under root, by (real path, qualname, first line).
-
-    Called once, before gc.freeze(): frozen objects are no longer listed by gc.get_objects().
-    """
-    functions: Functions = {}
-    real: dict[str, str | None] = {}
-    for candidate in gc.get_objects():
-        if not isinstance(candidate, types.FunctionType):
-            continue
-        code = candidate.__code__
-        filename = code.co_filename
-        if filename not in real:
-            resolved = os.path.realpath(filename)
-            inside = project_relpath(resolved, root) is not None
-            real[filename] = resolved if inside else None
-        where = real[filename]
-        if where is not None:
-            qualname = getattr(code, "co_qualname", candidate.__qualname__)
-            functions.setdefault((where, qualname, code.co_firstlineno), []).append(candidate)
-    return functions
+        return self._functions.find(path, qualname, line) if self._functions is not None else []
 
 
 def function_code(request: TrialRequest, filename: str) -> types.CodeType | None:

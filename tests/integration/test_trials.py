@@ -243,3 +243,38 @@ def test_a_trial_that_caretaker_fails_says_it_is_caretakers(server: Trials, proj
         "caretaker's trial process failed: TypeError: unhashable type: 'list' at trial_server.py:"
     )
     assert again is not None and again.passed
+
+
+LATE = "def double(x):\n    return x * 3\n"
+
+
+def test_a_module_the_tests_import_only_when_they_run_is_tried_in_place(
+    tmp_path: Path, runners: Any
+) -> None:
+    # cachetools imports `._cached` inside `cached()`: when the server indexed the project's
+    # functions it had none of that module, and each of its candidates was "unsupported" (the
+    # ordinary verifier then took ~1.5 s a candidate, against ~30 ms for a trial).
+    root = tmp_path.resolve()
+    package = root / "pkg"
+    package.mkdir()
+    package.joinpath("__init__.py").write_text(
+        "def twice(x):\n    from pkg.late import double\n\n    return double(x)\n"
+    )
+    package.joinpath("late.py").write_text(LATE)
+    root.joinpath("test_pkg.py").write_text(
+        "from pkg import twice\n\n\ndef test_twice():\n    assert twice(2) == 4\n"
+    )
+    args = ["-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(root)]
+    runner = runners(root, root, args, timeout=30.0)
+    started = Trials.start(runner, ["test_pkg.py::test_twice"])
+    assert started is not None and started.ready()
+    late = str(package / "late.py")
+    try:
+        fixed = started.run(["test_pkg.py::test_twice"], 5.0, late, "double", 1, LATE[:-2] + "2\n")
+        wrong = started.run(["test_pkg.py::test_twice"], 5.0, late, "double", 1, LATE)
+    finally:
+        started.close()
+        runner.close()
+
+    assert fixed is not None and not fixed.unsupported and fixed.passed
+    assert wrong is not None and not wrong.unsupported and not wrong.passed

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from pytest_caretaker.verify.functions import project_functions
 from pytest_caretaker.verify.protocol import TrialRequest
-from pytest_caretaker.verify.trial_server import function_code, project_functions
+from pytest_caretaker.verify.trial_server import function_code
 
 SOURCE = """\
 def mean(xs):
@@ -95,6 +96,7 @@ def test_the_children_import_nothing_of_the_parent_side() -> None:
         "pytest_caretaker.syntax",
         "pytest_caretaker.verify",
         "pytest_caretaker.verify.channel",
+        "pytest_caretaker.verify.functions",
         "pytest_caretaker.verify.landlock",
         "pytest_caretaker.verify.pids",
         "pytest_caretaker.verify.pool",
