@@ -13,12 +13,12 @@ those changes: the second proof of a fix costs its own cases, not the whole suit
 nothing at all when a ``survey`` (repair/proved.py) saw its tests pass under the fix (the fixes
 kept are checked together once more at the end: selection.py).
 
-A fix's cases pass more than once: in the proof, with its regression set, then AGAIN times
-alone, each in a fresh process; any of them that fails there refuses the fix, since under the
-same code a test that passes one run and fails the next passes by chance. Code that draws random
-numbers, reads the clock or depends on what ran before can (cachetools' RRCache evicts by
-``random.choice``: a wrong candidate passed its trial and its proof, and the tests it "healed"
-failed in the user's next run).
+A fix's cases pass more than once: in the proof, with its regression set, then (the first
+AGAIN_CASES of them) AGAIN times alone, each in a fresh process; any of them that fails there
+refuses the fix, since under the same code a test that passes one run and fails the next passes
+by chance. Code that draws random numbers, reads the clock or depends on what ran before can
+(cachetools' RRCache evicts by ``random.choice``: a wrong candidate passed its trial and its
+proof, and the tests it "healed" failed in the user's next run).
 """
 
 from __future__ import annotations
@@ -37,6 +37,10 @@ from pytest_caretaker.verify.runner import Runner
 #: candidate of cachetools' RRCache (``key`` for ``index``) passed a proof 114 times in 400; with
 #: two more runs, 5 times in 400 (chance lowered, not ruled out).
 AGAIN = 2
+#: Of those cases, the first this many (the lead first): a wrong fix passes many cases together
+#: by chance far more rarely than a few, and a bug of 300 cases must not cost three runs of them
+#: all (as many as the baseline reruns of cases that failed alike, regression.ALIKE).
+AGAIN_CASES = 10
 
 
 class PytestCheck:
@@ -80,9 +84,10 @@ class PytestCheck:
         verdict: Verdict,
         timeout: float | None,
     ) -> Verdict:
-        """verdict, or a refusal when a case it saw pass fails in one of AGAIN more runs: under
-        the same code, a test that passes one run and fails the next passes by chance."""
-        healed = [nodeid for nodeid in cases if nodeid in verdict.passed]
+        """verdict, or a refusal when one of the first AGAIN_CASES cases it saw pass fails in
+        one of AGAIN more runs: under the same code, a test that passes one run and fails the
+        next passes by chance."""
+        healed = [nodeid for nodeid in cases if nodeid in verdict.passed][:AGAIN_CASES]
         seconds = verdict.seconds
         for _ in range(AGAIN if healed else 0):
             again = judge(self.runner.run(healed, changes, timeout=timeout), healed, [])

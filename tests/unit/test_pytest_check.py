@@ -10,7 +10,7 @@ from helpers import Recorded
 
 from pytest_caretaker.problem import Problem
 from pytest_caretaker.results import Failure
-from pytest_caretaker.verify.check import AGAIN, PytestCheck
+from pytest_caretaker.verify.check import AGAIN, AGAIN_CASES, PytestCheck
 
 FIX = {"calc.py": b"def f():\n    return 1\n"}
 OTHER = {"calc.py": b"def f():\n    return 2\n"}
@@ -96,3 +96,13 @@ def test_a_fix_whose_other_case_fails_when_run_again_is_refused_too() -> None:
 
     assert runner.runs[1] == ["test_a.py::test_x", "test_a.py::test_y"]
     assert not verdict.ok and verdict.reason.startswith("test_a.py::test_y still fails when run")
+
+
+def test_a_fix_of_many_cases_runs_only_the_first_of_them_again() -> None:
+    runner = Recorded()
+    ids = [f"test_a.py::test_x[{n}]" for n in range(AGAIN_CASES + 5)]
+
+    assert PytestCheck(cast(Any, runner))(problem(*ids), FIX).ok
+
+    # A bug of 300 cases costs the proof and two runs of a few, not three runs of all.
+    assert runner.runs == [ids] + [ids[:AGAIN_CASES]] * AGAIN
