@@ -57,7 +57,6 @@ TRIAL_FLOOR = 0.5
 MAX_REPLY = 16 << 20
 
 
-#: The function objects a candidate may replace, by (real path, qualname, first line).
 class TrialPlugin(WorkerPlugin):
     def __init__(
         self,
@@ -76,6 +75,7 @@ class TrialPlugin(WorkerPlugin):
         self.replies = replies
         self.rules = rules
         self.workdir = workdir
+        #: The function objects a candidate may replace (functions.py), once collected.
         self._functions: Index | None = None
         #: What the passing tests of earlier trials took: a trial's tests get a limit from it.
         self._durations: dict[str, float] = {}
