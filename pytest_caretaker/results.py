@@ -128,6 +128,27 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class Doubt:
+    """Why a fix that passes its tests is UNSURE, not HEALED: the tests cannot tell it from
+    another fix that behaves differently, or what it does beyond the tests looks like silencing
+    the symptom (a raise deleted, a new exception, a return type changed). An UNSURE fix goes to
+    the patch marked so and is never committed without review (--heal-review, or
+    --heal-accept-unsure)."""
+
+    #: One line: why the tests do not decide (``the tests cannot tell `<` from `<=` on line 5``).
+    reason: str
+    #: The input that separates the fix from the other, as a call, and what each returns on it
+    #: (``age(date(1990, 6, 1), date(2024, 6, 1))``: this fix gives ``34``, the other ``33``).
+    call: str = ""
+    outcome: str = ""  # what this fix gives on call ("returns 34", "raises IndexError")
+    other: str = ""  # what the other fix (or the original, for a lone fix) gives on call
+    #: The other fix, as a diff of the same file (empty for a lone fix that silences).
+    alternative: str = ""
+    #: A pytest test that pins the call, ready to paste (its expected value left to the reader).
+    test: str = ""
+
+
+@dataclass(frozen=True)
 class Candidate:
     """A proved fix: its edits, the file changes they make, and what was said about it."""
 
@@ -144,6 +165,9 @@ class Candidate:
     #: The commits a partial revert undoes part of (full ids): its commit names each in a
     #: ``Reverts-part-of`` trailer.
     reverts: tuple[str, ...] = ()
+    #: Set when the tests cannot tell this fix from another, or it only silences the symptom:
+    #: the fix is UNSURE (reported, in the patch, never committed without review).
+    doubt: Doubt | None = None
 
 
 @dataclass(frozen=True)
@@ -210,6 +234,9 @@ class Culprit:
 #: How a result came about: a repair in this session, a remembered fix of an earlier one (verified
 #: again), or the fix found for another case of the same root cause.
 Via = Literal["repair", "cache", "shared"]
+#: What a case came to: a fix proved beyond its failing tests, one the tests cannot tell from
+#: another (or that only silences the symptom), or none.
+Outcome = Literal["healed", "unsure", "not healed"]
 
 
 @dataclass(frozen=True)
@@ -231,7 +258,19 @@ class HealResult:
 
     @property
     def healed(self) -> bool:
+        """A fix was found (a plain HEALED, or an UNSURE one: see ``unsure``)."""
         return self.candidate is not None
+
+    @property
+    def unsure(self) -> bool:
+        """The fix passes its tests but the tests cannot tell it is the right one."""
+        return self.candidate is not None and self.candidate.doubt is not None
+
+    @property
+    def outcome(self) -> Outcome:
+        if self.candidate is None:
+            return "not healed"
+        return "unsure" if self.candidate.doubt is not None else "healed"
 
     @property
     def edits(self) -> tuple[Edit, ...]:
@@ -262,6 +301,10 @@ class Fix:
     @property
     def first(self) -> HealResult:
         return self.results[0]
+
+    @property
+    def unsure(self) -> bool:
+        return self.first.unsure
 
     @property
     def nodeids(self) -> tuple[str, ...]:
