@@ -100,6 +100,34 @@ class Hello(TypedDict):
     errors: list[str]  # collection errors, for whoever wonders why a test is missing
 
 
+class Comparison(TypedDict):
+    """What a trial that compares behaviour (behaviour.py) needs beyond a trial's: each variant's
+    whole file text (the request's own source is the code as it is), and which of the tests
+    fail (their calls are the failing inputs)."""
+
+    variants: list[str]
+    failing: list[str]
+
+
+class Result(TypedDict):
+    """What one variant did on one input: returned a value (its type and repr), raised (the
+    exception's type), or ran out of time; equal results on an input share a group."""
+
+    kind: Literal["return", "raise", "timeout"]
+    type: str
+    repr: str
+    group: int
+
+
+class Compared(TypedDict):
+    """One input: the call as text, where it came from ("failing", "passing", or "derived:
+    how"), and each variant's result (the first is the code as it is)."""
+
+    call: str
+    origin: str
+    results: list[Result]
+
+
 class TrialRequest(TypedDict):
     """One candidate: run tests (in this order, to the first that does not pass) with the code of
     one function replaced; with no path, the tests run on the code as it is. Its reply carries
@@ -112,6 +140,9 @@ class TrialRequest(TypedDict):
     line: int  # the function's first line, decorators included
     source: str  # the whole new text of the file
     limit: float  # seconds
+    #: Set to compare variants of the function beyond the tests (behaviour.py): the tests run
+    #: on source, every one, while the function's calls are captured.
+    compare: Comparison | None
 
 
 class TrialReply(TypedDict, total=False):
@@ -124,6 +155,7 @@ class TrialReply(TypedDict, total=False):
     problem: str
     unsupported: bool
     seconds: float  # from the trial's start to its end, in the server
+    behaviour: list[Compared]  # for a request to compare
 
 
 class Cancel(TypedDict):

@@ -32,12 +32,13 @@ from typing import IO, cast
 
 import pytest
 
-from pytest_caretaker.verify import sandbox
+from pytest_caretaker.verify import behaviour, sandbox
 from pytest_caretaker.verify.channel import cap_memory, failure_line
 from pytest_caretaker.verify.functions import Index
 from pytest_caretaker.verify.pool import Done, Pool
 from pytest_caretaker.verify.protocol import (
     Cancel,
+    Comparison,
     Hello,
     SandboxPolicy,
     TrialReply,
@@ -193,6 +194,9 @@ class TrialPlugin(WorkerPlugin):
                 return {"unsupported": True}
             for function in live:
                 function.__code__ = code
+            comparison = request.get("compare")
+            if comparison:
+                return self._compare(request, comparison, items, live[0], code)
         tests = [items[nodeid] for nodeid in request["tests"] if nodeid in items]
         self.outcomes.clear()
         durations: dict[str, float] = {}
@@ -209,6 +213,36 @@ class TrialPlugin(WorkerPlugin):
             elif live:  # the code as it is runs every test, to learn what the passing take
                 break  # one test that does not pass decides a candidate's trial
         return {"outcomes": self.outcomes, "durations": durations}
+
+    def _compare(
+        self,
+        request: TrialRequest,
+        comparison: Comparison,
+        items: Mapping[str, pytest.Item],
+        function: types.FunctionType,
+        code: types.CodeType,
+    ) -> TrialReply:
+        """Every test runs on the code as it is while the function's calls are captured; then
+        each variant runs beside it on those calls and on inputs derived from them."""
+        variants = [code]
+        for text in comparison["variants"]:
+            made = function_code({**request, "source": text}, code.co_filename)
+            if made is None or made.co_freevars != code.co_freevars:
+                return {"unsupported": True}
+            variants.append(made)
+        capture = behaviour.Capture(code)
+        tests = [items[nodeid] for nodeid in request["tests"] if nodeid in items]
+        failing = set(comparison["failing"])
+        self.outcomes.clear()
+        for index, item in enumerate(tests):
+            following = tests[index + 1] if index + 1 < len(tests) else None
+            capture.origin = "failing" if item.nodeid in failing else "passing"
+            capture.start()
+            try:
+                run_item(item, following)
+            finally:
+                capture.stop()
+        return {"behaviour": behaviour.compare(function, variants, capture.calls)}
 
     def _live(self, path: str, qualname: str, line: int) -> list[types.FunctionType]:
         """The function objects whose code a candidate replaces."""

@@ -29,6 +29,8 @@ from pytest_caretaker.verify.channel import SERVER_START_TIMEOUT, Channel, kill_
 from pytest_caretaker.verify.protocol import (
     HUNG,
     Cancel,
+    Compared,
+    Comparison,
     Hello,
     TrialReply,
     TrialRequest,
@@ -52,6 +54,8 @@ class Trial:
     reason: str = ""
     unsupported: bool = False  # the candidate cannot be swapped in place: verify it otherwise
     seconds: float = 0.0
+    #: For a trial that compares variants (Trials.compare): each input and what each did.
+    behaviour: tuple[Compared, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,7 @@ class Candidate:
     qualname: str = ""
     line: int = 0
     source: str = ""
+    compare: Comparison | None = None
 
 
 def workers_default() -> int:
@@ -142,6 +147,23 @@ class Trials:
         """One trial (see Candidate); None if the server died."""
         return next(self.map([Candidate(tests, limit, path, qualname, line, source)]))
 
+    def compare(
+        self,
+        tests: Sequence[str],
+        failing: Sequence[str],
+        limit: float,
+        function: tuple[str, str, int],
+        source: str,
+        variants: Sequence[str],
+    ) -> Trial | None:
+        """Run every one of tests on source (the file as it is) capturing the calls of function
+        (path, qualname, first line), then each variant (a whole new text of that file) beside
+        the code as it is on those calls and inputs derived from them (behaviour.py)."""
+        path, qualname, line = function
+        comparison: Comparison = {"variants": list(variants), "failing": list(failing)}
+        candidate = Candidate(tests, limit, path, qualname, line, source, comparison)
+        return next(self.map([candidate]))
+
     def map(self, candidates: Iterable[Candidate]) -> Generator[Trial | None, None, None]:
         """The trial of each candidate, in their order, with up to workers of them in flight
         (taken from candidates as the trials before them end); None for each once the server
@@ -175,6 +197,7 @@ class Trials:
             "line": candidate.line,
             "source": candidate.source,
             "limit": candidate.limit,
+            "compare": candidate.compare,
         }
         if not self._dead and not self.channel.send(json.dumps(request)):
             self._dead = True
@@ -221,6 +244,8 @@ def _trial(reply: TrialReply, tests: Sequence[str], sent: float) -> Trial:
         return Trial(False, "the function cannot be swapped in place", True, seconds)
     if reply.get("problem"):
         return Trial(False, str(reply["problem"]), seconds=seconds)
+    if "behaviour" in reply:
+        return Trial(True, seconds=seconds, behaviour=tuple(reply["behaviour"]))
     outcomes = reply["outcomes"]
     for nodeid in tests:
         reported = outcomes.get(nodeid)

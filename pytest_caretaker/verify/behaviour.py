@@ -1,0 +1,328 @@
+"""Behaviour beyond the tests: the child's side of comparing fixes (judging is builtin/judge.py).
+
+A fix that passes the tests is only as good as the tests. To see what it does beyond them, a
+trial runs the problem's tests on the code as it is while a profile hook copies the arguments of
+every call of the edited function (``Capture``), then calls the original and each variant of the
+function on those arguments and on inputs derived from them (``derived``: empty and one-element
+sequences, ``0``, negatives, ``±1``, the function's own numeric constants and their neighbours,
+two arguments made equal, a date on its anniversary, ``None`` where a parameter defaults to it)
+and tells, per input, what each variant did (``compare``). Two variants whose results are equal
+on an input share its group number.
+
+Each call runs on its own deep copy of the arguments, under a limit of CPU time (not wall time:
+a busy machine gives the same answers), and a call that runs out says ``timeout``, which the
+judge never counts as a difference. Like the trial server, this module imports the standard
+library alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import datetime
+import itertools
+import math
+import signal
+import sys
+import types
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_caretaker.verify.protocol import Compared, Result
+
+#: At most this many calls are captured (the first, in test order), and inputs compared.
+MAX_CAPTURED = 24
+MAX_INPUTS = 160
+#: CPU seconds one call of one variant may take.
+CALL_LIMIT = 0.2
+#: Characters of a value's repr kept for the report.
+REPR = 120
+_DEPTH = 6  # how deep same() looks into objects
+
+
+@dataclass
+class Call:
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    origin: str
+
+
+@dataclass
+class Capture:
+    """A profile hook that copies the arguments of each call of one code object."""
+
+    code: types.CodeType
+    origin: str = "passing"
+    calls: list[Call] = field(default_factory=list)
+    _seen: set[str] = field(default_factory=set)
+
+    def __call__(self, frame: types.FrameType, event: str, arg: object) -> None:
+        if event != "call" or frame.f_code is not self.code or len(self.calls) >= MAX_CAPTURED:
+            return
+        try:
+            call = _arguments(self.code, frame.f_locals, self.origin)
+            key = _call_text("f", call)
+        except Exception:  # an argument that cannot be copied is not compared
+            return
+        if key not in self._seen:
+            self._seen.add(key)
+            self.calls.append(call)
+
+    def start(self) -> None:
+        sys.setprofile(self)
+
+    def stop(self) -> None:
+        sys.setprofile(None)
+
+
+def _arguments(code: types.CodeType, names: dict[str, Any], origin: str) -> Call:
+    count = code.co_argcount
+    positional = tuple(copy.deepcopy(names[name]) for name in code.co_varnames[:count])
+    kwonly = code.co_varnames[count : count + code.co_kwonlyargcount]
+    kwargs = {name: copy.deepcopy(names[name]) for name in kwonly}
+    at = count + code.co_kwonlyargcount
+    if code.co_flags & 0x04:  # *args
+        positional += tuple(copy.deepcopy(names[code.co_varnames[at]]))
+        at += 1
+    if code.co_flags & 0x08:  # **kwargs
+        kwargs.update(copy.deepcopy(names[code.co_varnames[at]]))
+    return Call(positional, kwargs, origin)
+
+
+def compare(
+    function: types.FunctionType,
+    variants: Sequence[types.CodeType],
+    calls: Sequence[Call],
+) -> list[Compared]:
+    """Each input (the calls, then what derives from them) with every variant's result;
+    variants[0] is the code as it is."""
+    made = [_function(function, code) for code in variants]
+    named = function.__qualname__
+    found: list[Compared] = []
+    for call in itertools.islice(_unique(_inputs(function, calls)), MAX_INPUTS):
+        results: list[Result] = []
+        outcomes: list[tuple[str, Any]] = []
+        for variant in made:
+            outcome = _run(variant, call)
+            group = next(
+                (i for i, seen in enumerate(outcomes) if _same_outcome(seen, outcome)),
+                len(outcomes),
+            )
+            outcomes.append(outcome)
+            results.append(_result(outcome, group))
+        found.append({"call": _call_text(named, call), "origin": call.origin, "results": results})
+    return found
+
+
+def _function(original: types.FunctionType, code: types.CodeType) -> types.FunctionType:
+    made = types.FunctionType(
+        code, original.__globals__, original.__name__, original.__defaults__, original.__closure__
+    )
+    made.__kwdefaults__ = original.__kwdefaults__
+    return made
+
+
+class _OutOfTime(BaseException):
+    pass
+
+
+def _alarm(signum: int, frame: types.FrameType | None) -> None:
+    raise _OutOfTime
+
+
+def _run(function: Callable[..., Any], call: Call) -> tuple[str, Any]:
+    """("return", (value, the arguments after the call)), ("raise", type) or ("timeout", None)."""
+    try:
+        args, kwargs = copy.deepcopy((call.args, call.kwargs))
+    except Exception:
+        return ("timeout", None)
+    previous = signal.signal(signal.SIGPROF, _alarm)
+    # Repeats: a function that catches the first alarm (a bare except) gets the next one.
+    signal.setitimer(signal.ITIMER_PROF, CALL_LIMIT, CALL_LIMIT / 4)
+    try:
+        try:
+            value = function(*args, **kwargs)
+        finally:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+        return ("return", (value, args, kwargs))
+    except _OutOfTime:
+        return ("timeout", None)
+    except RecursionError:
+        return ("raise", RecursionError)
+    except Exception as error:  # what the variant raises is its result
+        return ("raise", type(error))
+    finally:
+        signal.signal(signal.SIGPROF, previous)
+
+
+def _same_outcome(a: tuple[str, Any], b: tuple[str, Any]) -> bool:
+    if a[0] != b[0] or a[0] == "timeout":
+        return False
+    if a[0] == "raise":
+        return bool(a[1] is b[1])
+    try:
+        return same(a[1], b[1])
+    except Exception:  # an __eq__ that raises: not known to be equal
+        return False
+
+
+def same(a: Any, b: Any, depth: int = 0) -> bool:
+    """Equal in value: ==, and for objects without an __eq__ of their own, equal attributes;
+    floats within a relative 1e-9, NaN equal to NaN."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9)
+    if depth > _DEPTH:
+        return bool(a == b)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y, depth + 1) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k], depth + 1) for k in a)
+    if getattr(type(a), "__eq__", None) is object.__eq__ and hasattr(a, "__dict__"):
+        return same(vars(a), vars(b), depth + 1)
+    return bool(a == b)
+
+
+def _result(outcome: tuple[str, Any], group: int) -> Result:
+    kind, value = outcome
+    if kind == "raise":
+        return {"kind": "raise", "type": value.__name__, "repr": "", "group": group}
+    if kind == "timeout":
+        return {"kind": "timeout", "type": "", "repr": "", "group": group}
+    returned = value[0]
+    return {
+        "kind": "return",
+        "type": type(returned).__name__,
+        "repr": _repr(returned),
+        "group": group,
+    }
+
+
+def _repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception:
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= REPR else text[: REPR - 1] + "…"
+
+
+def _call_text(name: str, call: Call) -> str:
+    parts = [_repr(value) for value in call.args]
+    parts += [f"{key}={_repr(value)}" for key, value in call.kwargs.items()]
+    return f"{name}({', '.join(parts)})"
+
+
+def _unique(calls: Iterator[Call]) -> Iterator[Call]:
+    seen: set[str] = set()
+    for call in calls:
+        key = _call_text("f", call)
+        if key not in seen:
+            seen.add(key)
+            yield call
+
+
+# -- inputs derived from the captured calls ------------------------------------------------------
+
+
+def _inputs(function: types.FunctionType, calls: Sequence[Call]) -> Iterator[Call]:
+    """The captured calls first (failing, then passing), then inputs derived from each."""
+    ordered = sorted(calls, key=lambda call: call.origin != "failing")
+    yield from ordered
+    constants = _constants(function.__code__)
+    nullable = _nullable(function)
+    skip = 1 if _is_method(function) else 0  # self is an instance: not varied
+    for call in ordered:
+        for index in range(skip, len(call.args)):
+            for how, value in _values(call.args[index], constants, nullable.get(index, False)):
+                args = (*call.args[:index], value, *call.args[index + 1 :])
+                yield Call(args, call.kwargs, f"derived: {how}")
+        yield from _pairs(call, skip)
+    # One argument taken from another call of the same shape: combinations the tests skipped.
+    for first, second in itertools.permutations(ordered[:6], 2):
+        if len(first.args) == len(second.args) and first.kwargs.keys() == second.kwargs.keys():
+            for index in range(skip, len(first.args)):
+                args = (*first.args[:index], second.args[index], *first.args[index + 1 :])
+                yield Call(args, first.kwargs, "derived: arguments of two calls mixed")
+
+
+def _values(value: Any, constants: Sequence[float], nullable: bool) -> Iterator[tuple[str, Any]]:
+    if nullable and value is not None:
+        yield "None", None
+    if isinstance(value, bool):
+        yield "the other truth value", not value
+    elif isinstance(value, (int, float)):
+        yield from _numbers(value, constants)
+    elif isinstance(value, (str, list, tuple)):
+        sequence: Any = value
+        yield "empty", type(value)()
+        yield "one element", value[:1]
+        yield "longer", sequence + sequence
+        yield "without its first element", value[1:]
+        if not isinstance(value, str):
+            yield "reversed", value[::-1]
+    elif isinstance(value, (set, frozenset, dict)):
+        yield "empty", type(value)()
+    elif isinstance(value, datetime.date):
+        day = datetime.timedelta(days=1)
+        yield "a day later", value + day
+        yield "a day earlier", value - day
+
+
+def _numbers(value: float, constants: Sequence[float]) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, float) and not math.isfinite(value):
+        return
+    kind = type(value)
+    for how, other in (("0", 0), ("1", 1), ("-1", -1), ("+1", value + 1), ("-1", value - 1)):
+        yield how, kind(other)
+    yield "negated", -value
+    for constant in constants:
+        if isinstance(constant, int) or kind is float:
+            for near in (constant - 1, constant, constant + 1):
+                yield "a constant of the function, or one off it", kind(near)
+
+
+def _pairs(call: Call, skip: int) -> Iterator[Call]:
+    """Boundaries between two arguments: made equal, one apart, and a date on the other's
+    anniversary (the boundary of everything counted in years)."""
+    args = call.args
+    for i, j in itertools.permutations(range(skip, len(args)), 2):
+        a, b = args[i], args[j]
+        if type(a) is not type(b) or isinstance(a, bool):
+            continue
+        changed: list[tuple[str, Any]] = []
+        if isinstance(a, (int, float, str, datetime.date)):
+            changed.append(("two arguments equal", a))
+        if isinstance(a, (int, float)) and not isinstance(a, bool):
+            changed += [("one above another", a + 1), ("one below another", a - 1)]
+        if isinstance(a, datetime.date) and hasattr(b, "replace"):
+            with contextlib.suppress(ValueError):  # 29 February
+                changed.append(("on the other's anniversary", b.replace(month=a.month, day=a.day)))
+        for how, value in changed:
+            yield Call((*args[:j], value, *args[j + 1 :]), call.kwargs, f"derived: {how}")
+
+
+def _constants(code: types.CodeType) -> list[float]:
+    found = [c for c in code.co_consts if isinstance(c, (int, float)) and not isinstance(c, bool)]
+    return [c for c in dict.fromkeys(found) if c not in (0, 1, -1) and math.isfinite(c)][:4]
+
+
+def _nullable(function: types.FunctionType) -> dict[int, bool]:
+    """Parameters (by position) that default to None or whose annotation names None."""
+    code = function.__code__
+    names = code.co_varnames[: code.co_argcount]
+    defaults = function.__defaults__ or ()
+    first = len(names) - len(defaults)
+    found = {first + i: True for i, value in enumerate(defaults) if value is None}
+    annotations = getattr(function, "__annotations__", {}) or {}
+    for index, name in enumerate(names):
+        said = str(annotations.get(name, ""))
+        if "None" in said or "Optional" in said:
+            found[index] = True
+    return found
+
+
+def _is_method(function: types.FunctionType) -> bool:
+    names = function.__code__.co_varnames[:1]
+    return "." in function.__qualname__ and names in (("self",), ("cls",))
