@@ -52,8 +52,21 @@ def explain(mutant: Mutant, neighbours: int, proof: str | None = None) -> str:
     return (
         f"Plausible fix by the built-in repairer (no model): {mutant.description} on line "
         f"{mutant.line} ({phrase(mutant.operator)}). The failing test passes {checked}; "
-        "passing the tests does not prove it is the intended fix, so read the diff."
+        f"{UNPROVED}"
     )
+
+
+#: What a fix not weighed beyond the tests says of itself (judge.py: one that is, says more).
+UNPROVED = "passing the tests does not prove it is the intended fix, so read the diff."
+
+
+def beyond(explanation: str, said: str, sure: bool) -> str:
+    """explanation with what was found beyond the tests (said, a sentence) in place of
+    UNPROVED; a fix proved beyond its failing tests (sure) is no longer called plausible."""
+    if UNPROVED not in explanation:
+        return f"{explanation} {said}"
+    explanation = explanation.replace(f"; {UNPROVED}", f". {said}", 1)
+    return explanation.replace("Plausible fix", "Fix", 1) if sure else explanation
 
 
 def _revert(mutant: Mutant, neighbours: int, proof: str | None) -> str:

@@ -140,12 +140,12 @@ def _joined(a: Mutant, b: Mutant, text: str) -> Mutant | None:
 #: assertions); where its fix is out of reach, each searched the same code in full (semver's build
 #: separator: nine searches, 103 s). A second bug in that code keeps its fix: tried in its rank.
 STALE_SHARE = 0.1
-#: After the fix, at most this many next candidates are tried for the transcript, in at most
-#: this many seconds (a runner-up that hangs is cut there: it is a note, the fix is found) ...
-RUNNER_UPS = 12
-RUNNER_UP_SECONDS = 0.25
-#: ... or in the time of this many trials like the fix's own, if that is longer.
-RUNNER_UP_TRIALS = 4
+#: After the fix, the next ALTERNATIVES_TRIED candidates are tried against every case of the
+#: problem, and the first ALTERNATIVES that pass are the fixes judge.py weighs against it: the
+#: tests are often weaker than the code, and the first fix found is not always the right one.
+ALTERNATIVES_TRIED = 40
+ALTERNATIVES = 3
+ALTERNATIVE_CASES = 10
 #: The candidates tried before the fix that the fix keeps a note of (for pytest -v).
 TRIED_NOTED = 5
 
@@ -169,6 +169,8 @@ class Scan:
     late: bool = False  # stopped by the budget
     rejected: list[str] = field(default_factory=list)  # the first TRIED_NOTED that failed
     partial: Partial = field(init=False)
+    #: The fix's alternatives: the next candidates that pass every case too (judge.py).
+    alternatives: list[Mutant] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         problem = self.task.problem
@@ -209,7 +211,10 @@ class Scan:
                     self.repairer.fixes.append(mutant)
                     tried.close()
                     rest = mutants[mutants.index(mutant) + 1 :]
-                    ups = self._runner_ups(rest, trial.seconds if trial else 0.0)
+                    self.alternatives = self._alternatives(rest)
+                    ups = tuple(
+                        f"{m.description} on line {m.line} ({m.path})" for m in self.alternatives
+                    )
                     noted = replace(candidate, tried=tuple(self.rejected), runner_ups=ups)
                     return Healed(noted, Spend(candidates=self.tried), self.repairer.name, verdict)
                 # Some cases only: kept as a lead while a fix of them all is looked for a while.
@@ -236,30 +241,32 @@ class Scan:
         """Time the next trial may take: the trial limit, within what is left of the budget."""
         return max(0.0, min(self.limit, self.deadline - time.monotonic()))
 
-    def _runner_ups(self, rest: Sequence[Mutant], took: float) -> tuple[str, ...]:
-        """Which of the next candidates would pass the trial too, said in the transcript: other
-        plausible fixes to weigh against the one taken (a few, in a quarter of a second unless
-        the fix's own trial took long: on a loaded machine, four of those)."""
+    def _alternatives(self, rest: Sequence[Mutant]) -> list[Mutant]:
+        """The next candidates that pass every case of the problem and its regression set in a
+        trial too (not proved further): fixes the tests cannot tell from the one taken, unless
+        judge.py can. A count of trials bounds it, not a clock: a busy machine finds the same."""
         if self.repairer.trials is None or not rest:
-            return ()
-        until = time.monotonic() + max(RUNNER_UP_SECONDS, RUNNER_UP_TRIALS * took)
-
-        def left() -> float:  # each trial ends by then at the latest, hanging or not
-            return max(0.0, min(self.limit, until - time.monotonic()))
-
-        passed: list[str] = []
-        tried = self.repairer.tried(rest[:RUNNER_UPS], self.tests, left)
+            return []
+        problem = self.task.problem
+        # The first cases stand for the rest, as in the proof's reruns (a bug of 240 cases).
+        tests = list(dict.fromkeys([*problem.ids[:ALTERNATIVE_CASES], *self.tests]))
+        scale = len(tests) / len(self.tests)
+        passed: list[Mutant] = []
+        tried = self.repairer.tried(
+            rest[:ALTERNATIVES_TRIED], tests, lambda: self._trial_limit() * scale
+        )
         with closing(tried):
             for mutant, trial in tried:
                 if trial is not None and trial.passed:
-                    passed.append(f"{mutant.description} on line {mutant.line} ({mutant.path})")
-                if time.monotonic() > until:
+                    passed.append(mutant)
+                if len(passed) >= ALTERNATIVES or time.monotonic() >= self.deadline:
                     break
         if passed:
             self.task.log.add(
-                "Runner-up edits",
-                "These next candidates pass the failing test and its neighbours in a trial too "
-                "(not verified further); the one taken ranked first:\n"
-                + "\n".join(f"- {said}" for said in passed),
+                "Other fixes",
+                "These next candidates pass every failing case and its neighbours in a trial "
+                "too; the one taken ranked first in the search, and all are weighed beyond the "
+                "tests:\n"
+                + "\n".join(f"- {m.description} on line {m.line} ({m.path})" for m in passed),
             )
-        return tuple(passed)
+        return passed

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from pytest_caretaker.builtin.edits import Mutant
-from pytest_caretaker.builtin.overfit import examine
+from pytest_caretaker.builtin.overfit import Finding, examine
 from pytest_caretaker.builtin.search import Scan, Searcher
 from pytest_caretaker.problem import Failed, Healed
 from pytest_caretaker.results import Candidate, Spend
@@ -88,6 +88,10 @@ class Vetting:
         path, line = self.raised
         on_it = [m for m in rest if (m.path, m.line) == (path, line)]
         return on_it + [m for m in rest if m not in on_it]
+
+    def examine(self, candidate: Candidate) -> Finding:
+        """What probing candidate finds (for another fix than the one the scan took)."""
+        return examine(candidate, self._probe, self.raised)
 
     def _probe(self, path: str, qualname: str, line: int, text: str) -> Trial | None:
         trials = self.repairer.trials

@@ -292,13 +292,13 @@ def _pairs(call: Call, skip: int) -> Iterator[Call]:
         if type(a) is not type(b) or isinstance(a, bool):
             continue
         changed: list[tuple[str, Any]] = []
+        if isinstance(a, datetime.date) and hasattr(b, "replace"):
+            with contextlib.suppress(ValueError):  # 29 February
+                changed.append(("on the other's anniversary", b.replace(month=a.month, day=a.day)))
         if isinstance(a, (int, float, str, datetime.date)):
             changed.append(("two arguments equal", a))
         if isinstance(a, (int, float)) and not isinstance(a, bool):
             changed += [("one above another", a + 1), ("one below another", a - 1)]
-        if isinstance(a, datetime.date) and hasattr(b, "replace"):
-            with contextlib.suppress(ValueError):  # 29 February
-                changed.append(("on the other's anniversary", b.replace(month=a.month, day=a.day)))
         for how, value in changed:
             yield Call((*args[:j], value, *args[j + 1 :]), call.kwargs, f"derived: {how}")
 
