@@ -9,8 +9,8 @@ inputs derived from those (verify/behaviour.py). From that table, per fix:
   (read from the edit itself); a ``raise`` of the original that it never reaches on any input
   where the original did; an exception the original never raises (neither itself nor on any
   input tried), on an input where the original returned (``median([])`` now an
-  ``IndexError``); a type the original never returned. Each is a flag: a flagged fix ranks after every fix without one, and a flagged fix
-  is never HEALED outright.
+  ``IndexError``); a type the original never returned. Each is a flag: a flagged fix ranks
+  after every fix without one, and a flagged fix is never HEALED outright.
 - **How much it changes** beyond the failing calls: the inputs where it does not do what the
   original did. The least disruptive ranks first.
 
@@ -102,7 +102,7 @@ def decide(weighed: Sequence[Weighed], table: Sequence[Compared]) -> Judgement:
         return Judgement(
             best,
             Doubt(
-                f"the tests cannot tell this fix from another that passes them too: {_said(rival)}",
+                f"another fix passes them too: {_said(rival)}",
                 compared["call"],
                 _outcome(ours),
                 _outcome(theirs),
