@@ -1,10 +1,11 @@
 """The caretaker section at pytest's verbosity levels, apart from the default (summary.py).
 
-Under ``-q`` one line a test: ``HEALED id → file::function`` or ``NOT HEALED id: reason``, and
-what was written of a fix (``--heal-write``) or a judgement call on a test, which are never
-left out. Under ``-v`` each result adds what the search tried, its runner-ups and where its
-transcript is, and the session the time each stage of healing took. At every level pytest's
-final line counts the heals, as pytest-rerunfailures counts its reruns (``count``).
+Under ``-q`` one line a test: ``HEALED id → file::function``, ``UNSURE id → file::function:
+why the tests cannot tell`` or ``NOT HEALED id: reason``, and what was written of a fix
+(``--heal-write``) or a judgement call on a test, which are never left out. Under ``-v`` each
+result adds what the search tried, its runner-ups and where its transcript is, and the session
+the time each stage of healing took. At every level pytest's final line counts the heals, as
+pytest-rerunfailures counts its reruns (``count``).
 """
 
 from __future__ import annotations
@@ -29,8 +30,13 @@ def brief(result: HealResult, written: Written | None = None) -> list[tuple[str,
     if not result.healed:
         return [(f"NOT HEALED {result.nodeid}: {result.reason}", {"red": True, "bold": True})]
     patched = ", ".join(edit.ref for edit in result.edits if edit.kind != "import")
-    cached = " (from cache)" if result.via == "cache" else ""
-    lines = [(f"HEALED {result.nodeid} → {patched}{cached}", {"green": True, "bold": True})]
+    doubt = result.candidate.doubt if result.candidate is not None else None
+    if doubt is not None:  # the reader must pick: the one line says why
+        head = f"UNSURE {result.nodeid} → {patched}: {doubt.reason}"
+        lines = [(head, {"yellow": True, "bold": True})]
+    else:
+        cached = " (from cache)" if result.via == "cache" else ""
+        lines = [(f"HEALED {result.nodeid} → {patched}{cached}", {"green": True, "bold": True})]
     lines += [(f"  ! the fix {notice}", {"yellow": True}) for notice in result.notices]
     if written is not None:
         lines.append((f"  {written.detail}", {"yellow": written.state != "committed"}))
@@ -62,25 +68,26 @@ def timings(seconds: Mapping[str, float]) -> str:
 
 
 def count(terminal: Any, results: Sequence[HealResult]) -> None:
-    """Add ``N healed`` and ``M not healed`` to pytest's final line (``1 failed, 1 passed,
-    1 healed in 3.10s``) as pytest-rerunfailures adds ``N rerun``: each test under a status of
-    its own in the terminal reporter's stats, by its failing report."""
+    """Add ``N healed``, ``N unsure`` and ``M not healed`` to pytest's final line (``1 failed,
+    1 passed, 1 healed in 3.10s``) as pytest-rerunfailures adds ``N rerun``: each test under a
+    status of its own in the terminal reporter's stats, by its failing report. A status with no
+    test is not added (an UNSURE count only when there is one)."""
     failing = {
         report.nodeid: report
         for status in ("failed", "error")
         for report in terminal.stats.get(status, ())
         if isinstance(getattr(report, "nodeid", None), str)
     }
-    for status, healed in (("healed", True), ("not healed", False)):
+    for status in ("healed", "unsure", "not healed"):  # an UNSURE fix is not a heal
         counted = [
             failing.get(result.nodeid) or SimpleNamespace(nodeid=result.nodeid, outcome=status)
             for result in results
-            if result.healed is healed
+            if result.outcome == status
         ]
         if counted:
             terminal.stats.setdefault(status, []).extend(counted)
     # pytest keeps which statuses its final line names from when the last test ended; where it
-    # was not the last collected (-x, --maxfail), it learns of these two only if told.
+    # was not the last collected (-x, --maxfail), it learns of these only if told.
     relearn = getattr(terminal, "_set_main_color", None)
     if callable(relearn):
         relearn()

@@ -9,7 +9,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
 
-from pytest_caretaker.report import levels
+from pytest_caretaker.report import doubt, levels
 from pytest_caretaker.report.files import OUTPUT_DIR
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.text import plural
@@ -60,12 +60,7 @@ def display_diff(applied: FileChange) -> list[str]:
 
 def show_diff(writer: Writer, applied: FileChange, indent: str = "  ") -> None:
     for line in display_diff(applied):
-        if line.startswith("+") and not line.startswith("+++"):
-            writer.write_line(indent + line, green=True)
-        elif line.startswith("-") and not line.startswith("---"):
-            writer.write_line(indent + line, red=True)
-        else:
-            writer.write_line(indent + line)
+        writer.write_line(indent + line, **doubt.diff_markup(line))
 
 
 def summary(
@@ -96,31 +91,47 @@ def summary(
                 writer.write_line(f"  {stats(result)}")
             _details(writer, result, verbosity, session)
             continue
-        cached = " (from cache)" if result.via == "cache" else ""
-        writer.write_line(f"HEALED {result.nodeid}{cached}", green=True, bold=True)
-        _culprit(writer, result)
-        patched = ", ".join(edit.ref for edit in result.edits if edit.kind != "import")
-        writer.write_line(f"  patched {patched}")
-        change = tuple(sorted((c.path, c.after) for c in result.changes))
-        if change in shown:  # one fix healing several tests is shown once
-            writer.write_line(f"  the same fix as for {shown[change]}")
-        else:
-            shown[change] = result.nodeid
-            for applied in result.changes:
-                show_diff(writer, applied)
-            if result.explanation:
-                writer.write_line(f"  {result.explanation}")
-        for notice in result.notices:  # a judgement call on a test: the reader must see it
-            writer.write_line(f"  ! the fix {notice}", yellow=True, bold=True)
-        if result.fallbacks:  # the chain moved on: say from which model the fix came, and why
-            before = "; ".join(result.fallbacks)
-            writer.write_line(f"  fix from {result.repairer}, after {before}", yellow=True)
-        writer.write_line(f"  {stats(result, local)}")
+        _fix(writer, result, shown, local)
         _details(writer, result, verbosity, session)
         if result.nodeid in fate:
             done = fate[result.nodeid]
             writer.write_line(f"  {done.detail}", bold=True, yellow=done.state != "committed")
     writer.write_line(closing_line(results, patch, root, written, local), bold=True)
+
+
+def _fix(
+    writer: Writer,
+    result: HealResult,
+    shown: dict[tuple[tuple[str, bytes], ...], str],
+    local: Collection[str],
+) -> None:
+    """A result with a fix: HEALED (or UNSURE), what it patches, its diff and explanation (once
+    for a fix of several tests: shown), its doubt, and what it cost."""
+    if result.unsure:  # a fix the tests cannot tell from another: never a plain HEALED
+        writer.write_line(f"UNSURE {result.nodeid}", yellow=True, bold=True)
+    else:
+        cached = " (from cache)" if result.via == "cache" else ""
+        writer.write_line(f"HEALED {result.nodeid}{cached}", green=True, bold=True)
+    _culprit(writer, result)
+    patched = ", ".join(edit.ref for edit in result.edits if edit.kind != "import")
+    writer.write_line(f"  patched {patched}")
+    change = tuple(sorted((c.path, c.after) for c in result.changes))
+    again = change in shown
+    if again:  # one fix healing several tests is shown once
+        writer.write_line(f"  the same fix as for {shown[change]}")
+    else:
+        shown[change] = result.nodeid
+        for applied in result.changes:
+            show_diff(writer, applied)
+        if result.explanation:
+            writer.write_line(f"  {result.explanation}")
+    _doubt(writer, result, again)
+    for notice in result.notices:  # a judgement call on a test: the reader must see it
+        writer.write_line(f"  ! the fix {notice}", yellow=True, bold=True)
+    if result.fallbacks:  # the chain moved on: say from which model the fix came, and why
+        before = "; ".join(result.fallbacks)
+        writer.write_line(f"  fix from {result.repairer}, after {before}", yellow=True)
+    writer.write_line(f"  {stats(result, local)}")
 
 
 def cost(dollars: float, models: Collection[str], local: Collection[str]) -> str:
@@ -136,6 +147,17 @@ def _culprit(writer: Writer, result: HealResult) -> None:
         from pytest_caretaker.changes.lineage import culprit_line
 
         writer.write_line(f"  {culprit_line(result.culprit)}", yellow=True)
+
+
+def _doubt(writer: Writer, result: HealResult, again: bool) -> None:
+    """Why an UNSURE fix is one, in full where its diff is shown; its reason alone where the
+    same fix was shown for another test."""
+    said = result.candidate.doubt if result.candidate is not None else None
+    if said is None:
+        return
+    shown = doubt.lines(said)
+    for line, markup in shown[:1] if again else shown:
+        writer.write_line(line, **markup)
 
 
 def _brief(writer: Writer, results: Sequence[HealResult], fate: Mapping[str, Written]) -> None:
@@ -177,10 +199,12 @@ def closing_line(
     written: Sequence[Written] = (),
     local: Collection[str] = (),
 ) -> str:
-    healed = sum(1 for r in results if r.healed)
+    healed = sum(1 for r in results if r.outcome == "healed")
+    unsure = sum(1 for r in results if r.unsure)  # said only when there is one: CI greps this
     tokens = sum(r.spend.tokens for r in results)
     dollars = sum(r.spend.cost for r in results)
-    line = f"caretaker: {healed} healed, {len(results) - healed} not healed · "
+    line = f"caretaker: {healed} healed, " + (f"{unsure} unsure, " if unsure else "")
+    line += f"{len(results) - healed - unsure} not healed · "
     if tokens == 0 and dollars == 0:
         line += "no tokens spent"  # the built-in repairer only, or models that never answered
     else:

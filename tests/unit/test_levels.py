@@ -10,7 +10,16 @@ from typing import Any
 from pytest_caretaker.apply.rewrite import apply_edits
 from pytest_caretaker.report import levels
 from pytest_caretaker.report.summary import header, summary
-from pytest_caretaker.results import Candidate, Edit, FileChange, Fix, HealResult, Spend, Written
+from pytest_caretaker.results import (
+    Candidate,
+    Doubt,
+    Edit,
+    FileChange,
+    Fix,
+    HealResult,
+    Spend,
+    Written,
+)
 from pytest_caretaker.settings import Settings
 
 CALC = b"def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n"
@@ -165,3 +174,136 @@ def test_the_header_is_one_short_line_unless_asked_why() -> None:
         "caretaker: heal (in memory) · model builtin (no model configured; no provider key) "
         "· scope code"
     )
+
+
+# -- UNSURE (#45): a fix the tests cannot tell from another -----------------------------------
+
+AGE = Doubt(
+    "the tests cannot tell `<` from `<=` on line 2",
+    call="age(date(1990, 6, 1), date(2024, 6, 1))",
+    outcome="returns 34",
+    other="returns 33",
+    alternative=(
+        "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def mean(xs):\n"
+        "-    return sum(xs) / (len(xs) + 1)\n+    return sum(xs) / max(len(xs), 1)\n"
+    ),
+    test=(
+        "def test_age_on_the_birthday():\n"
+        "    assert age(date(1990, 6, 1), date(2024, 6, 1)) == ...\n"
+    ),
+)
+
+
+class Marked(Lines):
+    """A writer that keeps each line with its markup."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.markup: dict[str, dict[str, bool]] = {}
+
+    def write_line(self, line: str, **markup: bool) -> None:
+        super().write_line(line, **markup)
+        self.markup[line] = markup
+
+
+def test_an_unsure_fix_shows_its_diff_then_why_the_tests_cannot_tell() -> None:
+    writer = Marked()
+
+    summary(writer, [healed("t.py::a", doubt=AGE)], None, Path())
+
+    at = writer.lines.index("UNSURE t.py::a")
+    assert writer.markup["UNSURE t.py::a"] == {"yellow": True, "bold": True}
+    assert not any(line.startswith("HEALED") for line in writer.lines)
+    said = writer.lines.index("  mean divided by n + 1.")  # the explanation, after the diff
+    assert at < writer.lines.index("  -    return sum(xs) / (len(xs) + 1)") < said
+    assert writer.lines[said + 1 : said + 12] == [
+        "  the tests cannot tell: `<` from `<=` on line 2",  # not said twice
+        "  separating input: age(date(1990, 6, 1), date(2024, 6, 1)): this fix returns 34, "
+        "the other returns 33",
+        "  the other fix:",
+        "    --- a/calc.py",
+        "    +++ b/calc.py",
+        "    @@ -1,2 +1,2 @@",
+        "     def mean(xs):",
+        "    -    return sum(xs) / (len(xs) + 1)",
+        "    +    return sum(xs) / max(len(xs), 1)",
+        "  a test to settle it (the expected value is yours to choose):",
+        "    def test_age_on_the_birthday():",
+    ]
+    assert writer.markup["    +    return sum(xs) / max(len(xs), 1)"] == {"green": True}
+    assert writer.markup["    -    return sum(xs) / (len(xs) + 1)"] == {"red": True}
+    assert writer.lines[-1] == "caretaker: 0 healed, 1 unsure, 0 not healed · no tokens spent"
+
+
+def test_a_lone_unsure_fix_is_compared_with_the_original() -> None:
+    from dataclasses import replace
+
+    lone = replace(AGE, alternative="", test="", outcome="returns None", other="raises KeyError")
+    writer = Lines()
+
+    summary(writer, [healed("t.py::a", doubt=lone)], None, Path())
+
+    assert (
+        "  separating input: age(date(1990, 6, 1), date(2024, 6, 1)): this fix returns None, "
+        "the original raises KeyError"
+    ) in writer.lines
+    assert "  the tests cannot tell: `<` from `<=` on line 2" in writer.lines
+    assert "  the other fix:" not in writer.lines
+    assert not any(line.startswith("  a test to settle it") for line in writer.lines)
+
+
+def test_quiet_says_why_an_unsure_fix_is_unsure_in_its_one_line() -> None:
+    writer = Marked()
+
+    summary(writer, [healed("t.py::a", doubt=AGE), healed("t.py::c")], None, Path(), verbosity=-1)
+
+    line = "UNSURE t.py::a → calc.py::mean: the tests cannot tell `<` from `<=` on line 2"
+    assert writer.lines == [
+        "== caretaker ==",
+        line,
+        "HEALED t.py::c → calc.py::mean",
+        "caretaker: 1 healed, 1 unsure, 0 not healed · no tokens spent",
+    ]
+    assert writer.markup[line] == {"yellow": True, "bold": True}
+
+
+def test_the_final_line_counts_unsure_fixes_apart_and_only_when_there_are() -> None:
+    a, b, c = Report("t.py::a"), Report("t.py::b"), Report("t.py::c")
+    reporter = Reporter({"failed": [a, b, c]})
+
+    levels.count(reporter, [healed("t.py::a", doubt=AGE), NOT_HEALED, healed("t.py::c")])
+
+    assert reporter.stats["unsure"] == [a]
+    assert reporter.stats["healed"] == [c]  # an UNSURE fix is no heal
+    plain = Reporter({"failed": [c]})
+    levels.count(plain, [healed("t.py::c")])
+    assert "unsure" not in plain.stats
+
+
+def test_a_reason_in_other_words_follows_the_tests_cannot_tell() -> None:
+    from dataclasses import replace
+
+    silencing = replace(AGE, reason="it deletes the raise on line 4 of calc.py", call="")
+    writer = Lines()
+
+    summary(writer, [healed("t.py::a", doubt=silencing)], None, Path())
+
+    assert "  the tests cannot tell: it deletes the raise on line 4 of calc.py" in writer.lines
+    assert not any(line.startswith("  separating input") for line in writer.lines)
+
+
+def test_an_unsure_fix_healing_two_tests_tells_its_doubt_in_full_once() -> None:
+    from dataclasses import replace
+
+    first = healed("t.py::a", doubt=AGE)
+    writer = Lines()
+
+    summary(writer, [first, replace(first, nodeid="t.py::b", via="shared")], None, Path())
+
+    assert writer.lines.count("  the tests cannot tell: `<` from `<=` on line 2") == 2
+    assert writer.lines.count("  the other fix:") == 1
+    at = writer.lines.index("UNSURE t.py::b")
+    assert writer.lines[at + 2 : at + 4] == [
+        "  the same fix as for t.py::a",
+        "  the tests cannot tell: `<` from `<=` on line 2",
+    ]
