@@ -19,7 +19,8 @@ from pathlib import PurePosixPath
 from pytest_caretaker.apply.rewrite import unified_diff
 from pytest_caretaker.builtin.edits import Mutant
 from pytest_caretaker.builtin.explain import beyond
-from pytest_caretaker.builtin.judge import Judgement, Weighed, decide, silences, weigh
+from pytest_caretaker.builtin.flags import silences
+from pytest_caretaker.builtin.judge import Judgement, Weighed, decide, weigh
 from pytest_caretaker.builtin.overfit import Finding
 from pytest_caretaker.builtin.search import ALTERNATIVES_TRIED, Searcher
 from pytest_caretaker.problem import Healed, Task

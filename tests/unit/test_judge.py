@@ -10,7 +10,8 @@ import pytest
 
 from pytest_caretaker.builtin.beyond import pasteable
 from pytest_caretaker.builtin.edits import Mutant
-from pytest_caretaker.builtin.judge import decide, own_raises, silences, weigh
+from pytest_caretaker.builtin.flags import own_raises, silences
+from pytest_caretaker.builtin.judge import decide, weigh
 from pytest_caretaker.results import Doubt
 from pytest_caretaker.verify.protocol import Compared, Result
 

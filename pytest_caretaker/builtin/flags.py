@@ -1,0 +1,193 @@
+"""Flags: what a fix that passes the tests does beyond them that looks like silencing the
+symptom (judge.py ranks a flagged fix after every other, and never gives one as HEALED).
+
+Read from the edit itself: a deleted ``raise`` or ``assert``, a block emptied to ``pass``. Read
+from the table of what the original and the fix do on the tests' calls and derived inputs
+(verify/behaviour.py): a ``raise`` of the original's own that the fix never reaches; an
+exception the original never raises (neither itself nor on any input tried), on an input where
+the original returned; a return type the original never returned, nor the fix on the failing
+calls (whose tests endorse it).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pytest_caretaker.builtin.edits import Mutant
+from pytest_caretaker.builtin.explain import PAIR
+from pytest_caretaker.syntax import parse
+from pytest_caretaker.verify.protocol import Compared, Result
+
+
+@dataclass(frozen=True)
+class Flag:
+    """Why a fix looks like silencing the symptom, and the input that shows it."""
+
+    said: str  # "deletes `raise ValueError(...)`", "raises IndexError on `median([])` ..."
+    call: str = ""
+    outcome: str = ""  # what the fix does on call
+    original: str = ""  # what the original does on call
+
+
+def own_raises(text: str, qualname: str) -> frozenset[str]:
+    """The exception names the function raises itself (``raise X(...)``, ``raise X``)."""
+    function = _function(text, qualname)
+    if function is None:
+        return frozenset()
+    names: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if isinstance(target, ast.Name):
+                names.add(target.id)
+            elif isinstance(target, ast.Attribute):
+                names.add(target.attr)
+    return frozenset(names)
+
+
+def silences(mutant: Mutant, text: str) -> str:
+    """What the edit deletes that guards the function (a raise, an assert, a guard's whole
+    body), as a clause; empty when it deletes none."""
+    if "delete" not in mutant.operator.split(PAIR):
+        return ""
+    gone = text[mutant.start : mutant.end].strip()
+    first = gone.split("\n", 1)[0].strip()
+    short = first if len(first) <= 40 else first[:39] + "…"
+    if first.startswith(("raise ", "raise(")) or first == "raise":
+        return f"deletes `{short}`: the tests cannot tell whether the check is the bug"
+    if first.startswith("assert "):
+        return f"deletes `{short}`: the tests cannot tell whether the check is the bug"
+    if mutant.replacement.strip() == "pass":
+        return f"empties a block (`{short}` becomes `pass`) instead of changing its condition"
+    return ""
+
+
+def flags(
+    mutant: Mutant, text: str, table: Sequence[Compared], index: int, raised: frozenset[str]
+) -> tuple[Flag, ...]:
+    flags: list[Flag] = []
+    said = silences(mutant, text)
+    if said:
+        flags.append(Flag(said, *first_difference(table, index)))
+    beyond = [c for c in table if c["origin"] != "failing"]
+    # An exception the original raises itself, or on some other input tried, is not new: a
+    # window of 0 divides by zero in the original too, where its loop runs at all.
+    known = raised | {c["results"][0]["type"] for c in table if c["results"][0]["kind"] == "raise"}
+    new = next(
+        (
+            c
+            for c in beyond
+            if c["results"][0]["kind"] == "return"
+            and c["results"][index]["kind"] == "raise"
+            and c["results"][index]["type"] not in known
+        ),
+        None,
+    )
+    if new is not None:
+        mine, before = new["results"][index], new["results"][0]
+        flags.append(
+            Flag(
+                f"raises {mine['type']} on `{new['call']}`, where the original returns "
+                f"`{before['repr']}`",
+                new["call"],
+                outcome(mine),
+                outcome(before),
+            )
+        )
+    flags += _lost_raise(table, index, raised)
+    flags += _new_type(table, index)
+    return tuple(flags)
+
+
+def _lost_raise(table: Sequence[Compared], index: int, raised: frozenset[str]) -> list[Flag]:
+    """A raise of the original's own that the fix never reaches, on any input."""
+    for name in sorted(raised):
+        where = next(
+            (
+                c
+                for c in table
+                if c["results"][0]["kind"] == "raise"
+                and c["results"][0]["type"] == name
+                and c["origin"] != "failing"
+            ),
+            None,
+        )
+        reached = any(
+            c["results"][index]["kind"] == "raise" and c["results"][index]["type"] == name
+            for c in table
+        )
+        if where is not None and not reached:
+            ours = where["results"][index]
+            return [
+                Flag(
+                    f"never raises {name}, which the original raises on `{where['call']}`",
+                    where["call"],
+                    outcome(ours),
+                    outcome(where["results"][0]),
+                )
+            ]
+    return []
+
+
+def _new_type(table: Sequence[Compared], index: int) -> list[Flag]:
+    """A type the fix returns that the original never returned, nor the fix on the failing
+    calls (whose tests pass with it: the tests endorse it)."""
+    known = {c["results"][0]["type"] for c in table if c["results"][0]["kind"] == "return"}
+    known |= {
+        c["results"][index]["type"]
+        for c in table
+        if c["origin"] == "failing" and c["results"][index]["kind"] == "return"
+    }
+    for compared in table:
+        ours, original = compared["results"][index], compared["results"][0]
+        if ours["kind"] == "return" and original["kind"] == "return" and ours["type"] not in known:
+            return [
+                Flag(
+                    f"returns {ours['type']} on `{compared['call']}`, where the original "
+                    f"returns {original['type']}",
+                    compared["call"],
+                    outcome(ours),
+                    outcome(original),
+                )
+            ]
+    return []
+
+
+def first_difference(table: Sequence[Compared], index: int) -> tuple[str, str, str]:
+    for compared in table:
+        if compared["origin"] != "failing" and differ(
+            compared["results"][0], compared["results"][index]
+        ):
+            ours, original = compared["results"][index], compared["results"][0]
+            return compared["call"], outcome(ours), outcome(original)
+    return "", "", ""
+
+
+def differ(a: Result, b: Result) -> bool:
+    return "timeout" not in (a["kind"], b["kind"]) and a["group"] != b["group"]
+
+
+def outcome(result: Result) -> str:
+    if result["kind"] == "raise":
+        return f"raises {result['type']}"
+    if result["kind"] == "timeout":
+        return "does not finish"
+    return f"returns {result['repr']}"
+
+
+def _function(text: str, qualname: str) -> ast.AST | None:
+    try:
+        tree = parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    nodes: list[tuple[str, ast.AST]] = [("", node) for node in tree.body]
+    while nodes:
+        prefix, node = nodes.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if prefix + node.name == qualname:
+                return node
+        elif isinstance(node, ast.ClassDef):
+            nodes += [(f"{prefix}{node.name}.", child) for child in node.body]
+    return None
