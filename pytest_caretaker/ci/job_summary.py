@@ -13,7 +13,12 @@ from typing import Any
 
 from pytest_caretaker.text import plural
 
-MARK = {"healed": "✅ healed", "from cache": "✅ from cache", "not healed": "❌ not healed"}
+MARK = {
+    "healed": "✅ healed",
+    "from cache": "✅ from cache",
+    "unsure": "⚠️ unsure",
+    "not healed": "❌ not healed",
+}
 SOURCE = {"pytest": "pytest --heal", "run": "caretaker run", "runtime": "caretaker crashes heal"}
 
 
@@ -57,9 +62,11 @@ def markdown(data: Mapping[str, Any]) -> str:
 def headline(totals: Mapping[str, Any]) -> str:
     if not totals["problems"]:
         return "nothing to heal"
+    unsure = totals.get("problems_unsure", 0)  # absent from files written before it was added
     return (
-        f"{totals['problems_healed']} of {plural(totals['problems'], 'problem')} healed "
-        f"({totals['tests_healed']} of {plural(totals['tests'], 'failing test')})"
+        f"{totals['problems_healed']} of {plural(totals['problems'], 'problem')} healed"
+        + (f", {unsure} unsure" if unsure else "")
+        + f" ({totals['tests_healed']} of {plural(totals['tests'], 'failing test')})"
     )
 
 
@@ -118,11 +125,31 @@ def fix(problem: Mapping[str, Any]) -> list[str]:
         lines += [_inert(problem["explanation"]), ""]
     for notice in problem["notices"]:
         lines += [f"> **The fix {cell(notice)}**", ""]
+    lines += _doubt(problem.get("doubt"))
     others = [test["id"] for test in problem["tests"][1:]]
     if others:
         lines += ["Heals too: " + ", ".join(code(other) for other in others), ""]
     fence = "`" * max(3, _longest_backticks(problem["diff"]) + 1)  # longer than any inside
     lines += [f"{fence}diff", problem["diff"].rstrip("\n"), fence, "", "</details>", ""]
+    return lines
+
+
+def _doubt(said: Mapping[str, str] | None) -> list[str]:
+    """Why an unsure fix is one: the reason, the input that separates it from the other, and
+    the test that would decide."""
+    if not said:
+        return []
+    from pytest_caretaker.report.doubt import because, separating
+    from pytest_caretaker.results import Doubt
+
+    doubt = Doubt(**said)
+    lines = [f"> ⚠️ **Unsure: the tests cannot tell:** {cell(because(doubt))}"]
+    if doubt.call:
+        lines += [">", f"> Separating input: {cell(separating(doubt))}"]
+    lines.append("")
+    if said["test"].strip():
+        fence = "`" * max(3, _longest_backticks(said["test"]) + 1)
+        lines += [f"{fence}python", said["test"].rstrip("\n"), fence, ""]
     return lines
 
 

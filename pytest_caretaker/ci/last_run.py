@@ -30,6 +30,8 @@ if TYPE_CHECKING:  # a passing `caretaker run` writes last-run.json: the rest lo
 
 SCHEMA = 1
 FILE = "last-run.json"
+#: The outcomes that count as healed: an UNSURE fix is in the patch, but no heal.
+HEALED = ("healed", "from cache", "shared")
 SCHEMA_FILE = Path(__file__).with_name("last-run.schema.json")
 
 
@@ -104,9 +106,11 @@ def document(root: Path, ended: Ended, records: Sequence[dict[str, Any]]) -> dic
         "patch": patch.relative_to(root).as_posix() if patch is not None else None,
         "totals": {
             "problems": len(records),
-            "problems_healed": sum(1 for p in records if p["outcome"] != "not healed"),
+            "problems_healed": sum(1 for p in records if p["outcome"] in HEALED),
+            "problems_unsure": sum(1 for p in records if p["outcome"] == "unsure"),
             "tests": len(tests),
-            "tests_healed": sum(1 for t in tests if t["outcome"] != "not healed"),
+            "tests_healed": sum(1 for t in tests if t["outcome"] in HEALED),
+            "tests_unsure": sum(1 for t in tests if t["outcome"] == "unsure"),
             "tokens": sum(p["tokens"] for p in records),
             "cost": round(sum(p["cost"] for p in records), 6),
             "seconds": round(ended.seconds, 3),

@@ -18,10 +18,10 @@ from pytest_caretaker.history.problems import (
     spent,
 )
 from pytest_caretaker.history.reasons import category
-from pytest_caretaker.results import Written
+from pytest_caretaker.results import Doubt, Written
 from pytest_caretaker.write.message import subject
 
-__all__ = ["Problem", "commit", "diff", "hunks", "problems", "record"]
+__all__ = ["Problem", "commit", "diff", "doubt", "hunks", "problems", "record"]
 
 
 def hunks(text: str) -> list[dict[str, object]]:
@@ -65,7 +65,22 @@ def record(problem: Problem, written: Sequence[Written], text: Texts) -> dict[st
         "diff": patch,
         "files": hunks(patch),
         "commit": commit(problem, written, text),
+        "doubt": doubt(lead.candidate.doubt if lead.candidate is not None else None, text),
         **spent(problem.spend),
+    }
+
+
+def doubt(said: Doubt | None, text: Texts) -> dict[str, str] | None:
+    """Why an UNSURE fix is one; None for any other."""
+    if said is None:
+        return None
+    return {
+        "reason": text(said.reason),
+        "call": text(said.call),
+        "outcome": text(said.outcome),
+        "other": text(said.other),
+        "alternative": text(said.alternative, None),  # a diff, whole as the fix's own
+        "test": text(said.test),
     }
 
 

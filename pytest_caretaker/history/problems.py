@@ -13,17 +13,22 @@ from typing import Any
 
 from pytest_caretaker.results import HealResult, Spend, Written
 
-#: The outcomes a case or a problem has; all but "not healed" count as healed.
+#: The outcomes a case or a problem has; healed, from cache and shared count as healed. UNSURE
+#: is a fix the tests cannot tell from another (results.Doubt): in the patch, not a heal.
 HEALED, NOT_HEALED, FROM_CACHE, SHARED = "healed", "not healed", "from cache", "shared"
+UNSURE = "unsure"
 #: How cluster.py says a case was not healed by the repair of its problem's first case.
 _ONE_CAUSE = re.compile(r" \(one root cause with (.+), repaired once for all\)$")
 
 
 def outcome_of(result: HealResult) -> str:
     """A case's outcome: healed, from cache (a remembered fix, verified again), shared (the fix
-    found for another case of its problem) or not healed."""
+    found for another case of its problem), unsure (however it came: its doubt is the fix's)
+    or not healed."""
     if not result.healed:
         return NOT_HEALED
+    if result.unsure:
+        return UNSURE
     if result.via == "cache":
         return FROM_CACHE
     if result.via == "shared" or result.shared_with:
@@ -43,10 +48,12 @@ class Problem:
 
     @property
     def outcome(self) -> str:
-        """healed, from cache (a remembered fix, verified again) or not healed."""
+        """healed, from cache (a remembered fix, verified again), unsure or not healed."""
         lead = self.lead
         if not lead.healed:
             return NOT_HEALED
+        if lead.unsure:
+            return UNSURE
         return FROM_CACHE if lead.via == "cache" else HEALED
 
     @property

@@ -26,6 +26,7 @@ from pytest_caretaker.ci.texts import Texts
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.results import (
     Candidate,
+    Doubt,
     Edit,
     FileChange,
     Fix,
@@ -127,8 +128,10 @@ def test_a_session_is_written_valid_with_its_problems_commit_and_totals(tmp_path
     assert data["totals"] == {
         "problems": 2,
         "problems_healed": 1,
+        "problems_unsure": 0,
         "tests": 4,
         "tests_healed": 2,
+        "tests_unsure": 0,
         "tokens": 90,
         "cost": 0.01,
         "seconds": 3.25,
@@ -150,6 +153,7 @@ def test_a_session_is_written_valid_with_its_problems_commit_and_totals(tmp_path
     assert changed["hunks"] == [healed["diff"].split("\n", 3)[3]]
     assert unhealed["category"] == "still fails"
     assert unhealed["commit"] is None and unhealed["diff"] == ""
+    assert healed["doubt"] is None and unhealed["doubt"] is None
     assert data["notes"] == ["caretaker: a note"]
 
 
@@ -258,3 +262,85 @@ def test_the_job_summary_lists_each_problem_and_folds_each_fix(tmp_path: Path) -
 )
 def test_inline_code_holds_any_test_id(text: str, shown: str) -> None:
     assert code(text) == shown
+
+
+# -- UNSURE (#45) ------------------------------------------------------------------------------
+
+AGE = Doubt(
+    f"the tests cannot tell `<` from `<=` on line 2 ({SECRET})",
+    call="age(date(1990, 6, 1), date(2024, 6, 1))",
+    outcome="returns 34",
+    other="returns 33",
+    alternative="--- a/calc.py\n+++ b/calc.py\n@@ -2 +2 @@\n-    a\n+    b\n",
+    test="def test_age():\n    assert age(date(1990, 6, 1), date(2024, 6, 1)) == ...\n",
+)
+
+
+def unsure(nodeid: str = "w.py::test_age", **more: Any) -> HealResult:
+    from dataclasses import replace
+
+    return HealResult(nodeid, replace(candidate(), doubt=AGE), repairer="builtin", **more)
+
+
+def test_an_unsure_fix_is_no_heal_and_says_why_redacted(tmp_path: Path) -> None:
+    lead, shared = (
+        unsure(),
+        unsure("w.py::test_age_too", via="shared", shared_with="w.py::test_age"),
+    )
+    detail = (
+        "UNSURE: not written; review it with --heal-review, or take it with --heal-accept-unsure"
+    )
+    written = [Written(Fix((lead, shared)), "skipped", detail)]
+    redactor = Redactor({"DB_PASSWORD": SECRET})
+
+    data = session(tmp_path, Outcome([HEALED, lead, shared], written), redact=redactor)
+
+    assert SECRET not in last_run_path(tmp_path).read_text(encoding="utf-8")
+    totals = data["totals"]
+    assert (totals["problems_healed"], totals["problems_unsure"]) == (1, 1)
+    assert (totals["tests_healed"], totals["tests_unsure"]) == (1, 2)
+    _, doubted = data["problems"]
+    assert doubted["outcome"] == "unsure"
+    assert [t["outcome"] for t in doubted["tests"]] == ["unsure", "unsure"]  # shared, same doubt
+    assert doubted["doubt"] == {
+        "reason": (
+            "the tests cannot tell `<` from `<=` on line 2 ([redacted #1: value of $DB_PASSWORD])"
+        ),
+        "call": AGE.call,
+        "outcome": "returns 34",
+        "other": "returns 33",
+        "alternative": AGE.alternative,
+        "test": AGE.test,
+    }
+    assert doubted["commit"]["state"] == "skipped" and doubted["commit"]["detail"] == detail
+    assert doubted["category"] == ""  # a fix was found: no reason it was not
+
+
+def test_junit_says_unsure_of_an_unsure_fixs_tests() -> None:
+    found = problems([unsure(), HEALED])
+    props = properties(found, [record(p, (), Texts(Redactor())) for p in found])
+
+    assert props["w.py::test_age"]["caretaker_outcome"] == "unsure"
+    assert props["t.py::test_mean"]["caretaker_outcome"] == "healed"
+
+
+def test_the_job_summary_marks_an_unsure_fix_and_tells_its_doubt(tmp_path: Path) -> None:
+    data = session(tmp_path, Outcome([HEALED, unsure()]))
+
+    lines = markdown(data).splitlines()
+
+    assert lines[0] == "## caretaker: 1 of 2 problems healed, 1 unsure (1 of 2 failing tests)"
+    assert "| ⚠️ unsure | `w.py::test_age` | 1 | builtin | in the patch |" in lines
+    at = lines.index(
+        f"> ⚠️ **Unsure: the tests cannot tell:** `&lt;` from `&lt;=` on line 2 ({SECRET})"
+    )
+    assert lines[at + 1 : at + 3] == [
+        ">",
+        "> Separating input: age(date(1990, 6, 1), date(2024, 6, 1)): this fix returns 34, "
+        "the other returns 33",
+    ]
+    assert lines[at + 4 : at + 7] == [
+        "```python",
+        "def test_age():",
+        ("    assert age(date(1990, 6, 1), date(2024, 6, 1)) == ..."),
+    ]
