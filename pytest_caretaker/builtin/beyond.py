@@ -11,7 +11,6 @@ edit itself is read (a deleted raise is never HEALED outright).
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import PurePosixPath
@@ -25,6 +24,7 @@ from pytest_caretaker.builtin.overfit import Finding
 from pytest_caretaker.builtin.search import ALTERNATIVES_TRIED, Searcher
 from pytest_caretaker.problem import Healed, Task
 from pytest_caretaker.results import Candidate, Doubt, FileChange
+from pytest_caretaker.syntax import parse
 from pytest_caretaker.verify.protocol import Compared
 
 #: Seconds the comparing trial may take at most: every case and neighbour once, with the
@@ -204,8 +204,8 @@ def pasteable(path: str, qualname: str, doubt: Doubt) -> str:
     if not doubt.call or "." in qualname or not doubt.outcome:
         return ""
     try:
-        ast.parse(doubt.call, mode="eval")
-    except SyntaxError:
+        parse(doubt.call)
+    except (SyntaxError, ValueError):
         return ""
     module = ".".join(PurePosixPath(path).with_suffix("").parts)
     module = module.removeprefix("src.")

@@ -28,7 +28,6 @@ from contextlib import closing
 from dataclasses import dataclass, field, replace
 
 from pytest_caretaker.builtin import evidence, mutate, reverts, vocabulary
-from pytest_caretaker.builtin.beyond import judged
 from pytest_caretaker.builtin.evidence import Evidence
 from pytest_caretaker.builtin.explain import explain
 from pytest_caretaker.builtin.mutate import Mutant
@@ -123,12 +122,9 @@ class BuiltinRepairer:
             found = vetting.run(two)
         if vetting.refused:
             task.log.add("Refused", "Plausible fixes refused:\n" + "\n".join(vetting.refused))
-        if found is not None:  # the fix, weighed beyond the tests against the others found
-            others, limit = scan.alternatives, scan.run_limit
-            found = judged(self, task, found, self.fixes[-1], others, vetting.examine, limit)
-        left = (
-            vetting.passed_over(found) if found else vetting.fallback(self.heal_partial, self.name)
-        )
+        if found:
+            return vetting.passed_over(vetting.weighed(found, task))
+        left = vetting.fallback(self.heal_partial, self.name)
         if left is not None:
             return left
         refused = vetting.refusals()

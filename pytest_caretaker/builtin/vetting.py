@@ -15,10 +15,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from pytest_caretaker.builtin.beyond import judged
 from pytest_caretaker.builtin.edits import Mutant
 from pytest_caretaker.builtin.overfit import Finding, examine
 from pytest_caretaker.builtin.search import Scan, Searcher
-from pytest_caretaker.problem import Failed, Healed
+from pytest_caretaker.problem import Failed, Healed, Task
 from pytest_caretaker.results import Candidate, Spend
 from pytest_caretaker.text import plural
 from pytest_caretaker.verify.trials import Trial
@@ -88,6 +89,12 @@ class Vetting:
         path, line = self.raised
         on_it = [m for m in rest if (m.path, m.line) == (path, line)]
         return on_it + [m for m in rest if m not in on_it]
+
+    def weighed(self, found: Healed, task: Task) -> Healed:
+        """The fix the scan took, weighed beyond the tests against the others it found after
+        it (beyond.py): it, another of them, or one of them UNSURE."""
+        fix, others = self.repairer.fixes[-1], self.scan.alternatives
+        return judged(self.repairer, task, found, fix, others, self.examine, self.scan.run_limit)
 
     def examine(self, candidate: Candidate) -> Finding:
         """What probing candidate finds (for another fix than the one the scan took)."""

@@ -17,9 +17,7 @@ library alone.
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import datetime
 import itertools
 import math
 import signal
@@ -29,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_caretaker.verify.derive import Call, inputs
 from pytest_caretaker.verify.protocol import Compared, Result
 
 #: At most this many calls are captured (the first, in test order), and inputs compared.
@@ -39,13 +38,6 @@ CALL_LIMIT = 0.2
 #: Characters of a value's repr kept for the report.
 REPR = 120
 _DEPTH = 6  # how deep same() looks into objects
-
-
-@dataclass
-class Call:
-    args: tuple[Any, ...]
-    kwargs: dict[str, Any]
-    origin: str
 
 
 @dataclass
@@ -69,10 +61,10 @@ class Capture:
             self._seen.add(key)
             self.calls.append(call)
 
-    def start(self) -> None:
+    def __enter__(self) -> None:
         sys.setprofile(self)
 
-    def stop(self) -> None:
+    def __exit__(self, *exc: object) -> None:
         sys.setprofile(None)
 
 
@@ -100,7 +92,7 @@ def compare(
     made = [_function(function, code) for code in variants]
     named = function.__qualname__
     found: list[Compared] = []
-    for call in itertools.islice(_unique(_inputs(function, calls)), MAX_INPUTS):
+    for call in itertools.islice(_unique(inputs(function, calls)), MAX_INPUTS):
         results: list[Result] = []
         outcomes: list[tuple[str, Any]] = []
         for variant in made:
@@ -221,108 +213,3 @@ def _unique(calls: Iterator[Call]) -> Iterator[Call]:
         if key not in seen:
             seen.add(key)
             yield call
-
-
-# -- inputs derived from the captured calls ------------------------------------------------------
-
-
-def _inputs(function: types.FunctionType, calls: Sequence[Call]) -> Iterator[Call]:
-    """The captured calls first (failing, then passing), then inputs derived from each."""
-    ordered = sorted(calls, key=lambda call: call.origin != "failing")
-    yield from ordered
-    constants = _constants(function.__code__)
-    nullable = _nullable(function)
-    skip = 1 if _is_method(function) else 0  # self is an instance: not varied
-    for call in ordered:
-        for index in range(skip, len(call.args)):
-            for how, value in _values(call.args[index], constants, nullable.get(index, False)):
-                args = (*call.args[:index], value, *call.args[index + 1 :])
-                yield Call(args, call.kwargs, f"derived: {how}")
-        yield from _pairs(call, skip)
-    # One argument taken from another call of the same shape: combinations the tests skipped.
-    for first, second in itertools.permutations(ordered[:6], 2):
-        if len(first.args) == len(second.args) and first.kwargs.keys() == second.kwargs.keys():
-            for index in range(skip, len(first.args)):
-                args = (*first.args[:index], second.args[index], *first.args[index + 1 :])
-                yield Call(args, first.kwargs, "derived: arguments of two calls mixed")
-
-
-def _values(value: Any, constants: Sequence[float], nullable: bool) -> Iterator[tuple[str, Any]]:
-    if nullable and value is not None:
-        yield "None", None
-    if isinstance(value, bool):
-        yield "the other truth value", not value
-    elif isinstance(value, (int, float)):
-        yield from _numbers(value, constants)
-    elif isinstance(value, (str, list, tuple)):
-        sequence: Any = value
-        yield "empty", type(value)()
-        yield "one element", value[:1]
-        yield "longer", sequence + sequence
-        yield "without its first element", value[1:]
-        if not isinstance(value, str):
-            yield "reversed", value[::-1]
-    elif isinstance(value, (set, frozenset, dict)):
-        yield "empty", type(value)()
-    elif isinstance(value, datetime.date):
-        day = datetime.timedelta(days=1)
-        yield "a day later", value + day
-        yield "a day earlier", value - day
-
-
-def _numbers(value: float, constants: Sequence[float]) -> Iterator[tuple[str, Any]]:
-    if isinstance(value, float) and not math.isfinite(value):
-        return
-    kind = type(value)
-    for how, other in (("0", 0), ("1", 1), ("-1", -1), ("+1", value + 1), ("-1", value - 1)):
-        yield how, kind(other)
-    yield "negated", -value
-    for constant in constants:
-        if isinstance(constant, int) or kind is float:
-            for near in (constant - 1, constant, constant + 1):
-                yield "a constant of the function, or one off it", kind(near)
-
-
-def _pairs(call: Call, skip: int) -> Iterator[Call]:
-    """Boundaries between two arguments: made equal, one apart, and a date on the other's
-    anniversary (the boundary of everything counted in years)."""
-    args = call.args
-    for i, j in itertools.permutations(range(skip, len(args)), 2):
-        a, b = args[i], args[j]
-        if type(a) is not type(b) or isinstance(a, bool):
-            continue
-        changed: list[tuple[str, Any]] = []
-        if isinstance(a, datetime.date) and hasattr(b, "replace"):
-            with contextlib.suppress(ValueError):  # 29 February
-                changed.append(("on the other's anniversary", b.replace(month=a.month, day=a.day)))
-        if isinstance(a, (int, float, str, datetime.date)):
-            changed.append(("two arguments equal", a))
-        if isinstance(a, (int, float)) and not isinstance(a, bool):
-            changed += [("one above another", a + 1), ("one below another", a - 1)]
-        for how, value in changed:
-            yield Call((*args[:j], value, *args[j + 1 :]), call.kwargs, f"derived: {how}")
-
-
-def _constants(code: types.CodeType) -> list[float]:
-    found = [c for c in code.co_consts if isinstance(c, (int, float)) and not isinstance(c, bool)]
-    return [c for c in dict.fromkeys(found) if c not in (0, 1, -1) and math.isfinite(c)][:4]
-
-
-def _nullable(function: types.FunctionType) -> dict[int, bool]:
-    """Parameters (by position) that default to None or whose annotation names None."""
-    code = function.__code__
-    names = code.co_varnames[: code.co_argcount]
-    defaults = function.__defaults__ or ()
-    first = len(names) - len(defaults)
-    found = {first + i: True for i, value in enumerate(defaults) if value is None}
-    annotations = getattr(function, "__annotations__", {}) or {}
-    for index, name in enumerate(names):
-        said = str(annotations.get(name, ""))
-        if "None" in said or "Optional" in said:
-            found[index] = True
-    return found
-
-
-def _is_method(function: types.FunctionType) -> bool:
-    names = function.__code__.co_varnames[:1]
-    return "." in function.__qualname__ and names in (("self",), ("cls",))

@@ -222,8 +222,8 @@ class TrialPlugin(WorkerPlugin):
         function: types.FunctionType,
         code: types.CodeType,
     ) -> TrialReply:
-        """Every test runs on the code as it is while the function's calls are captured; then
-        each variant runs beside it on those calls and on inputs derived from them."""
+        """Every test runs on the code as it is, the function's calls captured; then each
+        variant runs beside it on those calls and on inputs derived from them."""
         variants = [code]
         for text in comparison["variants"]:
             made = function_code({**request, "source": text}, code.co_filename)
@@ -233,15 +233,11 @@ class TrialPlugin(WorkerPlugin):
         capture = behaviour.Capture(code)
         tests = [items[nodeid] for nodeid in request["tests"] if nodeid in items]
         failing = set(comparison["failing"])
-        self.outcomes.clear()
         for index, item in enumerate(tests):
             following = tests[index + 1] if index + 1 < len(tests) else None
             capture.origin = "failing" if item.nodeid in failing else "passing"
-            capture.start()
-            try:
+            with capture:
                 run_item(item, following)
-            finally:
-                capture.stop()
         return {"behaviour": behaviour.compare(function, variants, capture.calls)}
 
     def _live(self, path: str, qualname: str, line: int) -> list[types.FunctionType]:
