@@ -143,7 +143,7 @@ def _doubt(said: Mapping[str, str] | None) -> list[str]:
     from pytest_caretaker.results import Doubt
 
     doubt = Doubt(**said)
-    lines = [f"> ⚠️ **Unsure: the tests cannot tell:** {cell(because(doubt))}"]
+    lines = [f"> ⚠️ **Unsure: the tests cannot tell:** {cell(because(doubt.reason))}"]
     if doubt.call:
         lines += [">", f"> Separating input: {cell(separating(doubt))}"]
     lines.append("")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from pytest_caretaker.history.problems import FROM_CACHE, NOT_HEALED
+from pytest_caretaker.history.problems import FROM_CACHE, NOT_HEALED, UNSURE
 from pytest_caretaker.history.stats import Row, Session
 from pytest_caretaker.text import short
 
@@ -89,7 +89,8 @@ def _when(stamp: str) -> str:
 
 def counts(session: Session, prefix: str) -> list[tuple[str, int, str]]:
     """(what, how many, fill) of a session's problems, from the bottom of its column up."""
-    cached, lost = session.count(FROM_CACHE), session.count(NOT_HEALED)
+    # An UNSURE fix is no heal: it stacks with the not healed.
+    cached, lost = session.count(FROM_CACHE), session.count(NOT_HEALED) + session.count(UNSURE)
     return [
         ("repaired", len(session.seen) - cached - lost, SOLID),
         ("from cache", cached, f"url(#{prefix}-dots)"),

@@ -46,6 +46,7 @@ td.fix{min-width:14em}
 #bugs td:first-child,table[id^="session-"] td:first-child,#tests td:first-child{min-width:13em}
 ul.tests{margin:2px 0 0;padding-left:1.2em;font-size:.95em}
 .outcome.not-healed{font-style:italic}.outcome.healed{font-weight:700}
+.outcome.unsure{font-weight:700;font-style:italic}.doubt{font-size:.9em;font-style:italic}
 details.session{margin:6px 0}details.session>summary{font-weight:600}
 code{font-size:.95em}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85em;background:#f4f4f4;padding:6px;
@@ -126,10 +127,11 @@ def _header(stats: Stats, root: Path, history: History, since: str) -> str:
     read = ", ".join(escape(p.relative_to(root).as_posix()) for p in history.files)
     kinds = Counter(bug.first["source"] or "pytest" for bug in stats.bugs)
     met = ", ".join(f"{n} {kind(source, n)}" for source, n in sorted(kinds.items()))
-    healed = stats.healed
+    healed, unsure = stats.healed, stats.unsure
+    counted = f"{healed} healed, " + (f"{unsure} unsure, " if unsure else "")  # only if any
+    counted += f"{len(stats.bugs) - healed - unsure} not healed"
     line = (
-        f'<span id="bugs">{plural(len(stats.bugs), "bug")}</span> ({met}): '
-        f"{healed} healed, {len(stats.bugs) - healed} not healed, met in "
+        f'<span id="bugs">{plural(len(stats.bugs), "bug")}</span> ({met}): {counted}, met in '
         f'<span id="sessions">{plural(len(stats.sessions), "session")}</span> from '
         f"{escape(_when(stats.first))} to {escape(_when(stats.last))}; read from {read}"
     )
@@ -152,7 +154,8 @@ def _totals(stats: Stats) -> str:
     items = [
         ("bugs", "bugs", f"{len(stats.bugs):,}"),
         ("healed", "bugs healed", f"{stats.healed:,}"),
-        ("not-healed", "bugs not healed", f"{len(stats.bugs) - stats.healed:,}"),
+        *([("unsure", "bugs unsure", f"{stats.unsure:,}")] if stats.unsure else []),
+        ("not-healed", "bugs not healed", f"{len(stats.bugs) - stats.healed - stats.unsure:,}"),
         ("sessions", "sessions", f"{len(stats.sessions):,}"),
         ("repaired", "fresh repairs healed", f"{fresh.healed} / {fresh.total}"),
         ("rate", "of fresh repairs", tables.rate(fresh.rate)),

@@ -21,7 +21,7 @@ from pytest_caretaker.history.reasons import category
 from pytest_caretaker.history.store import append
 from pytest_caretaker.record.redact import Redact
 from pytest_caretaker.report.files import new_session, transcript_path
-from pytest_caretaker.results import Failure, HealResult, Written
+from pytest_caretaker.results import Doubt, Failure, HealResult, Written
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.text import short
 from pytest_caretaker.write.message import subject
@@ -121,6 +121,7 @@ class Session:
             "transcript": self.transcript(result.nodeid) if result.nodeid in transcripts else "",
             "diff": "" if result.shared_with else self.text(diff(result), MAX_DIFF),
             "culprit": self.text(culprit_line(result.culprit)) if result.culprit else "",
+            "doubt": self.text(doubt.reason) if (doubt := _doubt(result)) is not None else "",
         }
 
     def transcript(self, nodeid: str) -> str:
@@ -131,6 +132,11 @@ class Session:
             if (self.root / relative).is_file():
                 return relative
         return ""
+
+
+def _doubt(result: HealResult) -> Doubt | None:
+    """Why the result's fix is UNSURE; None for any other."""
+    return result.candidate.doubt if result.candidate is not None else None
 
 
 def printable(text: str) -> str:

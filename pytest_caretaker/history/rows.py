@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_caretaker.history.problems import FROM_CACHE, HEALED, NOT_HEALED
+from pytest_caretaker.history.problems import FROM_CACHE, HEALED, NOT_HEALED, UNSURE
 
 Record = dict[str, Any]
 #: What a problem is called, by the front end that met it: (one, many).
@@ -78,13 +78,19 @@ class Seen:
 
     @property
     def outcome(self) -> str:
-        """healed (a repair of this session), from cache (a remembered fix) or not healed."""
+        """healed (a repair of this session), from cache (a remembered fix), unsure (a fix the
+        tests cannot tell from another) or not healed."""
         said = self["outcome"]
-        return said if said in (FROM_CACHE, NOT_HEALED) else HEALED
+        return said if said in (FROM_CACHE, NOT_HEALED, UNSURE) else HEALED
 
     @property
     def healed(self) -> bool:
-        return self.outcome != NOT_HEALED
+        """A fix was found that the tests prove: an UNSURE one is not (see unsure)."""
+        return self.outcome not in (NOT_HEALED, UNSURE)
+
+    @property
+    def unsure(self) -> bool:
+        return self.outcome == UNSURE
 
     @property
     def fresh(self) -> bool:
@@ -119,9 +125,9 @@ class Seen:
         remembered, or when no repairer was asked (nothing it may edit, not attempted)."""
         if not self.fresh:
             return []
-        if self.healed:
+        if self.healed or self.unsure:  # the last one asked found the fix: unsure is no heal
             failed = [line.split(": ", 1)[0] for line in self.lead.get("fallbacks") or ()]
-            return [(name, False) for name in failed] + [(self["repairer"] or "?", True)]
+            return [(name, False) for name in failed] + [(self["repairer"] or "?", self.healed)]
         parts = self["reason"].split("; then ")
         names = [p.split(": ", 1)[0] for p in parts] if len(parts) > 1 else [self["repairer"]]
         return [(name, False) for name in names if name]

@@ -10,7 +10,7 @@ from html import escape
 from pathlib import Path
 from urllib.parse import quote
 
-from pytest_caretaker.history.problems import FROM_CACHE, NOT_HEALED
+from pytest_caretaker.history.problems import FROM_CACHE, NOT_HEALED, UNSURE
 from pytest_caretaker.history.rows import Seen, kind
 from pytest_caretaker.history.stats import Session
 from pytest_caretaker.history.tables import (
@@ -25,6 +25,7 @@ from pytest_caretaker.history.tables import (
     tests_of,
     when,
 )
+from pytest_caretaker.report.doubt import CANNOT_TELL, because
 
 HEAD = ["bug", "outcome", "repairer", "#tries", "#tokens", "#cost", "#time", "fix", "commit"]
 
@@ -43,13 +44,15 @@ def section(sessions: Sequence[Session], root: Path, folder: Path, index: dict[i
 
 
 def heading(session: Session) -> str:
-    """``2025-03-01 09:00 · 3 failing tests: 1 repaired, 1 replayed from cache, 1 not healed``."""
-    count = len(session.seen)
+    """``2025-03-01 09:00 · 3 failing tests: 1 repaired, 1 replayed from cache, 1 not healed``
+    (and ``, 1 unsure`` when a fix was)."""
+    count, unsure = len(session.seen), session.count(UNSURE)
     label = f"{count} {kind(session.seen[0]['source'], count)}"
-    fresh = count - session.count(FROM_CACHE) - session.count(NOT_HEALED)
+    fresh = count - session.count(FROM_CACHE) - session.count(NOT_HEALED) - unsure
     return (
         f"{when(session.time)} UTC · {label}: {fresh} repaired, "
         f"{session.count(FROM_CACHE)} replayed from cache, {session.count(NOT_HEALED)} not healed"
+        + (f", {unsure} unsure" if unsure else "")
     )
 
 
@@ -93,11 +96,18 @@ def fix(seen: Seen) -> str:
     commit that broke the test, when its history told (culprit/)."""
     diff = seen["diff"]
     culprit = f'<div class="culprit">{escape(seen["culprit"])}</div>' if seen["culprit"] else ""
-    if not seen.healed or not diff:
+    if not (seen.healed or seen.unsure) or not diff:
         return escape(seen["reason"]) + culprit
     lines = "\n".join(_diff_line(line) for line in diff.splitlines())
     patched = ", ".join(str(p) for p in seen.lead.get("patched") or ()) or "the diff"
+    if seen.unsure:  # the fix is there to review: why the tests cannot tell it is right
+        culprit = doubted(seen["doubt"]) + culprit
     return f"<details><summary>{escape(patched)}</summary><pre>{lines}</pre></details>{culprit}"
+
+
+def doubted(reason: str) -> str:
+    """Why an UNSURE fix is one, as a row shows it."""
+    return f'<div class="doubt">{escape(f"{CANNOT_TELL}: {because(reason)}")}</div>'
 
 
 def _diff_line(line: str) -> str:

@@ -2,9 +2,10 @@
 history file, that page.py only lays out.
 
 The unit is the bug: a problem (one root cause, however many tests it fails) met in one session
-or in many. A bug is healed once a verified fix was found for it. A remembered fix replayed from
-the cache of an earlier session is shown apart: it is no new success, and the rates per repairer
-count fresh repairs only.
+or in many. A bug is healed once a verified fix was found for it; unsure while the only fixes
+found were ones the tests cannot tell from another (no heal: counted apart, and as not healed in
+the rates and charts). A remembered fix replayed from the cache of an earlier session is shown
+apart: it is no new success, and the rates per repairer count fresh repairs only.
 """
 
 from __future__ import annotations
@@ -62,6 +63,15 @@ class Bug:
     @property
     def healed(self) -> bool:
         return any(s.healed for s in self.seen)
+
+    @property
+    def unsure(self) -> bool:
+        """Never healed, but an UNSURE fix was found for it."""
+        return not self.healed and any(s.unsure for s in self.seen)
+
+    @property
+    def status(self) -> str:
+        return "healed" if self.healed else "unsure" if self.unsure else "not healed"
 
     @property
     def fix(self) -> Seen | None:
@@ -127,6 +137,10 @@ class Stats:
     @property
     def healed(self) -> int:
         return sum(1 for bug in self.bugs if bug.healed)
+
+    @property
+    def unsure(self) -> int:
+        return sum(1 for bug in self.bugs if bug.unsure)
 
     @property
     def replays(self) -> int:
@@ -233,10 +247,13 @@ def by_exception(found: Iterable[Bug]) -> list[Row]:
 
 
 def not_healed_reasons(problems: Iterable[Seen]) -> list[Reason]:
-    """Why fresh repairs did not heal their problem, by category."""
+    """Why fresh repairs did not heal their problem, by category: an UNSURE fix's is "unsure",
+    with why the tests cannot tell."""
     by_category: dict[str, Counter[str]] = defaultdict(Counter)
     for problem in problems:
-        if not problem.healed:
+        if problem.unsure:
+            by_category["unsure"][problem["doubt"]] += 1
+        elif not problem.healed:
             by_category[problem["category"] or "other"][problem["reason"]] += 1
     found = [
         Reason(name, sum(reasons.values()), reasons.most_common(1)[0][0])

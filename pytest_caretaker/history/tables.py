@@ -10,6 +10,7 @@ from html import escape
 from pytest_caretaker.history.problems import FROM_CACHE
 from pytest_caretaker.history.rows import Seen
 from pytest_caretaker.history.stats import Bug, Reason, Row, TestView
+from pytest_caretaker.report.doubt import CANNOT_TELL, because
 
 Cell = tuple[str, str]  # (class, already escaped HTML)
 #: How a problem's outcome reads in a row.
@@ -129,12 +130,12 @@ def bugs(found: Sequence[Bug], anchors: Mapping[int, str]) -> str:
         "bugs",
         [*head, "commit or why not"],
         ([*_bug_cells(bug, anchors), ("", _settled(bug))] for bug in found),
-        ({"data-status": "healed" if bug.healed else "not healed"} for bug in found),
+        ({"data-status": bug.status} for bug in found),
     )
 
 
 def _bug_cells(bug: Bug, anchors: Mapping[int, str]) -> list[Cell]:
-    fix, status = bug.fix, "healed" if bug.healed else "not healed"
+    fix, status = bug.fix, bug.status
     by = ""
     if fix is not None:
         how = "remembered fix" if not fix.fresh else fix["repairer"] or "?"
@@ -154,6 +155,9 @@ def _bug_cells(bug: Bug, anchors: Mapping[int, str]) -> list[Cell]:
 def _settled(bug: Bug) -> str:
     if bug.healed:
         return commit(*bug.commit) or "not written"
+    if bug.unsure:  # taken in review, or why the tests cannot tell
+        doubt = next((s["doubt"] for s in reversed(bug.seen) if s.unsure), "")
+        return commit(*bug.commit) or escape(f"not written: {CANNOT_TELL}: {because(doubt)}")
     return escape(bug.last["reason"])
 
 

@@ -38,10 +38,11 @@ def separating(doubt: Doubt) -> str:
     return f"{doubt.call}: this fix and {other} differ on it"
 
 
-def because(doubt: Doubt) -> str:
-    """The reason, to follow ``the tests cannot tell: ``: without those words when it opens
-    with them (``the tests cannot tell `<` from `<=` on line 5``), so they are not said twice."""
-    reason = doubt.reason.strip()
+def because(reason: str) -> str:
+    """A doubt's reason, to follow ``the tests cannot tell: ``: without those words when it
+    opens with them (``the tests cannot tell `<` from `<=` on line 5``), so they are not said
+    twice."""
+    reason = reason.strip()
     if reason.lower().startswith(CANNOT_TELL):
         return reason[len(CANNOT_TELL) :].lstrip(" :")
     return reason
@@ -60,7 +61,7 @@ def lines(doubt: Doubt, indent: str = "  ") -> list[tuple[str, Markup]]:
     """The doubt under an UNSURE fix: why, the separating input, the other fix's diff and the
     test that would decide, ready to paste."""
     shown: list[tuple[str, Markup]] = [
-        (f"{indent}{CANNOT_TELL}: {because(doubt)}", {"yellow": True, "bold": True})
+        (f"{indent}{CANNOT_TELL}: {because(doubt.reason)}", {"yellow": True, "bold": True})
     ]
     said = separating(doubt)
     if said:

@@ -16,6 +16,7 @@ from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.report import files as report_files
 from pytest_caretaker.results import (
     Candidate,
+    Doubt,
     Edit,
     Failure,
     FileChange,
@@ -124,6 +125,25 @@ def test_remembered_and_shared_fixes_are_recorded_as_such(tmp_path: Path) -> Non
     assert len({r["session"] for r in records}) == 1
     # one problem: the cached lead and the case its fix heals too; the builtin fix its own
     assert [r["problem"] for r in records] == ["t.py::test_a", "t.py::test_a", "t.py::test_c"]
+
+
+def test_an_unsure_fix_is_recorded_unsure_with_why_the_tests_cannot_tell(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    doubt = Doubt(f"the tests cannot tell `<` from `<=` ({SECRET})", call="mean([])")
+    lead = HealResult("t.py::test_a", replace(candidate(), doubt=doubt), repairer="builtin")
+    shared = replace(lead, nodeid="t.py::test_b", via="shared", shared_with="t.py::test_a")
+    plain = HealResult("t.py::test_c", candidate(), repairer="builtin")
+    failures = {r.nodeid: failure(r.nodeid) for r in (lead, shared, plain)}
+    redactor = Redactor({"DB_PASSWORD": SECRET})
+
+    record_session(tmp_path, Outcome([lead, shared, plain]), Settings(), redactor, failures)
+    records = read(tmp_path).records
+
+    assert [r["outcome"] for r in records] == ["unsure", "unsure", "healed"]
+    assert str(records[0]["doubt"]).startswith("the tests cannot tell `<` from `<=` (")
+    assert SECRET not in json.dumps(records)
+    assert records[0]["diff"] and records[2]["doubt"] == ""  # the fix is kept, for review
 
 
 def test_the_cases_of_one_root_cause_not_healed_share_their_lead(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ page.py, tables.py, charts.py); the closing line's hint of a stale report (repor
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -192,3 +193,55 @@ def test_a_rows_fix_names_the_commit_that_broke_its_test() -> None:
     assert '<div class="culprit">broken by 1a2b3c4 &lt;Make rates regional&gt;' in fix(healed)
     assert fix(unhealed).startswith('no fix<div class="culprit">')
     assert fix(plain) == "no fix"
+
+
+def with_an_unsure_fix(project: Path) -> Path:
+    """The fixed history, and a later session that found an UNSURE fix of a new bug (its second
+    test shares it) and healed another."""
+    history = project / ".caretaker" / "history.jsonl"
+    doubt = "the tests cannot tell `<` from `<=` on line 3"
+    common = {"v": 1, "time": "2025-03-05T08:00:00Z", "session": "ffffffffffff", "source": "pytest"}
+    age = {"problem": "t.py::test_age", "outcome": "unsure", "repairer": "builtin", "doubt": doubt}
+    lines = [
+        {**common, **age, "tests": ["t.py::test_age"], "diff": "-  if a > b:\n+  if a < b:\n"},
+        {**common, **age, "tests": ["t.py::test_age_too"], "shared_with": "t.py::test_age"},
+        {**common, "tests": ["t.py::test_sum"], "outcome": "healed", "diff": "-a\n+b\n"},
+    ]
+    with history.open("a", encoding="utf-8") as stream:
+        stream.writelines(json.dumps(line) + "\n" for line in lines)
+    return project
+
+
+def test_an_unsure_bug_is_counted_apart_from_the_healed(project: Path) -> None:
+    stats = compute(read(with_an_unsure_fix(project)).records)
+
+    assert (len(stats.bugs), stats.healed, stats.unsure) == (10, 5, 1)
+    age = next(b for b in stats.bugs if b.first.key[1] == "t.py::test_age")
+    assert (age.status, age.healed, age.tests) == (
+        "unsure",
+        False,
+        ["t.py::test_age", "t.py::test_age_too"],
+    )
+    assert stats.sessions[-1].count("unsure") == 1
+    assert ("builtin", False) in age.first.tried  # asked, and no heal
+    unsure = next(r for r in stats.reasons if r.category == "unsure")
+    assert (unsure.count, unsure.example) == (1, "the tests cannot tell `<` from `<=` on line 3")
+
+
+def test_the_page_counts_an_unsure_bug_and_shows_its_row_and_doubt(project: Path) -> None:
+    page = write_report(with_an_unsure_fix(project))[0].read_text(encoding="utf-8")
+
+    assert "5 healed, 1 unsure, 4 not healed, met in" in page
+    assert '<dd id="total-unsure">1</dd>' in page and '<dd id="total-not-healed">4</dd>' in page
+    assert '<tr data-status="unsure">' in page
+    assert '<td class="outcome unsure">unsure</td>' in page
+    said = "the tests cannot tell: `&lt;` from `&lt;=` on line 3"
+    assert f"not written: {said}" in page  # the bug's row
+    assert f'<div class="doubt">{said}</div>' in page  # its session's row, under the diff
+    assert "1 repaired, 0 replayed from cache, 0 not healed, 1 unsure" in page
+
+
+def test_a_page_with_nothing_unsure_says_nothing_of_it(project: Path) -> None:
+    page = write_report(project)[0].read_text(encoding="utf-8")
+
+    assert "unsure" not in page.replace(".outcome.unsure", "")
