@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 from pytest_caretaker.apply.rewrite import unified_diff
 from pytest_caretaker.builtin.edits import Mutant
 from pytest_caretaker.builtin.explain import beyond
-from pytest_caretaker.builtin.flags import silences
+from pytest_caretaker.builtin.flags import Flag, guards, silences
 from pytest_caretaker.builtin.judge import Judgement, Weighed, decide, weigh
 from pytest_caretaker.builtin.overfit import Finding
 from pytest_caretaker.builtin.search import ALTERNATIVES_TRIED, Searcher
@@ -39,49 +39,65 @@ def judged(
     task: Task,
     found: Healed,
     fix: Mutant,
-    alternatives: Sequence[Mutant],
+    others: Sequence[Mutant],
     examine: Examine,
     run_limit: float,
+    raised: tuple[str, int] | None = None,
 ) -> Healed:
-    """found as given, or another of the fixes if the judge prefers it, with a Doubt when the
-    tests cannot tell the fix given from another (or it only silences the symptom)."""
+    """found as given, or another of the fixes (others: found after it, or kept aside before
+    it) if the judge prefers it, with a Doubt when the tests cannot tell the fix given from
+    another (or it only silences the symptom). raised: the line of code that raised."""
     source = repairer.files.get(fix.path)
     if source is None:
         return found
     text = source.text
-    pool = [fix, *(m for m in alternatives if (m.path, m.function) == (fix.path, fix.function))]
+    same = [m for m in others if (m.path, m.function) == (fix.path, fix.function)]
+    known = _examined(found.candidate, same, text, source.encode, examine, raised)
+    pool = [fix, *(m for m in same if m in known)]
     table = _table(repairer, task, pool, text)
     if not table:
         said = silences(fix, text)
         if not said:
             return found
-        return replace(
-            found,
-            candidate=replace(
-                found.candidate, doubt=Doubt(f"{fix.description} on line {fix.line} {said}")
-            ),
-        )
+        doubt = Doubt(f"{fix.description} on line {fix.line} {said}")
+        return replace(found, candidate=replace(found.candidate, doubt=doubt))
     proved: dict[Mutant, Healed] = {fix: found}
     while True:
-        weighed = weigh(pool, text, table)
+        weighed = weigh(pool, text, table, known)
         judgement = decide(weighed, table)
         chosen = judgement.chosen.mutant
         if chosen not in proved:
-            healed = _proved(repairer, task, found, chosen, examine, run_limit)
+            healed = _proved(repairer, task, found, chosen, run_limit)
             if healed is None:
                 pool.remove(chosen)
                 table = _without(table, pool, weighed)
                 continue
             proved[chosen] = healed
-        rival = judgement.rival
-        if rival is not None and judgement.doubt is not None and not judgement.chosen.flags:
-            # A rival a docstring example or a probe speaks against does not make it UNSURE.
-            rival_candidate = _candidate(found.candidate, rival.mutant, text, source.encode)
-            if rival_candidate is not None and _objection(examine(rival_candidate)):
-                pool.remove(rival.mutant)
-                table = _without(table, pool, weighed)
-                continue
         return _given(proved[chosen], judgement, text, source.encode, table, len(pool) - 1)
+
+
+def _examined(
+    like: Candidate,
+    mutants: Sequence[Mutant],
+    text: str,
+    encode: Callable[[str], bytes],
+    examine: Examine,
+    raised: tuple[str, int] | None,
+) -> dict[Mutant, tuple[Flag, ...]]:
+    """Each other fix not refused by the probes (overfit.py), with what they hold against it:
+    a docstring example it makes false, or the line that raised no longer reached, unless the
+    edit is that line's own guard (an inverted guard is healed by its condition)."""
+    kept: dict[Mutant, tuple[Flag, ...]] = {}
+    for mutant in mutants:
+        candidate = _candidate(like, mutant, text, encode)
+        finding = examine(candidate) if candidate is not None else Finding()
+        if finding.refused:
+            continue
+        said = finding.contradicts
+        if finding.skipped and not (raised and guards(text, mutant, raised)):
+            said = finding.skipped
+        kept[mutant] = (Flag(f"heals, but {said}"),) if said else ()
+    return kept
 
 
 def _table(repairer: Searcher, task: Task, pool: Sequence[Mutant], text: str) -> list[Compared]:
@@ -120,26 +136,16 @@ def _without(
 
 
 def _proved(
-    repairer: Searcher,
-    task: Task,
-    found: Healed,
-    mutant: Mutant,
-    examine: Examine,
-    run_limit: float,
+    repairer: Searcher, task: Task, found: Healed, mutant: Mutant, run_limit: float
 ) -> Healed | None:
-    """The other fix, proved by the problem's check and vetted like the one found; None when
-    it fails either."""
+    """The other fix, proved by the problem's check as the one found was; None when it fails."""
     attempted = repairer.attempt(mutant, task.problem, None, run_limit)
     if attempted is None:
         return None
     candidate, verdict = attempted
-    if not set(task.problem.ids[1:]) <= verdict.passed or _objection(examine(candidate)):
+    if not set(task.problem.ids[1:]) <= verdict.passed:
         return None
     return replace(found, candidate=candidate, verdict=verdict)
-
-
-def _objection(finding: Finding) -> bool:
-    return bool(finding.refused or finding.skipped or finding.contradicts)
 
 
 def _given(

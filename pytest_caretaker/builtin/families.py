@@ -33,6 +33,7 @@ from pytest_caretaker.builtin.shapes import (
     branches_swapped,
     concat_swap,
     method_pair,
+    negated,
     operands_swapped,
     regroup,
 )
@@ -220,6 +221,10 @@ class Families(cst.CSTVisitor):
         if isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
             self.negated[id(node.expression)] = node
         self._propose(node, "precedence", regroup(node))
+        return True
+
+    def visit_If(self, node: cst.If) -> bool:
+        self._propose(node.test, "boolean", negated(node.test))
         return True
 
     def visit_IfExp(self, node: cst.IfExp) -> bool:

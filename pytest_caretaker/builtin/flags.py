@@ -50,7 +50,10 @@ def own_raises(text: str, qualname: str) -> frozenset[str]:
 def silences(mutant: Mutant, text: str) -> str:
     """What the edit deletes that guards the function (a raise, an assert, a guard's whole
     body), as a clause; empty when it deletes none."""
-    if "delete" not in mutant.operator.split(PAIR):
+    operators = mutant.operator.split(PAIR)
+    if "insert" in operators:
+        return _dead_code(mutant, text)
+    if "delete" not in operators:
         return ""
     gone = text[mutant.start : mutant.end].strip()
     first = gone.split("\n", 1)[0].strip()
@@ -62,6 +65,35 @@ def silences(mutant: Mutant, text: str) -> str:
     if mutant.replacement.strip() == "pass":
         return f"empties a block (`{short}` becomes `pass`) instead of changing its condition"
     return ""
+
+
+def guards(text: str, mutant: Mutant, raised: tuple[str, int]) -> bool:
+    """Whether mutant edits the condition of an ``if`` whose body holds the line that raised."""
+    if raised[0] != mutant.path:
+        return False
+    function = _function(text, mutant.function)
+    return function is not None and any(
+        isinstance(node, ast.If)
+        and node.test.lineno <= mutant.line <= (node.test.end_lineno or node.test.lineno)
+        and node.body[0].lineno <= raised[1] <= (node.body[-1].end_lineno or raised[1])
+        for node in ast.walk(function)
+    )
+
+
+_JUMPS = ("return", "raise", "break", "continue")
+
+
+def _dead_code(mutant: Mutant, text: str) -> str:
+    """An inserted return (raise, break, continue) with statements of its block after it."""
+    inserted = mutant.replacement.strip()
+    if inserted.split(" ", 1)[0].split("(", 1)[0] not in _JUMPS:
+        return ""
+    indent = len(mutant.replacement) - len(mutant.replacement.lstrip())
+    following = next((line for line in text[mutant.end :].splitlines() if line.strip()), "")
+    if len(following) - len(following.lstrip()) < indent:
+        return ""  # the block ends there: nothing is left unreachable
+    short = inserted if len(inserted) <= 40 else inserted[:39] + "…"
+    return f"inserts `{short}` before statements it leaves unreachable"
 
 
 def flags(

@@ -22,7 +22,7 @@ tie; how much a fix changes only orders the two.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_caretaker.builtin.edits import Mutant
@@ -49,15 +49,22 @@ class Judgement:
     rival: Weighed | None = None  # the other fix an UNSURE names
 
 
-def weigh(mutants: Sequence[Mutant], text: str, table: Sequence[Compared]) -> list[Weighed]:
-    """Each mutant (variant i + 1 of the table; 0 is the original) with its flags and changes,
-    best first: unflagged before flagged, then the least changes, then the search's order."""
+def weigh(
+    mutants: Sequence[Mutant],
+    text: str,
+    table: Sequence[Compared],
+    known: Mapping[Mutant, tuple[Flag, ...]] | None = None,
+) -> list[Weighed]:
+    """Each mutant (variant i + 1 of the table; 0 is the original) with its flags (known:
+    those the probes found) and changes, best first: unflagged before flagged, then the least
+    changes, then the search's order."""
     raised = own_raises(text, mutants[0].function) if mutants else frozenset()
+    known = known or {}
     weighed = [
         Weighed(
             mutant,
             index + 1,
-            flags(mutant, text, table, index + 1, raised),
+            known.get(mutant, ()) + flags(mutant, text, table, index + 1, raised),
             _changed(table, index + 1),
         )
         for index, mutant in enumerate(mutants)

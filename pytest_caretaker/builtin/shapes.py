@@ -8,6 +8,9 @@ ranking still tries those first:
 - ``method_pair``: a method for its natural opposite (``startswith`` -> ``endswith``);
 - ``branches_swapped``: the two values of a conditional expression (``a if c else b`` ->
   ``b if c else a``, as good as ``not c`` where ``c`` is a bare flag), a ``swap``;
+- ``negated``: a guard's bare condition negated (``if prices:`` -> ``if not prices:``), a
+  ``boolean`` edit (a comparison's negation is the comparison family's, a dropped ``not`` the
+  boolean one's); an inverted guard is healed by its condition, never by emptying its body;
 - ``regroup``: parentheses that Python's precedence left out (``a - b * c`` -> ``(a - b) * c``,
   ``a - b + c`` -> ``a - (b + c)``, ``not a == b`` -> ``(not a) == b``).
 
@@ -140,3 +143,10 @@ def regroup(node: cst.BinaryOperation | cst.UnaryOperation) -> Iterator[NodeEdit
     ):  # a - b + c -> a - (b + c)
         tail = parenthesized(node.with_changes(left=left.right))
         yield left.with_changes(right=tail), 0.35
+
+
+def negated(test: cst.BaseExpression) -> Iterator[NodeEdit]:
+    """``if flag:`` -> ``if not flag:``, where the condition is a name, an attribute, a call or
+    a subscript."""
+    if isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+        yield cst.UnaryOperation(operator=cst.Not(), expression=test), 0.5

@@ -38,6 +38,7 @@ class Vetting:
     raised: tuple[str, int] | None  # the line of code under test that raised
     refused: list[str] = field(default_factory=list)
     aside: tuple[Healed, str] | None = None  # a fix kept aside (skips, contradicts), and why
+    aside_edit: Mutant | None = None  # its edit
     contradicting: bool = False  # what is kept aside contradicts a docstring, skips no line
     until: float = 0.0  # when to stop looking for a better one than that
 
@@ -63,6 +64,7 @@ class Vetting:
                         found,
                         f"{said} heals, but {finding.skipped or finding.contradicts}",
                     )
+                    self.aside_edit = mutant
                     self.contradicting = bool(finding.contradicts)
             else:
                 self.repairer.fixes.append(mutant)
@@ -93,8 +95,12 @@ class Vetting:
     def weighed(self, found: Healed, task: Task) -> Healed:
         """The fix the scan took, weighed beyond the tests against the others it found after
         it (beyond.py): it, another of them, or one of them UNSURE."""
-        fix, others = self.repairer.fixes[-1], self.scan.alternatives
-        return judged(self.repairer, task, found, fix, others, self.examine, self.scan.run_limit)
+        fix, others = self.repairer.fixes[-1], list(self.scan.alternatives)
+        if self.aside_edit is not None:  # a fix kept aside is weighed too (its guard, say)
+            others.append(self.aside_edit)
+            self.aside = None  # the judge's word on it is the one said
+        limit = self.scan.run_limit
+        return judged(self.repairer, task, found, fix, others, self.examine, limit, self.raised)
 
     def examine(self, candidate: Candidate) -> Finding:
         """What probing candidate finds (for another fix than the one the scan took)."""
