@@ -48,7 +48,7 @@ from pytest_caretaker.verify.trials import Candidate, Trials, workers_default
 
 ROOT = Path(__file__).resolve().parent.parent
 BUGS = ROOT / "examples" / "bugs"
-RESULT = re.compile(r"^(HEALED|NOT HEALED) (\S+?)(?:: | |$)")
+RESULT = re.compile(r"^(HEALED|UNSURE|NOT HEALED) (\S+?)(?:: | |$)")
 PARTIAL = re.compile(r"heals? (\d+) of the (\d+) failing cases")
 STATS = re.compile(r"^  ([\d,]+) candidates? tried · .* · ([\d.]+) s · builtin$")
 
@@ -117,8 +117,9 @@ def parse_summary(stdout: str) -> dict[str, dict[str, object]]:
         found = RESULT.match(line)
         if found:
             current = {"healed": found.group(1) == "HEALED", "line": line, "candidates": 0}
+            current["unsure"] = found.group(1) == "UNSURE"
             results[found.group(2)] = current
-            if not current["healed"]:
+            if found.group(1) == "NOT HEALED":
                 current["reason"] = line.split(": ", 1)[-1]
                 current["partial"] = "partial fix heals" in line
                 tried = re.search(r"([\d,]+) (?:of [\d,]+ )?candidate edits?", line)
@@ -134,7 +135,9 @@ def parse_summary(stdout: str) -> dict[str, dict[str, object]]:
             added = current.setdefault("added", [])
             assert isinstance(added, list)
             added.append(line[3:].strip())
-        elif current is not None and line.startswith("  Plausible fix"):
+        elif current is not None and line.startswith("  separating input: "):
+            current["separating"] = line.strip()
+        elif current is not None and line.startswith(("  Plausible fix", "  Fix by")):
             current["fix"] = line.strip()
             if PARTIAL.search(line):
                 current["partial"] = True
@@ -330,6 +333,7 @@ def per_bug(
     for bug, entry in catalog.items():
         mine = [v for k, v in results.items() if k.startswith(f"test_{bug}.py::")]
         healed = bool(mine) and all(v["healed"] for v in mine)
+        unsure = bool(mine) and not healed and all(v["healed"] or v["unsure"] for v in mine)
         added = {str(a) for v in mine for a in v.get("added", [])}  # type: ignore[attr-defined]
         tried = [int(v.get("candidates", 0)) for v in mine]  # type: ignore[call-overload]
         rows[bug] = {
@@ -337,7 +341,9 @@ def per_bug(
             "tried": sum(tried),
             "rank": max(tried, default=0),
             "seconds": sum(float(v.get("seconds", 0.0)) for v in mine),  # type: ignore[arg-type]
-            "exact": healed and entry["fixed_line"].strip() in added,
+            "unsure": unsure,
+            "separating": next((str(v["separating"]) for v in mine if "separating" in v), ""),
+            "exact": (healed or unsure) and entry["fixed_line"].strip() in added,
             "partial": any(v.get("partial") for v in mine),
             "partial_written": any(v.get("partial") and v["healed"] for v in mine),
             "refused": entry.get("overfit") is not None and entry["overfit"] not in added,
@@ -361,6 +367,7 @@ def figures(catalog: dict[str, dict[str, str]], rows: dict[str, dict[str, object
     spent = sum(float(row["seconds"]) for row in rows.values())  # type: ignore[arg-type]
     return [
         f"{len(healed)} of {len(catalog)}",
+        f"{sum(1 for row in rows.values() if row['unsure'])}",
         f"{expected} of {len(catalog)}",
         f"{sum(1 for bug in healed if rows[bug]['exact'])}",
         f"{sum(1 for row in rows.values() if row['partial'])} "
@@ -376,6 +383,7 @@ def figures(catalog: dict[str, dict[str, str]], rows: dict[str, dict[str, object
 
 FIGURES = (
     "healed",
+    "unsure (a fix the tests cannot tell)",
     "as the catalog expects",
     "exact (the catalog's fixed line)",
     "partial fixes (written)",
@@ -399,12 +407,17 @@ def report(
         cells = ""
         for _, rows in sessions:
             row = rows[bug]
-            said = "HEALED" if row["healed"] else "no"
+            said = "HEALED" if row["healed"] else "UNSURE" if row["unsure"] else "no"
             said += "*" if row["exact"] else ""
             said += " (partial)" if row["partial"] else ""
             cells += f" {said} {row['rank']}/{float(row['seconds']):.1f}s".rjust(25)  # type: ignore[arg-type]
         print(f"{bug:<22} {entry['family']:<13} {expected[:9]:<9}{cells}")
     print("(*: the catalog's fixed line; n/s: the healing candidate's rank, the seconds taken)")
+    for label, rows in sessions:
+        for bug, row in sorted(rows.items()):
+            if row["unsure"]:
+                exact = "the catalog's fix" if row["exact"] else "not the catalog's fix"
+                print(f"UNSURE under {label}: {bug} ({exact}) {row['separating']}")
     print()
     columns = [figures(catalog, rows) for _, rows in sessions]
     print(f"{'':<40}" + "".join(f" {label[:24]:>24}" for label, _ in sessions))

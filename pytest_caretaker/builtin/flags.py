@@ -165,16 +165,18 @@ def _lost_raise(table: Sequence[Compared], index: int, raised: frozenset[str]) -
 
 def _new_type(table: Sequence[Compared], index: int) -> list[Flag]:
     """A type the fix returns that the original never returned, nor the fix on the failing
-    calls (whose tests pass with it: the tests endorse it)."""
-    known = {c["results"][0]["type"] for c in table if c["results"][0]["kind"] == "return"}
+    calls (whose tests pass with it: the tests endorse it). An int and a float are one kind
+    here: a derived ``0.0`` passed through where the original returned a bound of ``10`` is no
+    new type."""
+    known = {_kind(c["results"][0]) for c in table if c["results"][0]["kind"] == "return"}
     known |= {
-        c["results"][index]["type"]
+        _kind(c["results"][index])
         for c in table
         if c["origin"] == "failing" and c["results"][index]["kind"] == "return"
     }
     for compared in table:
         ours, original = compared["results"][index], compared["results"][0]
-        if ours["kind"] == "return" and original["kind"] == "return" and ours["type"] not in known:
+        if ours["kind"] == "return" and original["kind"] == "return" and _kind(ours) not in known:
             return [
                 Flag(
                     f"returns {ours['type']} on `{compared['call']}`, where the original "
@@ -185,6 +187,10 @@ def _new_type(table: Sequence[Compared], index: int) -> list[Flag]:
                 )
             ]
     return []
+
+
+def _kind(result: Result) -> str:
+    return "number" if result["type"] in ("int", "float") else result["type"]
 
 
 def first_difference(table: Sequence[Compared], index: int) -> tuple[str, str, str]:
