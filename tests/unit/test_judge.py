@@ -206,6 +206,14 @@ def test_a_return_type_the_original_never_returned_is_flagged_unless_the_tests_e
     ]
     assert judged([emptied], endorsed, "def check(x):\n    return x\n").doubt is None
 
+    # An int and a float are one kind: a float passed through where the original returned an
+    # int bound is no new type.
+    passed_through = [
+        row("clamp(11, 0, 10)", "failing", ret("0", 0), ret("10", 1)),
+        row("clamp(0.0, 0, 10)", "derived: 0", ret("10", 0), ret("0.0", 1, "float")),
+    ]
+    assert judged([emptied], passed_through, "def check(x):\n    return x\n").doubt is None
+
 
 @pytest.mark.parametrize(
     ("old", "new", "says"),
