@@ -420,25 +420,27 @@ Session = tuple[str, dict[str, Row], str, float]
 def session(catalog: Catalog, budget: float, revision: str | None, sandbox: bool) -> Session:
     """One heal session over a copy of the bugs (under revision's package if one is given):
     its label, its rows, its closing line's counts and its wall time."""
+    # The commit is named once: a revision such as HEAD may move while the session runs.
+    commit = git("rev-parse", "--short", revision or "HEAD")
+    said = label(revision, commit)
     scratch = Path(tempfile.mkdtemp(prefix="caretaker-weak-"))
     try:
         folder = copy_of(catalog, scratch / "weak")
-        package = package_at(revision, scratch / "package") if revision else None
+        package = package_at(commit, scratch / "package") if revision else None
         stdout, wall = heal_session(folder, budget, package, sandbox)
         rows = rows_of(catalog, stdout, folder)
-        return label(revision), rows, closing_counts(parse_summary(stdout)[1]), wall
+        return said, rows, closing_counts(parse_summary(stdout)[1]), wall
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def label(revision: str | None) -> str:
+def label(revision: str | None, commit: str) -> str:
     """A session's column: the revision and its commit, or this tree, its HEAD and whether the
     package has changes not committed."""
-    head = git("rev-parse", "--short", revision or "HEAD")
     if revision is not None:
-        return revision if revision.startswith(head) else f"{revision} ({head})"
+        return revision if revision.startswith(commit) else f"{revision} ({commit})"
     changed = git("status", "--porcelain", "--", "pytest_caretaker")
-    return f"this tree ({head}{' + changes' if changed else ''})"
+    return f"this tree ({commit}{' + changes' if changed else ''})"
 
 
 def git(*args: str) -> str:
