@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_caretaker.verify.derive import Call, inputs
+from pytest_caretaker.verify.derive import Call, inputs, is_method
 from pytest_caretaker.verify.protocol import Compared, Result
 
 #: At most this many calls are captured (the first, in test order), and inputs compared.
@@ -91,6 +91,7 @@ def compare(
     variants[0] is the code as it is."""
     made = [_function(function, code) for code in variants]
     named = function.__qualname__
+    method = is_method(function)
     found: list[Compared] = []
     for call in itertools.islice(_unique(inputs(function, calls)), MAX_INPUTS):
         results: list[Result] = []
@@ -103,7 +104,9 @@ def compare(
             )
             outcomes.append(outcome)
             results.append(_result(outcome, group))
-        found.append({"call": _call_text(named, call), "origin": call.origin, "results": results})
+        found.append(
+            {"call": _call_text(named, call, method), "origin": call.origin, "results": results}
+        )
     return found
 
 
@@ -195,13 +198,21 @@ def _result(outcome: tuple[str, Any], group: int) -> Result:
 def _repr(value: Any) -> str:
     try:
         text = repr(value)
+        if text.startswith("<") and " object at 0x" in text and isinstance(vars(value), dict):
+            # An object without a repr of its own: its class and fields, as it would be built.
+            fields = ", ".join(f"{k}={v!r}" for k, v in vars(value).items() if k[:1] != "_")
+            text = f"{type(value).__name__}({fields})"
     except Exception:
         return f"<{type(value).__name__}>"
     return text if len(text) <= REPR else text[: REPR - 1] + "…"
 
 
-def _call_text(name: str, call: Call) -> str:
-    parts = [_repr(value) for value in call.args]
+def _call_text(name: str, call: Call, method: bool = False) -> str:
+    """The call as Python: ``f(1, x=2)``; a method's ``Thermostat(target=20).heats(21)``."""
+    args = call.args
+    if method and args:
+        name, args = f"{_repr(args[0])}.{name.rsplit('.', 1)[-1]}", args[1:]
+    parts = [_repr(value) for value in args]
     parts += [f"{key}={_repr(value)}" for key, value in call.kwargs.items()]
     return f"{name}({', '.join(parts)})"
 

@@ -10,6 +10,7 @@ trial server that runs it.
 from __future__ import annotations
 
 import contextlib
+import copy
 import datetime
 import itertools
 import math
@@ -32,8 +33,11 @@ def inputs(function: types.FunctionType, calls: Sequence[Call]) -> Iterator[Call
     yield from ordered
     constants = _constants(function.__code__)
     nullable = _nullable(function)
-    skip = 1 if _is_method(function) else 0  # self is an instance: not varied
+    skip = 1 if is_method(function) else 0  # self is varied by its attributes
     for call in ordered:
+        if skip and call.args:
+            for how, changed in _attributes(call.args[0], constants):
+                yield Call((changed, *call.args[1:]), call.kwargs, f"derived: {how}")
         for index in range(skip, len(call.args)):
             for how, value in _values(call.args[index], constants, nullable.get(index, False)):
                 args = (*call.args[:index], value, *call.args[index + 1 :])
@@ -62,6 +66,7 @@ def _values(value: Any, constants: Sequence[float], nullable: bool) -> Iterator[
         yield "without its first element", value[1:]
         if not isinstance(value, str):
             yield "reversed", value[::-1]
+            yield from _fields(value)
     elif isinstance(value, (set, frozenset, dict)):
         yield "empty", type(value)()
     elif isinstance(value, datetime.date):
@@ -81,6 +86,41 @@ def _numbers(value: float, constants: Sequence[float]) -> Iterator[tuple[str, An
         if isinstance(constant, int) or kind is float:
             for near in (constant - 1, constant, constant + 1):
                 yield "a constant of the function, or one off it", kind(near)
+        # Between two whole numbers: where exactly a boundary lies (`< 50` or `<= 49`).
+        for near in (constant - 0.5, constant + 0.5):
+            yield "half a unit off a constant of the function", float(near)
+
+
+def _fields(items: list[Any] | tuple[Any, ...]) -> Iterator[tuple[str, Any]]:
+    """Records (dicts) whose numeric field is made the largest, then the smallest, in the first
+    one: orders the tests' data may hide (a list by price that is also one by units sold)."""
+    if len(items) < 2 or not all(isinstance(item, dict) for item in items):
+        return
+    for key, value in list(items[0].items())[:6]:
+        numbers = [item.get(key) for item in items]
+        if isinstance(value, bool) or not all(
+            isinstance(n, (int, float)) and not isinstance(n, bool) for n in numbers
+        ):
+            continue
+        for how, new in (("largest", max(numbers) + 1), ("smallest", min(numbers) - 1)):
+            first = {**items[0], key: new}
+            yield f"the first record's {key!r} made the {how}", type(items)([first, *items[1:]])
+
+
+def _attributes(instance: Any, constants: Sequence[float]) -> Iterator[tuple[str, Any]]:
+    """The instance a method is called on, with one attribute changed at a time (a tolerance,
+    a limit: what the tests left at its default)."""
+    fields = getattr(instance, "__dict__", None)
+    if not isinstance(fields, dict):
+        return
+    for name, value in list(fields.items())[:8]:
+        for how, new in itertools.islice(_values(value, constants, False), 6):
+            try:
+                changed = copy.copy(instance)
+                setattr(changed, name, new)
+            except Exception:  # a frozen or slotted object: not varied
+                return
+            yield f"its {name} {how}", changed
 
 
 def _pairs(call: Call, skip: int) -> Iterator[Call]:
@@ -123,6 +163,6 @@ def _nullable(function: types.FunctionType) -> dict[int, bool]:
     return found
 
 
-def _is_method(function: types.FunctionType) -> bool:
+def is_method(function: types.FunctionType) -> bool:
     names = function.__code__.co_varnames[:1]
     return "." in function.__qualname__ and names in (("self",), ("cls",))
