@@ -61,7 +61,8 @@ class Chain:
             log.add("Internal error", reason)
             result, passed = HealResult(problem.lead.nodeid, reason=reason), frozenset()
         self.proved.done(result, problem.ids)  # its fix, for the problems to come
-        if result.healed and result.via != "cache":
+        # An UNSURE fix is not remembered: a later run would replay it as a plain HEALED.
+        if result.healed and not result.unsure and result.via != "cache":
             self.memory.remember(
                 problem.lead, result.edits, result.explanation, result.repairer, self.files
             )

@@ -45,7 +45,8 @@ def test_quickstart_heals_without_a_model(quickstart: pytest.Pytester) -> None:
             "  patched textstats.py::moving_average",
             "  -    for start in range(len(values) - window):",
             "  +    for start in range(len(values) - window + 1):",
-            "  Plausible fix by the built-in repairer (no model): *",
+            # Weighed beyond the tests (issue 45): no longer called plausible.
+            "  Fix by the built-in repairer (no model): *Beyond the failing tests it was run *",
             "  * candidates tried · no model, no tokens · * s · builtin",
             "caretaker: 1 healed, 0 not healed · no tokens spent · fixes in .caretaker/heal.patch",
         ]

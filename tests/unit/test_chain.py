@@ -4,7 +4,7 @@ what decides, what a failed link leaves in the result, and what a repair costs."
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from pytest_caretaker.repair.memory import FixMemory, RememberedFixes
 from pytest_caretaker.results import (
     Accepted,
     Candidate,
+    Doubt,
     Edit,
     Failure,
     FileChange,
@@ -220,6 +221,22 @@ def test_a_fix_is_remembered_and_the_next_chain_heals_from_it_with_no_repairer(
     assert repaired.result.repairer == "a/model"  # the model that first found it
     assert repaired.result.spend.tokens == 0
     assert "Remembered fix (first found by a/model)" in repaired.log.render(None, repaired.result)
+
+
+def test_an_unsure_fix_is_not_remembered(files: ProjectFiles) -> None:
+    # A later run would replay it from memory as a plain HEALED, its doubt lost.
+    memory = FixMemory(DictCache())
+    doubt = Doubt("another fix passes them too", "mean([])", "raises ZeroDivisionError")
+    unsure = replace(candidate(), doubt=doubt)
+    first = Fake("builtin", Healed(unsure, Spend(), "builtin", VERDICT))
+    assert chain(files, first, memory=memory).repair(Problem((LEAD,)), SUSPECTS).result.unsure
+    asked: list[str] = []
+    later = chain(files, RememberedFixes(memory, files), Fake("a/model", Failed("x"), asked))
+
+    repaired = later.repair(Problem((LEAD,)), SUSPECTS)
+
+    assert asked == ["a/model"]
+    assert repaired.result.via != "cache"
 
 
 def test_no_remembered_fix_is_no_fallback(files: ProjectFiles) -> None:
