@@ -104,9 +104,10 @@ def decide(weighed: Sequence[Weighed], table: Sequence[Compared]) -> Judgement:
             ),
             rival=rival,
         )
-    over = [w for w in weighed[1:] if w.flags]
-    note = "; ".join(f"{_said(w)} {w.flags[0].said}" for w in over[:2])
-    return Judgement(best, None, f" Passed over: {note}." if note else "")
+    over = sorted((w for w in weighed[1:] if w.flags), key=lambda w: w.index)
+    # The first passed over in the search's order (a fix kept aside first): the one most like it.
+    note = f" Passed over: {_said(over[0])} {over[0].flags[0].said}." if over else ""
+    return Judgement(best, None, note)
 
 
 def separating(

@@ -97,7 +97,7 @@ class Vetting:
         it (beyond.py): it, another of them, or one of them UNSURE."""
         fix, others = self.repairer.fixes[-1], list(self.scan.alternatives)
         if self.aside_edit is not None:  # a fix kept aside is weighed too (its guard, say)
-            others.append(self.aside_edit)
+            others.insert(0, self.aside_edit)  # found before the fix: named first if passed over
             self.aside = None  # the judge's word on it is the one said
         limit = self.scan.run_limit
         return judged(self.repairer, task, found, fix, others, self.examine, limit, self.raised)
