@@ -127,6 +127,7 @@ def heal_all(run: HealRun) -> HealOutcome:
             Limits.of(settings, started=begun),
             culprit.lineage_of(runner, settings, ids, outcome.notes, begun),  # the history
             ProvedFixes(check.survey, ids, passing, baseline.executed),  # fixes for the next
+            builtin.weigh if builtin is not None else None,  # a model's fix, beyond the tests
         )
         outcome.timings["to rerun the failures"], began = baseline.seconds, time.monotonic()
         _repair_all(run, failing, passing, baseline, chain, outcome, followers)

@@ -100,6 +100,31 @@ def _examined(
     return kept
 
 
+def weighed_alone(repairer: Searcher, task: Task, healed: Healed) -> Healed:
+    """A fix from elsewhere (a model's) weighed beyond the tests on its own: flagged, it is
+    UNSURE; else it says what it was run on. Only a fix that replaces one function's code can
+    be run beside the original; anything else is given as it is."""
+    candidate = healed.candidate
+    if len(candidate.changes) != 1 or [e.kind for e in candidate.edits] != ["replace"]:
+        return healed
+    change, qualname = candidate.changes[0], candidate.edits[0].qualname
+    source = repairer.files.get(change.path)
+    try:
+        before, after = change.before.decode(), change.after.decode()
+    except UnicodeDecodeError:
+        return healed
+    if source is None or source.text != before:
+        return healed
+    old, new = before.splitlines(), after.splitlines()
+    line = next((i + 1 for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), 1)
+    fix = Mutant(change.path, qualname, line, "replace", "the fix", 1.0, 0, len(before), after)
+    table = _table(repairer, task, [fix], before)
+    if not table:
+        return healed
+    judgement = decide(weigh([fix], before, table), table)
+    return _given(healed, judgement, before, source.encode, table, None)
+
+
 def _table(repairer: Searcher, task: Task, pool: Sequence[Mutant], text: str) -> list[Compared]:
     trials = repairer.trials
     first = pool[0]
@@ -154,20 +179,24 @@ def _given(
     text: str,
     encode: Callable[[str], bytes],
     table: Sequence[Compared],
-    others: int,
+    others: int | None,
 ) -> Healed:
+    """others: how many other fixes were weighed (None: none was looked for, a model's fix)."""
     candidate = healed.candidate
     if judgement.doubt is None:
         beyond_failing = sum(1 for c in table if c["origin"] != "failing")
         agree = (
-            "every other fix found that passes them does the same on each, or is passed over"
+            ""
+            if others is None
+            else ", and every other fix found that passes them does the same on each, or is "
+            "passed over"
             if others
-            else f"none of the next {ALTERNATIVES_TRIED} edits tried passes them too"
+            else f", and none of the next {ALTERNATIVES_TRIED} edits tried passes them too"
         )
         said = (
             f"Beyond the failing tests it was run beside the original on {beyond_failing} "
             f"inputs (the tests' own calls and inputs derived from them): it changes what "
-            f"{judgement.chosen.changed} of them give, and {agree}.{judgement.note}"
+            f"{judgement.chosen.changed} of them give{agree}.{judgement.note}"
         )
         explanation = beyond(candidate.explanation, said, sure=True)
         return replace(healed, candidate=replace(candidate, explanation=explanation))

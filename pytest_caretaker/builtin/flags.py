@@ -51,6 +51,8 @@ def silences(mutant: Mutant, text: str) -> str:
     """What the edit deletes that guards the function (a raise, an assert, a guard's whole
     body), as a clause; empty when it deletes none."""
     operators = mutant.operator.split(PAIR)
+    if operators == ["replace"]:  # a whole function rewritten (a model's fix)
+        return _checks_removed(mutant, text)
     if "insert" in operators:
         return _dead_code(mutant, text)
     if "delete" not in operators:
@@ -78,6 +80,18 @@ def guards(text: str, mutant: Mutant, raised: tuple[str, int]) -> bool:
         and node.body[0].lineno <= raised[1] <= (node.body[-1].end_lineno or raised[1])
         for node in ast.walk(function)
     )
+
+
+def _checks_removed(mutant: Mutant, text: str) -> str:
+    """A raise or an assert of the function that the rewritten function no longer has."""
+    before, after = _function(text, mutant.function), _function(mutant.apply(text), mutant.function)
+    if before is None or after is None:
+        return ""
+    for kind, said in ((ast.Raise, "a `raise`"), (ast.Assert, "an `assert`")):
+        count = [sum(isinstance(n, kind) for n in ast.walk(f)) for f in (before, after)]
+        if count[1] < count[0]:
+            return f"removes {said} of the function: the tests cannot show the check is the bug"
+    return ""
 
 
 _JUMPS = ("return", "raise", "break", "continue")

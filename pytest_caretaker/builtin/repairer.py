@@ -28,6 +28,7 @@ from contextlib import closing
 from dataclasses import dataclass, field, replace
 
 from pytest_caretaker.builtin import evidence, mutate, reverts, vocabulary
+from pytest_caretaker.builtin.beyond import weighed_alone
 from pytest_caretaker.builtin.evidence import Evidence
 from pytest_caretaker.builtin.explain import explain
 from pytest_caretaker.builtin.mutate import Mutant
@@ -152,6 +153,13 @@ class BuiltinRepairer:
             Spend(candidates=scan.tried),
             advice="a model may find a larger fix: --heal-model",
         )
+
+    def weigh(self, task: Task, healed: Healed) -> Healed:
+        """Another repairer's fix (a model's), weighed beyond the tests (beyond.py)."""
+        if self.trials is None:
+            return healed
+        with self._lock:  # one trial server: one problem at a time
+            return weighed_alone(self, task, healed)
 
     def candidates(
         self,

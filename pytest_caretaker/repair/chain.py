@@ -9,7 +9,7 @@ for any of them; budgets and token caps belong to the model repairer, the order 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -23,6 +23,7 @@ from pytest_caretaker.repair.memory import FixMemory
 from pytest_caretaker.repair.proved import ProvedFixes
 from pytest_caretaker.report.transcript import Transcript
 from pytest_caretaker.results import Executed, HealResult, Spend
+from pytest_caretaker.settings import BUILTIN
 from pytest_caretaker.text import short, where
 
 
@@ -50,6 +51,8 @@ class Chain:
     lineage: Lineage = field(default_factory=Lineage)
     #: The fixes proved so far in the session: the first link for every later problem.
     proved: ProvedFixes = field(default_factory=ProvedFixes)
+    #: Weighs a fix found by a link that does not weigh its own (a model's) beyond the tests.
+    weigh: Callable[[Task, Healed], Healed] | None = None
 
     def repair(self, problem: Problem, suspects: Sequence[Suspect]) -> Repaired:
         started = time.monotonic()
@@ -105,6 +108,8 @@ class Chain:
             # The problem's token cap holds over the whole chain.
             outcome = repairer.repair(replace(task, earlier_tokens=total.tokens))
             name = repairer.name
+            if isinstance(outcome, Healed) and outcome.via == "repair" and self.weigh:
+                outcome = outcome if outcome.by == BUILTIN else self.weigh(task, outcome)
             total = _add_model_spend(total, outcome.spend)
             if isinstance(outcome, Healed) or outcome.decisive:
                 break

@@ -10,8 +10,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import last_run
+from helpers import TOOLS_MODEL, heal_args, last_run
 
+from pytest_caretaker.testing import ScriptedServer, tool_call
 from pytest_caretaker.verify import trials
 
 pytestmark = pytest.mark.skipif(not trials.AVAILABLE, reason="weighing fixes needs trials")
@@ -163,3 +164,59 @@ def test_an_inverted_guard_is_healed_by_its_condition_not_by_emptying_its_body(
         ]
     )
     assert "caretaker: 2 healed, 0 not healed" in result.stdout.str()
+
+
+WITHOUT_THE_CHECK = """\
+def set_quantity(order, quantity):
+    order["quantity"] = quantity
+    return order
+"""
+THE_CHECK_INVERTED = """\
+def set_quantity(order, quantity):
+    if quantity <= 0:
+        raise ValueError("quantity must be positive")
+    order["quantity"] = quantity
+    return order
+"""
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        (WITHOUT_THE_CHECK, "UNSURE test_orders.py::test_sets_quantity"),
+        (THE_CHECK_INVERTED, "HEALED test_orders.py::test_sets_quantity"),
+    ],
+    ids=["removes-the-raise", "inverts-the-guard"],
+)
+def test_a_models_fix_is_weighed_beyond_the_tests_too(
+    pytester: pytest.Pytester, llm: ScriptedServer, code: str, said: str
+) -> None:
+    pytester.makepyfile(orders=ORDERS, test_orders=ORDER_TESTS)
+    llm.script(
+        tool_call(
+            "The check was wrong.",
+            [{"path": "orders.py", "function": "set_quantity", "code": code}],
+        )
+    )
+
+    # The built-in repairer comes first (its trials weigh the model's fix), with no time of
+    # its own: the model's fix is the one given.
+    result = pytester.runpytest(
+        *heal_args(llm, TOOLS_MODEL),
+        "--heal-model",
+        "builtin",
+        "--heal-builtin-budget",
+        "0.001",
+        "-p",
+        "no:cacheprovider",
+        "--heal-no-cache",
+    )
+
+    text = result.stdout.str()
+    assert said in text
+    if said.startswith("UNSURE"):
+        result.stdout.fnmatch_lines(
+            ["  the tests cannot tell: the fix on line 2 removes a `raise` of the function*"]
+        )
+    else:
+        assert "Beyond the failing tests it was run beside the original on " in text
