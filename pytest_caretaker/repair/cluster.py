@@ -126,7 +126,8 @@ def _shared(
         "One root cause",
         f"healed by the fix found for {result.nodeid}, verified for this test too",
     )
-    chain.memory.remember(case, result.edits, result.explanation, result.repairer, chain.files)
+    if not result.unsure:  # as the chain does for its lead: a replay would say plain HEALED
+        chain.memory.remember(case, result.edits, result.explanation, result.repairer, chain.files)
     return replace(
         result,
         nodeid=case.nodeid,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pytest_caretaker.problem import Failed, Healed, Task
 from pytest_caretaker.project.localize import module_of
@@ -131,7 +131,7 @@ class ProvedFixes:
             )
             if isinstance(decided, Accepted):
                 return Healed(
-                    decided.candidate,
+                    _doubted(decided.candidate, fix.candidate),
                     Spend(),
                     fix.repairer,
                     decided.verdict,
@@ -139,6 +139,14 @@ class ProvedFixes:
                     shared_with=fix.lead,
                 )
         return Failed("")  # nothing proved before holds: not a failure worth a fallback line
+
+
+def _doubted(proved: Candidate, found: Candidate) -> Candidate:
+    """The candidate proved for this problem, with the doubt of the same fix where it was found:
+    the tests could not tell it from another there, and this proof did not weigh it again."""
+    if proved.doubt is not None or found.doubt is None:
+        return proved
+    return replace(proved, doubt=found.doubt)
 
 
 def _ran(lines: Mapping[str, frozenset[int]], executed: Sequence[Executed | None]) -> bool:

@@ -384,3 +384,25 @@ def test_a_test_that_skips_under_a_fix_is_said_to_skip(
     # A skip is the one outcome that brings no report: the judge says so (#34).
     verdict = judge(RunResult(outcomes, {}), ["t.py::test_a"], ["t.py::test_b"])
     assert not verdict.ok and verdict.reason == reason
+
+
+def test_an_unsure_fix_is_not_remembered_for_the_cases_it_heals_too(
+    files: ProjectFiles, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_caretaker.repair import cluster
+
+    monkeypatch.setattr(cluster, "localize", lambda *args: list(SUSPECTS))  # no trace here
+    other = replace(LEAD, nodeid="test_calc.py::test_mean_again")
+    memory = FixMemory(DictCache())
+    doubt = Doubt("another fix passes them too", "mean([])", "raises ZeroDivisionError")
+    both = Verdict(True, passed=frozenset({LEAD.nodeid, other.nodeid}))
+    first = Fake("builtin", Healed(replace(candidate(), doubt=doubt), Spend(), "builtin", both))
+    baseline = RunResult({LEAD.nodeid: Outcome("failed"), other.nodeid: Outcome("failed")}, {})
+
+    results, left = cluster.solve(
+        Problem((LEAD, other)), baseline, chain(files, first, memory=memory), {}
+    )
+
+    assert [(r.nodeid, r.unsure) for r in results] == [(LEAD.nodeid, True), (other.nodeid, True)]
+    assert left == [] and results[1].via == "shared"
+    assert memory.entries == {}  # neither the lead nor the case it heals too

@@ -4,6 +4,7 @@ survey run, and is not proposed where it cannot help."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -22,6 +23,7 @@ from pytest_caretaker.report.transcript import Transcript
 from pytest_caretaker.results import (
     Accepted,
     Candidate,
+    Doubt,
     Edit,
     Executed,
     Failure,
@@ -214,3 +216,31 @@ def test_a_fix_proposed_again_is_the_change_proved_not_its_edits_applied_anew(
     assert isinstance(anew, Accepted) and anew.candidate.changes[0].after == fixed.encode()
     assert isinstance(smuggled, Accepted) and smuggled.candidate.changes == anew.candidate.changes
     assert isinstance(stale, Accepted) and stale.candidate.changes == anew.candidate.changes
+
+
+class Doubting(Searching):
+    """The search, finding a fix the tests cannot tell from another."""
+
+    def repair(self, task: Task) -> Healed | Failed:
+        found = super().repair(task)
+        if isinstance(found, Failed):
+            return found
+        return replace(found, candidate=replace(found.candidate, doubt=DOUBT))
+
+
+DOUBT = Doubt("the tests cannot tell `len(xs)` from `max(len(xs), 1)`", "mean([])")
+
+
+def test_a_fix_shared_with_a_later_problem_keeps_its_doubt(files: ProjectFiles) -> None:
+    runner = Recorded()
+    chain, _ = session(files, runner, {A: RAN_MEAN, B: RAN_MEAN}, [])
+    doubting = Doubting()
+    chain = replace(chain, repairers=[doubting])
+
+    first = chain.repair(Problem((case(A),)), SUSPECTS)
+    second = chain.repair(Problem((case(B, "KeyError"),)), SUSPECTS)
+
+    assert doubting.asked == [A]  # B took the fix found for A
+    assert second.result.via == "shared" and second.result.shared_with == A
+    assert first.result.unsure and second.result.unsure
+    assert second.result.candidate is not None and second.result.candidate.doubt == DOUBT
