@@ -1,20 +1,24 @@
 """``@heal``: wrap a function so that an exception it raises is recorded (record mode) or
 repaired, proved, swapped in and retried (heal mode).
 
-The wrapper of record mode is a call and a ``try`` (free in CPython until something raises), so
-it costs well under a microsecond (benchmarks/runtime.py); ``off`` returns the function itself.
-Everything else is imported by live.py when an exception has happened.
+The wrapper of record mode is a countdown, a call and a ``try`` (free in CPython until something
+raises), so it costs well under a microsecond (benchmarks/runtime.py); the few calls the
+countdown picks are pickled for the sample of good calls (sample.py). ``off`` returns the
+function itself. Everything else is imported by live.py when an exception has happened.
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import pickle
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar, overload
 
 from pytest_caretaker.runtime.mode import Store, resolve_mode
+from pytest_caretaker.runtime.sample import Sample
 from pytest_caretaker.runtime.sites import Retried, Site
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -66,41 +70,74 @@ def _wrap(
 
 
 def _plain(site: Site) -> Callable[..., Any]:
-    call = site.function
+    call, sample = site.function, site.sample
+    left = 0  # the calls to let pass before the next one the sample takes (sample.py)
     if site.mode == "heal":
 
         def healing(*args: Any, **kwargs: Any) -> Any:
+            nonlocal left
             before = _snapshot(args, kwargs)  # the call as it came, before it changes anything
-            try:
-                return call(*args, **kwargs)
-            except Exception as error:
-                retried = failed(site, error, args, kwargs, before)
-                if retried is None:
-                    raise
-                return retried.value
+            if left:
+                left -= 1
+                try:
+                    return call(*args, **kwargs)
+                except Exception as error:
+                    retried = failed(site, error, args, kwargs, before)
+                    if retried is None:
+                        raise
+                    return retried.value
+            left = sample.skip()
+            return _taken(site, args, kwargs, before)
 
         return healing
 
     def recording(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return call(*args, **kwargs)
-        except Exception as error:
-            failed(site, error, args, kwargs, None)
-            raise
+        nonlocal left
+        if left:
+            left -= 1
+            try:
+                return call(*args, **kwargs)
+            except Exception as error:
+                failed(site, error, args, kwargs, None)
+                raise
+        left = sample.skip()
+        return _taken(site, args, kwargs, None)
 
     return recording
 
 
+def _taken(
+    site: Site, args: tuple[Any, ...], kwargs: dict[str, Any], before: bytes | Exception | None
+) -> Any:
+    """A call the sample's countdown took: run as any other; when it returns, offered to the
+    sample with its arguments as they came in (pickled before it runs: it may change them)."""
+    came = before if before is not None else _snapshot(args, kwargs)
+    try:
+        result = site.function(*args, **kwargs)
+    except Exception as error:
+        retried = failed(site, error, args, kwargs, came)
+        if retried is None:
+            raise
+        return retried.value  # what the fix returns is no evidence of the function as it was
+    _offer(site, came, result)
+    return result
+
+
 def _coroutine(site: Site) -> Callable[..., Any]:
-    call = site.function
+    call, sample = site.function, site.sample
+    left = 0  # as in _plain
 
     async def wrapper(*args: Any, **kwargs: Any) -> Any:
-        before = _snapshot(args, kwargs) if site.mode == "heal" else None
+        nonlocal left
+        taken = not left
+        left = sample.skip() if taken else left - 1
+        heals = site.mode == "heal"
+        before = _snapshot(args, kwargs) if heals or taken else None
         try:
-            return await call(*args, **kwargs)
+            result = await call(*args, **kwargs)
         except Exception as error:
             retried = None
-            if site.mode == "heal":
+            if heals:
                 import asyncio
 
                 loop = asyncio.get_running_loop()
@@ -112,12 +149,49 @@ def _coroutine(site: Site) -> Callable[..., Any]:
                     except Exception as again:
                         _raised_again(site, again)
             else:
-                failed(site, error, args, kwargs, None)
+                failed(site, error, args, kwargs, before)
             if retried is None:
                 raise
             return retried.value
+        if taken:
+            _offer(site, before, result)
+        return result
 
     return wrapper
+
+
+def _offer(site: Site, came: bytes | Exception | None, result: Any) -> None:
+    """Offer a good call to the sample; write the sample when it is due (sample.py)."""
+    try:
+        sample = site.sample
+        if not sample.offer(came, result):
+            return
+        with _lock:
+            if not _unwritten:
+                atexit.register(_at_exit)  # again after it ran: a program may exit twice
+            _unwritten[id(sample)] = sample
+        if sample.due() and sample.root is not None:
+            from pytest_caretaker.runtime.goodcalls import write
+
+            write(sample, sample.root)
+    except Exception as trouble:  # caretaker's own trouble: one line, the call returns as it did
+        print(f"caretaker: could not keep a good call of {site.id}: {trouble!r}", file=sys.stderr)
+
+
+_unwritten: dict[int, Sample] = {}  # by id(): the samples that kept a call, written at exit
+_lock = threading.Lock()
+
+
+def _at_exit() -> None:
+    with _lock:
+        samples = [sample for sample in _unwritten.values() if sample.changed]
+        _unwritten.clear()
+    try:
+        from pytest_caretaker.runtime.goodcalls import write_all
+
+        write_all(samples)
+    except Exception as trouble:  # caretaker's trouble is one line, never the program's
+        print(f"caretaker: could not keep the good calls: {trouble!r}", file=sys.stderr)
 
 
 def _snapshot(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes | Exception:

@@ -1,8 +1,9 @@
-"""What happens in the running process when a decorated call raises: the crash is recorded;
-in heal mode the function is healed — from the store when a fix is kept for its source, else by
-the chain (repair.py) with the recorded call as the proof — and the fix is swapped into the
-running function (swap.py). Whatever happens, one line on stderr says it; the caller
-(decorator.py) retries the call, or raises the exception as it was.
+"""What happens in the running process when a decorated call raises: the crash is recorded,
+and beside it the function's good calls (goodcalls.py); in heal mode the function is healed —
+from the store when a fix is kept for its source, else by the chain (repair.py) with the
+recorded call, its good calls and its tests as the proof — and the fix is swapped into the
+running function (swap.py), unless it is UNSURE. Whatever happens, one line on stderr says it;
+the caller (decorator.py) retries the call, or raises the exception as it was.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def failed(
     where = where_of(site)
     root = project_root(where.file)
     crash = write(root, where, error, (args, kwargs), before)
+    _keep_good_calls(site, root)
     if site.mode != "heal" or getattr(_state, "busy", False):
         return False
     with site.lock:  # one heal of a function at a time; the others wait for it
@@ -58,6 +60,19 @@ def failed(
             return _heal(site, crash, root, error)
         finally:
             _state.busy = False
+
+
+def _keep_good_calls(site: Site, root: Path) -> None:
+    """Write the function's good calls beside its crash: a repair (heal mode here, or
+    ``caretaker crashes heal`` later) replays them with each fix."""
+    if not site.sample.changed:
+        return
+    from pytest_caretaker.runtime.goodcalls import write as write_good
+
+    try:
+        write_good(site.sample, root)
+    except Exception as trouble:  # the crash is recorded: the good calls are evidence, no more
+        _say(f"could not keep the good calls of {site.id}: {trouble!r}")
 
 
 def _ran(code: Any, error: BaseException) -> bool:

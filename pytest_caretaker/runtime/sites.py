@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_caretaker.runtime.mode import Mode, Store
+from pytest_caretaker.runtime.sample import Sample
 
 _CO_COROUTINE = 0x0080  # inspect.CO_COROUTINE, without importing inspect
 
@@ -22,6 +23,11 @@ class Site:
     mode: Mode
     store: Store | None
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    #: Its good calls: a few of the calls that returned, for a fix to reproduce.
+    sample: Sample = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.sample = Sample(self.id, self.function)
 
     @property
     def coroutine(self) -> bool:
