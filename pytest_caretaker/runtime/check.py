@@ -1,11 +1,15 @@
 """The Check of a recorded call: call the function again with its pickled arguments and a
 candidate's files swapped in memory (child.py), in the sandbox when there is one; it passes when
-the call returns without raising and, when the project has pytest tests that run the function,
-those tests (which passed before) still pass."""
+the call returns without raising, each recorded good call of the function (goodcalls.py) still
+returns what it returned, and, when the project has pytest tests that run the function, those
+tests (which passed before) still pass. A fix that changes a good call's result is refused with
+a reason naming the call: ``mean_gap([1, 4, 9]) returned 4.0 before, 2.6666666666666665 with the
+fix``."""
 
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 import os
 import secrets
@@ -14,14 +18,15 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_caretaker.children import WORKER_ENV, worker_token
 from pytest_caretaker.problem import Problem
 from pytest_caretaker.results import Executed, Verdict
-from pytest_caretaker.runtime.child import CASE
+from pytest_caretaker.runtime.child import CASE, DONE, GOOD
+from pytest_caretaker.runtime.goodcalls import GoodCall
 from pytest_caretaker.runtime.records import Crash
 from pytest_caretaker.verify.environment import candidate_env
 from pytest_caretaker.verify.judge import judge
@@ -34,12 +39,27 @@ MAX_DETAIL = 3_000
 
 
 @dataclass(frozen=True)
+class Again:
+    """A recorded good call made again: whether it gave what it returned, and what it gave."""
+
+    index: int
+    same: bool
+    now: str  # the result's repr (not redacted), or ``raised ZeroDivisionError: …``
+
+
+@dataclass(frozen=True)
 class Replayed:
     ok: bool  # the call returned (the child said so with the nonce)
     status: int
     output: str
     seconds: float
     timed_out: bool = False
+    good: tuple[Again, ...] = ()  # the good calls made before the recorded one, in order
+    returned: str = ""  # the recorded call's result, as repr (when it returned)
+
+
+def _as_is(text: str) -> str:
+    return text
 
 
 @dataclass
@@ -51,6 +71,9 @@ class Replay:
     timeout: float
     scratch: Path
     policy: SandboxPolicy | None = None
+    #: The function's recorded good calls, made again before the recorded call.
+    good: Sequence[GoodCall] = ()
+    redact: Callable[[str], str] = _as_is  # what a good call gives now, before it is shown
 
     def run(
         self, patches: Mapping[str, bytes], timeout: float | None = None, trace: bool = False
@@ -71,6 +94,7 @@ class Replay:
                 "coroutine": where.coroutine,
                 "call": str(call),
                 "patches": files,
+                "good": self._good(workdir),
                 "trace": trace,
                 "trace_file": str(workdir / "trace.json"),
                 "sandbox": self.policy,
@@ -81,6 +105,16 @@ class Replay:
             return ran, executed_in(workdir / "trace.json", CASE) if trace else None
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
+
+    def _good(self, workdir: Path) -> list[dict[str, str]]:
+        """The good calls' pickles, as files the child reads."""
+        files = []
+        for index, good in enumerate(self.good):
+            args, returned = workdir / f"good{index}.pkl", workdir / f"returned{index}.pkl"
+            args.write_bytes(good.args)
+            returned.write_bytes(good.returned)
+            files.append({"args": str(args), "returned": str(returned)})
+        return files
 
     def _launch(self, spec: Path, timeout: float) -> Replayed:
         interpreter = str(self.crash.data.get("interpreter") or "")
@@ -115,8 +149,18 @@ class Replay:
         status = process.returncode
         lines = output.rstrip().splitlines()
         ok = not timed_out and status == 0 and lines[-1:] == [nonce]
-        shown = "\n".join(line for line in lines if line != nonce)
-        return Replayed(ok, status, shown, time.monotonic() - started, timed_out)
+        said = [line for line in lines if not line.startswith(nonce)]
+        shown = "\n".join(said)
+        good = tuple(_again(line) for line in lines if line.startswith(f"{nonce} {GOOD} "))
+        returned = next((ln[len(DONE) + 1 :] for ln in said if ln.startswith(DONE)), "")
+        seconds = time.monotonic() - started
+        return Replayed(ok, status, shown, seconds, timed_out, good, returned if ok else "")
+
+
+def _again(line: str) -> Again:
+    _, _, index, told = line.split(" ", 3)
+    data = json.loads(told)
+    return Again(int(index), bool(data["same"]), str(data["now"]))
 
 
 def _python() -> str:
@@ -141,21 +185,40 @@ def failed(replayed: Replayed, timeout: float) -> str:
     return f"the call still raises{said}"
 
 
+#: A fix's changes, as the key of what the recorded call returned with it.
+Key = tuple[tuple[str, bytes], ...]
+
+
+def key(changes: Mapping[str, bytes]) -> Key:
+    return tuple(sorted(changes.items()))
+
+
 @dataclass
 class ReplayCheck:
     replay: Replay
     #: The project's pytest tests that run the function and passed before: they must still pass.
     tests: Runner | None = None
     passing: Sequence[str] = field(default_factory=tuple)
+    #: Each fix a recorded good call refused, as its new line and the reason: the built-in
+    #: repairer moves on to its next candidate without a word, the transcript says them.
+    refused: list[str] = field(default_factory=list)
+    #: What the recorded call returned with each fix that passed (redacted repr).
+    returned: dict[Key, str] = field(default_factory=dict)
 
     def __call__(
         self, problem: Problem, changes: Mapping[str, bytes], timeout: float | None = None
     ) -> Verdict:
         replayed, _ = self.replay.run(changes, timeout)
+        limit = self.replay.timeout if timeout is None else timeout
         if not replayed.ok:
-            limit = self.replay.timeout if timeout is None else timeout
             detail = replayed.output[-MAX_DETAIL:]
-            return Verdict(False, failed(replayed, limit), detail, seconds=replayed.seconds)
+            return Verdict(False, self._failed(replayed, limit), detail, seconds=replayed.seconds)
+        changed = differs(self.replay.good, replayed, self.replay.redact)
+        if changed:
+            self.refused.append(f"{edited(self.replay.root, changes)}: {changed}")
+            detail = replayed.output[-MAX_DETAIL:]
+            return Verdict(False, changed, detail, seconds=replayed.seconds)
+        self.returned[key(changes)] = self.replay.redact(replayed.returned)
         passed = frozenset({problem.lead.nodeid})
         if self.tests is not None and self.passing:
             run = self.tests.run(self.passing, changes, timeout=timeout)
@@ -165,3 +228,45 @@ class ReplayCheck:
                 return Verdict(False, reason, verdict.detail, seconds=replayed.seconds)
             passed |= verdict.passed
         return Verdict(True, passed=passed, seconds=replayed.seconds)
+
+    def _failed(self, replayed: Replayed, limit: float) -> str:
+        """How the replay failed, and in which recorded good call when it was making one."""
+        good = self.replay.good
+        said = failed(replayed, limit)
+        if len(replayed.good) >= len(good):
+            return said
+        return f"{said}, in the recorded good call {good[len(replayed.good)].call}"
+
+
+def differs(good: Sequence[GoodCall], replayed: Replayed, redact: Callable[[str], str]) -> str:
+    """The first good call that gives something else now, as a reason; "" when none does."""
+    made = {again.index: again for again in replayed.good}
+    for index, call in enumerate(good):
+        again = made.get(index)
+        if again is None or not again.same:
+            now = redact(again.now) if again is not None else "nothing (it was not made)"
+            return f"{call.call} returned {call.result} before, {now} with the fix"
+    return ""
+
+
+def reproduced(good: Sequence[GoodCall], replayed: Replayed) -> list[GoodCall]:
+    """The good calls that give what they returned when recorded (replayed: with the code as
+    it is); the others depend on state, on time, or on a source that changed since."""
+    same = {again.index for again in replayed.good if again.same}
+    return [call for index, call in enumerate(good) if index in same]
+
+
+def edited(root: Path, changes: Mapping[str, bytes]) -> str:
+    """What a fix changes, in a few words: its first new lines (``return a / (len(b) + 1)``)."""
+    added: list[str] = []
+    for rel, after in sorted(changes.items()):
+        try:
+            before = (root / rel).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            before = []
+        new = after.decode("utf-8", "replace").splitlines()
+        for line in difflib.unified_diff(before, new, lineterm="", n=0):
+            if line.startswith("+") and not line.startswith("+++") and line[1:].strip():
+                added.append(line[1:].strip())
+    shown = " / ".join(f"`{line[:100]}`" for line in added[:2])
+    return shown or "a fix that only removes lines"

@@ -1,5 +1,8 @@
 """The child side of a runtime check: call a recorded function again with its pickled arguments
-and a candidate's files served in memory; it passes when the call returns.
+and a candidate's files served in memory; it passes when the call returns. The function's
+recorded good calls are made first, each compared with the result it had (verify/behaviour.py's
+``same``: ==, floats within a relative 1e-9, objects by their attributes) and told in a line
+check.py reads.
 
 Started as ``python -m pytest_caretaker.runtime.child SPEC.json`` by check.py, which writes a
 nonce to its stdin. The nonce is read before any of the project's code runs and printed (after
@@ -25,10 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from pytest_caretaker.verify import sandbox
+from pytest_caretaker.verify.behaviour import same
 from pytest_caretaker.verify.channel import MEMORY_HEADROOM
 from pytest_caretaker.verify.swap import Tracer, script_code, serve
 
 DONE = "caretaker-replay: returned"
+GOOD = "good"  # a line ``<nonce> good <index> {"same": …, "now": …}`` per recorded good call
 CASE = "replay"
 
 
@@ -49,6 +54,13 @@ def main(argv: Sequence[str]) -> None:
         tracer.start(CASE)
     try:
         function = _function(spec, patches)
+        if tracer is not None:  # the trace is the recorded call's, not the good calls'
+            tracer.stop()
+        for index, good in enumerate(spec.get("good", [])):
+            again = json.dumps(_again(function, good, spec["coroutine"]))
+            print(f"{nonce} {GOOD} {index} {again}", flush=True)
+        if tracer is not None:
+            tracer.start(CASE)
         args, kwargs = pickle.loads(Path(spec["call"]).read_bytes())
         result = function(*args, **kwargs)
         if spec["coroutine"]:
@@ -59,12 +71,43 @@ def main(argv: Sequence[str]) -> None:
         if tracer is not None:
             tracer.stop()
             Path(spec["trace_file"]).write_text(json.dumps(tracer.as_json()), encoding="utf-8")
-    try:
-        shown = repr(result)[:200]
-    except Exception:  # a result's __repr__ is the project's code too
-        shown = "<result>"
-    print(f"\n{DONE} {shown}", flush=True)
+    print(f"\n{DONE} {_shown(result)}", flush=True)
     print(nonce, flush=True)
+
+
+def _again(function: Any, good: dict[str, str], coroutine: bool) -> dict[str, object]:
+    """A recorded good call made again: whether it gives what it returned when recorded, and
+    what it gives now. Its lines start with the nonce: the code under test cannot forge one."""
+    try:
+        args, kwargs = pickle.loads(Path(good["args"]).read_bytes())
+        expected = pickle.loads(Path(good["returned"]).read_bytes())
+    except Exception as error:  # a class of the project that no longer unpickles
+        return {"same": False, "now": f"cannot be read back ({_said(error)})"}
+    try:
+        result = function(*args, **kwargs)
+        if coroutine:
+            import asyncio
+
+            result = asyncio.run(result)
+    except Exception as error:  # what the call raises is what it gives now
+        return {"same": False, "now": f"raised {_said(error)}"}
+    try:
+        alike = same(expected, result)
+    except Exception:  # an __eq__ that raises: not known to be equal
+        alike = False
+    return {"same": alike, "now": _shown(result)}
+
+
+def _shown(value: object) -> str:
+    try:
+        return repr(value)[:200]
+    except Exception:  # a result's __repr__ is the project's code too
+        return f"<{type(value).__name__}>"
+
+
+def _said(error: BaseException) -> str:
+    message = str(error).splitlines()[0][:150] if str(error) else ""
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
 def _function(spec: dict[str, Any], patches: dict[tuple[int, int], bytes]) -> Any:

@@ -1,8 +1,9 @@
 """Heal mode's repair of a live crash: the settings (as ``pytest --heal``'s), the chain with
-the recorded call as the proof (repair.py), and for a proven fix: swapped into the running
-process, kept in the store by the function's id and source hash, its patch and transcript
-written under .caretaker/runtime/, and the heal appended to the history with its transcript
-kept in its session's folder, as every front end keeps them."""
+the recorded call, its good calls and its tests as the proof (repair.py), and for a proven fix
+that is not UNSURE: swapped into the running process, kept in the store by the function's id
+and source hash, its patch and transcript written under .caretaker/runtime/, and the heal
+appended to the history with its transcript kept in its session's folder, as every front end
+keeps them. An UNSURE fix is only written under .caretaker/runtime/, for review."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.results import Edit, HealResult, NotApplied, Written
 from pytest_caretaker.runtime.mode import Store
+from pytest_caretaker.runtime.proof import proof_of
 from pytest_caretaker.runtime.records import Crash, _slug
 from pytest_caretaker.runtime.repair import Repairing, repair
 from pytest_caretaker.runtime.settings import settings_for
@@ -59,6 +61,11 @@ def fix(id: str, crash: Crash, root: Path, key: str, store: Store) -> str | None
     _remember(root, settings, redactor, crash, healed)
     if not result.healed:
         return result.reason
+    if result.unsure:  # a person decides: the fix waits in its patch, the exception goes on
+        where = f" in {patch.relative_to(root)}" if patch is not None else ""
+        doubt = result.candidate.doubt if result.candidate is not None else None
+        said = doubt.reason if doubt is not None else "unsure"
+        return f"its fix is UNSURE ({said}), so it is not swapped in; review it{where}"
     try:
         swap(result.edits, {change.path: change.after for change in result.changes}, root)
     except NotSwapped as why:
@@ -69,9 +76,13 @@ def fix(id: str, crash: Crash, root: Path, key: str, store: Store) -> str | None
         print(f"caretaker: the fix for {id} could not be kept: {error!r}", file=sys.stderr)
     where = f"; patch in {patch.relative_to(root)}" if patch is not None else ""
     said = result.explanation.strip()
-    first = said.splitlines()[0].rstrip(".") if said else ""
+    proof = proof_of(said)
+    first = said.splitlines()[0] if said else ""
+    first = first[: first.find(" Proved ")] if proof and " Proved " in first else first
+    proof = f"; {proof}" if proof else ""
     print(
-        f"caretaker: healed {id} ({result.repairer}): {first}{where}; retrying the call",
+        f"caretaker: healed {id} ({result.repairer}): {first.rstrip('.')}{proof}{where}; "
+        "retrying the call",
         file=sys.stderr,
         flush=True,
     )

@@ -2,8 +2,9 @@
 replaying its recorded call (repair.py), and report as ``caretaker run`` does: the summary with
 its closing line, .caretaker/heal.patch, a transcript per crash, the history; with --write the
 fixes are written and committed (write/writer.py). Crashes marked fixed are left alone, and the
-ones fixed now are marked (lifecycle.py). The session's results go to .caretaker/last-run.json
-(ci/last_run.py)."""
+ones fixed now are marked (lifecycle.py). An UNSURE fix (proved by its recorded call alone:
+proof.py) is in the patch and never written. The session's results go to
+.caretaker/last-run.json (ci/last_run.py)."""
 
 from __future__ import annotations
 
@@ -31,11 +32,19 @@ from pytest_caretaker.runtime.settings import settings_for
 from pytest_caretaker.settings import SettingError, Settings
 from pytest_caretaker.write.writer import write_fixes
 
+#: What becomes of an UNSURE runtime fix with --write: crashes heal has no review, so a person
+#: applies it from the patch.
+UNSURE_NOT_WRITTEN = (
+    "UNSURE: not written; read it in .caretaker/heal.patch and apply it yourself "
+    "(git apply .caretaker/heal.patch) if it is right"
+)
+
 
 def heal_crashes(args: argparse.Namespace, root: Path, crashes: Sequence[Crash]) -> int:
-    """0 when every crash chosen is healed or fixed, else 1; 2 for a bad setting. A crash marked
-    fixed is not healed again; one whose call returns now is marked fixed; one whose fix is
-    written is marked fixed with its commit (lifecycle.py). Every session but one with a bad
+    """0 when every crash chosen is healed (not UNSURE: a person has to decide on that fix) or
+    fixed, else 1; 2 for a bad setting. A crash marked fixed is not healed again; one whose call
+    returns now is marked fixed; one whose fix is written is marked fixed with its commit
+    (lifecycle.py). Every session but one with a bad
     setting leaves .caretaker/last-run.json."""
     env = dict(os.environ)
     settings = _settings(args, root, env)
@@ -68,7 +77,7 @@ def heal_crashes(args: argparse.Namespace, root: Path, crashes: Sequence[Crash])
     if outcome is not None:
         lifecycle.mark_written(named, outcome.written, redactor)
     _leave(root, Ended("runtime", settings, redactor, outcome, notes, time.monotonic() - begun))
-    return 0 if all(result.healed for result in results) else 1
+    return 0 if all(result.healed and not result.unsure for result in results) else 1
 
 
 def _settings(args: argparse.Namespace, root: Path, env: dict[str, str]) -> Settings | None:
@@ -153,7 +162,9 @@ def _report(
         notes.append(f"caretaker: could not write to {report_files.OUTPUT_DIR}/ ({error})")
     written: list[Written] = []
     if settings.write:
-        written, more = write_fixes(fixes, root, settings, redactor=redactor)
+        sure = [fix for fix in fixes if not fix.unsure]
+        written, more = write_fixes(sure, root, settings, redactor=redactor)
+        written += [Written(fix, "skipped", UNSURE_NOT_WRITTEN) for fix in fixes if fix.unsure]
         notes += more
     failures = {crash.failure.nodeid: crash.failure for crash in crashes}
     outcome = Healed(results, written, patch, transcripts)

@@ -1,13 +1,16 @@
 """Repair one recorded crash with the chain of repairers: the built-in repairer (after a traced
 replay tells it which lines ran) and the models, in the order the settings name them, every
-proposal proved by the replay Check (check.py). The pattern is run/repair.py's, for a call."""
+proposal proved by the replay Check (check.py): the recorded call, the function's recorded good
+calls that the code as it is reproduces (goodcalls.py; the traced replay makes them first), and
+the tests that run it. The fix says what proved it, and is UNSURE when the recorded call alone
+did (proof.py). The pattern is run/repair.py's, for a call."""
 
 from __future__ import annotations
 
 import fnmatch
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pytest_caretaker.builtin.repairer import BuiltinRepairer
@@ -24,9 +27,12 @@ from pytest_caretaker.repair.check import Prover
 from pytest_caretaker.repair.memory import FixMemory
 from pytest_caretaker.report.transcript import Transcript
 from pytest_caretaker.results import Executed, HealResult
-from pytest_caretaker.runtime.check import Replay, ReplayCheck
+from pytest_caretaker.runtime.check import Replay, ReplayCheck, key, reproduced
+from pytest_caretaker.runtime.goodcalls import load
+from pytest_caretaker.runtime.proof import Evidence, settled
 from pytest_caretaker.runtime.records import Crash
 from pytest_caretaker.settings import BUILTIN, Settings
+from pytest_caretaker.text import plural
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.arguments import standalone_args
 from pytest_caretaker.verify.confinement import confinement_for
@@ -72,14 +78,17 @@ def repair(work: Repairing, crash: Crash) -> tuple[HealResult, Transcript]:
         # the tests run.
         warmup.start(models, settings.model_keep)
     policy = sandbox.policy(root, work.scratch, settings.sandbox_network) if confinement else None
-    replay = Replay(crash, root, settings.timeout, work.scratch, policy)
+    good = load(root, crash.id)
+    replay = Replay(crash, root, settings.timeout, work.scratch, policy, good, work.redactor)
     with Runner(root, root, standalone_args(), settings.timeout, False, confinement) as tests:
         passing = _exercising(tests, crash) if has_tests(root) else ()
-        check = ReplayCheck(replay, tests if passing else None, passing)
         # Replayed as it is first: a call that returns now proves nothing of any candidate.
         traced, trace = replay.run({}, trace=BUILTIN in settings.models)
         if traced.ok:
             return HealResult(failure.nodeid, reason=RETURNS), Transcript(failure.nodeid)
+        replay.good = reproduced(good, traced)  # the others prove nothing of a fix
+        evidence = Evidence(len(replay.good), len(good) - len(replay.good), len(passing))
+        check = ReplayCheck(replay, tests if passing else None, passing)
         executed = {failure.nodeid: trace} if trace else {}
         files = ProjectFiles(root)
         editable = Editable(settings.scope, root, TestFiles(frozenset()))
@@ -95,7 +104,33 @@ def repair(work: Repairing, crash: Crash) -> tuple[HealResult, Transcript]:
         )
         suspects = localize(failure, [failure.nodeid], executed, (), files, editable.tests)
         repaired = chain.repair(Problem((failure,), passing), suspects)
-        return repaired.result, repaired.log
+        return _settled(repaired.result, evidence, crash, check), _logged(repaired.log, check)
+
+
+def _settled(
+    result: HealResult, evidence: Evidence, crash: Crash, check: ReplayCheck
+) -> HealResult:
+    """The fix saying what proved it (UNSURE when the recorded call alone did); a crash not
+    healed says how many fixes its good calls refused, and the first."""
+    if result.candidate is not None:
+        returned = check.returned.get(key({c.path: c.after for c in result.changes}), "")
+        return settled(result, evidence, crash, returned)
+    if not check.refused:
+        return result
+    count = len(check.refused)
+    said = (
+        f"{result.reason}; {plural(count, 'fix', 'fixes')} that stop the exception "
+        f"{'was' if count == 1 else 'were'} refused because a recorded good call returns "
+        f"something else with {'it' if count == 1 else 'them'}: {check.refused[0]}"
+    )
+    return replace(result, reason=said)
+
+
+def _logged(log: Transcript, check: ReplayCheck) -> Transcript:
+    if check.refused:
+        refused = "\n".join(f"- {line}" for line in check.refused)
+        log.add("Refused by the recorded good calls", refused)
+    return log
 
 
 def has_tests(root: Path) -> bool:

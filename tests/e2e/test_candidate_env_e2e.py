@@ -134,7 +134,7 @@ from pytest_caretaker.runtime import heal
 
 @heal(id="invoice-total")
 def total(amount, kind):
-    raise KeyError(kind)
+    return {"standard": 100.0}[kind]
 """
 
 
@@ -146,7 +146,10 @@ def test_runtime_replays_see_no_secret_and_no_socket(tmp_path: Path) -> None:
             f"heal_attempts = {len(CHECKS)}\n",
             "app/__init__.py": "",
             "app/invoice.py": INVOICE,
-            "main.py": "from app.invoice import total\n\nprint(total(100, 'zero'))\n",
+            # A good call before the crash: a runtime fix with nothing else to prove it is
+            # UNSURE and never swapped in (runtime/proof.py).
+            "main.py": "from app.invoice import total\n\n"
+            "print(total(100, 'standard'))\nprint(total(100, 'zero'))\n",
         },
     )
     codes = [candidate("total(amount, kind)", "100.0", "{}[kind]", c) for c in CHECKS]
@@ -165,7 +168,7 @@ def test_runtime_replays_see_no_secret_and_no_socket(tmp_path: Path) -> None:
             timeout=300,
         )
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "100.0\n"
+    assert done.stdout == "100.0\n100.0\n"
     assert len(server.requests) == len(codes)  # healed by the control, and by no leak before it
     assert leaked(str(server.requests)) == []
 

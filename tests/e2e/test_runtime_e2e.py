@@ -26,9 +26,12 @@ RATES = {"standard": 0.2, "reduced": 0.05}
 def total(amount, kind):
     return round(amount * (1 + RATES[kind]), 2)
 """
+#: A good call, then the crash: a runtime fix must give the good call's result again (a fix
+#: with nothing but the crash to prove it is UNSURE, and is not swapped in nor written).
 MAIN = """\
 from app.invoice import total
 
+print(total(100, "standard"))
 print(total(100, "zero"))
 """
 GOOD = "def total(amount, kind):\n    return round(amount * (1 + RATES.get(kind, 0.0)), 2)\n"
@@ -86,9 +89,10 @@ def test_heal_mode_repairs_a_key_error_and_a_later_process_uses_the_kept_fix(
 
         first = run(tmp_path, "main.py", **healing(server))
         assert first.returncode == 0, first.stderr
-        assert first.stdout == "100.0\n"
+        assert first.stdout == "120.0\n100.0\n"
         assert len(server.requests) == 1
         assert "caretaker: healed invoice-total (openai/gpt-4o-mini)" in first.stderr
+        assert "; proved by the recorded call and 1 recorded good call;" in first.stderr
         assert snapshot(tmp_path) == before  # nothing of the project changed on disk
         assert git(tmp_path, "status", "--porcelain") == ""  # .caretaker/ ignores itself
         (kept,) = (tmp_path / ".caretaker" / "fixes").glob("invoice-total@*.py")
@@ -103,7 +107,7 @@ def test_heal_mode_repairs_a_key_error_and_a_later_process_uses_the_kept_fix(
 
         second = run(tmp_path, "main.py", **healing(server))
         assert second.returncode == 0, second.stderr
-        assert second.stdout == "100.0\n"
+        assert second.stdout == "120.0\n100.0\n"
         assert len(server.requests) == 1  # the kept fix: no model request
         assert "with the fix kept for its source (no model asked)" in second.stderr
 
@@ -183,7 +187,7 @@ def test_crashes_heal_makes_a_patch_that_applies_and_crashes_test_fails_before_i
     )
     assert git(tmp_path, "status", "--porcelain") == ""
     git(tmp_path, "apply", ".caretaker/heal.patch")
-    assert run(tmp_path, "main.py").stdout == "100.0\n"
+    assert run(tmp_path, "main.py").stdout == "120.0\n100.0\n"
     after = run(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
     assert after.returncode == 0, after.stdout
 
@@ -208,7 +212,7 @@ def test_crashes_heal_write_commits_the_fix_and_marks_the_crash_fixed(tmp_path: 
             "fix: heal invoice-total",
             "start",
         ]
-        assert run(tmp_path, "main.py").stdout == "100.0\n"
+        assert run(tmp_path, "main.py").stdout == "120.0\n100.0\n"
         sha = git(tmp_path, "rev-parse", "--short=7", "HEAD").strip()
         (problem,) = last_run(tmp_path)["problems"]
         assert problem["tests"] == [{"id": "invoice-total", "outcome": "healed"}]
@@ -270,7 +274,7 @@ def test_a_fix_that_does_not_prove_itself_leaves_the_exception_untouched(tmp_pat
         server.script(*[tool_call("Lower-case the kind.", [bad])] * 3)
         done = run(tmp_path, "main.py", **healing(server))
     assert done.returncode == 1
-    assert done.stdout == ""
+    assert done.stdout == "120.0\n"
     lines = done.stderr.rstrip().splitlines()
     assert lines[-1] == "KeyError: 'zero'"
     assert "caretaker: invoice-total not healed: " in done.stderr
@@ -417,7 +421,8 @@ def test_a_store_object_keeps_the_fix_by_id_and_source_hash(tmp_path: Path) -> N
         server.script(tool_call("An unknown kind has no tax.", [FIX]))
         first = run(tmp_path, "main.py", FIX_DB=str(database), **healing(server))
         second = run(tmp_path, "main.py", FIX_DB=str(database), **healing(server))
-    assert (first.stdout, second.stdout) == ("100.0\n", "100.0\n"), first.stderr + second.stderr
+    twice = ("120.0\n100.0\n", "120.0\n100.0\n")
+    assert (first.stdout, second.stdout) == twice, first.stderr + second.stderr
     assert len(server.requests) == 1
     ((key, code),) = json.loads(database.read_text()).items()
     assert key.startswith("invoice-total@")
@@ -448,6 +453,7 @@ def test_the_example_records_then_heals_with_the_builtin_repairer(tmp_path: Path
     assert healed.stdout == "monday: 20.00\ntuesday: 0.00\n"
     assert "`len(baskets) >= 0` → `len(baskets) > 0`" in healed.stderr
     assert "the project test that runs it still passes" in healed.stderr
+    assert "; proved by the recorded call, 1 recorded good call and 1 test;" in healed.stderr
     assert snapshot(root) == before
     assert git(root, "status", "--porcelain") == ""
 
@@ -474,6 +480,7 @@ async def lost():
 
 async def main():
     install()
+    print(await Orders([1, 2]).mean())
     print(await Orders([]).mean())
     task = asyncio.get_running_loop().create_task(lost())
     await asyncio.sleep(0)
@@ -497,9 +504,105 @@ def test_an_async_method_is_healed_and_a_lost_task_is_recorded(tmp_path: Path) -
         server.script(tool_call("No rows, no mean.", [fix]))
         done = run(tmp_path, "main.py", **healing(server))
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "0.0\n"
+    assert done.stdout == "1.5\n0.0\n"
     assert "caretaker: healed orders-mean" in done.stderr
     assert "Task exception was never retrieved" in done.stderr  # asyncio's own report stays
     by_id = {record["id"]: record for record in records(tmp_path)}
     assert by_id["orders-mean"]["function"]["coroutine"] is True  # type: ignore[index]
     assert by_id["__main__:lost"]["source"] == "asyncio"
+
+
+STATS = """\
+from pytest_caretaker.runtime import heal
+
+
+@heal(id="mean-gap")
+def mean_gap(values):
+    gaps = [b - a for a, b in zip(values, values[1:])]
+    return sum(gaps) / len(gaps)
+"""
+
+
+def transcripts(root: Path) -> str:
+    return "\n".join(p.read_text() for p in sorted((root / ".caretaker").rglob("*.md")))
+
+
+def test_a_recorded_good_call_refuses_a_fix_that_changes_what_it_returns(tmp_path: Path) -> None:
+    main = "from app.stats import mean_gap\n\nprint(mean_gap([1, 4, 9]))\nprint(mean_gap([5]))\n"
+    project(tmp_path, {"app/stats.py": STATS, "main.py": main})
+    recorded = run(tmp_path, "main.py")
+    assert (recorded.returncode, recorded.stdout) == (1, "4.0\n")
+    (good,) = json.loads((tmp_path / ".caretaker/crashes/good/mean-gap.json").read_text())["calls"]
+    assert (good["call"], good["result"]) == ("mean_gap([1, 4, 9])", "4.0")
+
+    done = run(tmp_path, "-m", "pytest_caretaker", "crashes", "heal", "--model", "builtin")
+
+    # Dividing by len(gaps) + 1 stops the ZeroDivisionError, and was once taken for a fix.
+    assert (
+        "`return sum(gaps) / (len(gaps) + 1)`: mean_gap([1, 4, 9]) returned 4.0 before, "
+        "2.6666666666666665 with the fix" in transcripts(tmp_path)
+    )
+    lines = done.stdout.splitlines()
+    assert "HEALED mean-gap" not in lines and "UNSURE mean-gap" not in lines, done.stdout
+    (said,) = [line for line in lines if line.startswith("NOT HEALED mean-gap: ")]
+    assert "refused because a recorded good call returns something else with" in said
+    assert done.returncode == 1
+    patch = tmp_path / ".caretaker" / "heal.patch"  # none when nothing healed
+    assert not patch.exists() or "len(gaps) + 1" not in patch.read_text()
+
+
+def test_a_fix_proved_by_its_crash_alone_is_unsure_and_not_written(tmp_path: Path) -> None:
+    main = "from app.stats import mean_gap\n\nprint(mean_gap([5]))\n"  # no good call first
+    project(tmp_path, {"app/stats.py": STATS, "main.py": main})
+    run(tmp_path, "main.py")
+    before = snapshot(tmp_path)
+
+    done = run(
+        tmp_path, *("-m", "pytest_caretaker", "crashes", "heal", "--model", "builtin", "--write")
+    )
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert "UNSURE mean-gap" in lines
+    assert (
+        "  the tests cannot tell: the only proof is that the recorded call no longer raises; "
+        "no recorded good call and no test checks what mean_gap returns" in lines
+    )
+    assert any(
+        line.startswith("  separating input: mean_gap([5]): this fix returns ")
+        and line.endswith(", the original raises ZeroDivisionError: division by zero")
+        for line in lines
+    )
+    assert "Proved only by the recorded call, which no longer raises." in done.stdout
+    assert (
+        "  UNSURE: not written; read it in .caretaker/heal.patch and apply it yourself "
+        "(git apply .caretaker/heal.patch) if it is right" in lines
+    )
+    assert lines[-1].startswith("caretaker: 0 healed, 1 unsure, 0 not healed · ")
+    assert snapshot(tmp_path) == before
+    assert git(tmp_path, "log", "--format=%s").splitlines() == ["start"]
+    (_, row) = run(tmp_path, "-m", "pytest_caretaker", "crashes").stdout.splitlines()
+    assert row.split()[-2:] == ["open", "yes"]
+
+
+def test_heal_mode_does_not_swap_in_a_fix_proved_by_its_crash_alone(tmp_path: Path) -> None:
+    main = 'from app.invoice import total\n\nprint(total(100, "zero"))\n'  # no good call first
+    project(tmp_path, {"app/invoice.py": INVOICE, "main.py": main})
+    with ScriptedServer().start() as server:
+        server.script(tool_call("An unknown kind has no tax.", [FIX]))
+        done = run(tmp_path, "main.py", **healing(server))
+
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.rstrip().endswith("KeyError: 'zero'")
+    assert (
+        "caretaker: invoice-total not healed: its fix is UNSURE (the only proof is that the "
+        "recorded call no longer raises; no recorded good call and no test checks what total "
+        "returns), so it is not swapped in; review it in .caretaker/runtime/invoice-total.patch; "
+        "the KeyError is raised as it was"
+    ) in done.stderr
+    assert not (tmp_path / ".caretaker" / "fixes").exists()  # a later process does not take it
+    patch = (tmp_path / ".caretaker" / "runtime" / "invoice-total.patch").read_text()
+    assert "RATES.get(kind, 0.0)" in patch
+    (row,) = history(tmp_path)
+    assert row["outcome"] == "unsure"
