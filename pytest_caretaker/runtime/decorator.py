@@ -14,6 +14,7 @@ import functools
 import pickle
 import sys
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar, overload
 
@@ -167,9 +168,10 @@ def _offer(site: Site, came: bytes | Exception | None, result: Any) -> None:
         if not sample.offer(came, result):
             return
         with _lock:
-            if not _unwritten:
-                atexit.register(_at_exit)  # again after it ran: a program may exit twice
-            _unwritten[id(sample)] = sample
+            if not _registered:
+                atexit.register(_at_exit)
+                _registered.append(True)
+            _unwritten.add(sample)
         if sample.due() and sample.root is not None:
             from pytest_caretaker.runtime.goodcalls import write
 
@@ -178,13 +180,16 @@ def _offer(site: Site, came: bytes | Exception | None, result: Any) -> None:
         print(f"caretaker: could not keep a good call of {site.id}: {trouble!r}", file=sys.stderr)
 
 
-_unwritten: dict[int, Sample] = {}  # by id(): the samples that kept a call, written at exit
+#: The samples that kept a call, written at exit. Weakly: a function made and dropped at run time
+#: (a closure per request) takes its sample with it instead of piling them up till the exit.
+_unwritten: weakref.WeakSet[Sample] = weakref.WeakSet()
+_registered: list[bool] = []
 _lock = threading.Lock()
 
 
 def _at_exit() -> None:
     with _lock:
-        samples = [sample for sample in _unwritten.values() if sample.changed]
+        samples = [sample for sample in _unwritten if sample.changed]
         _unwritten.clear()
     try:
         from pytest_caretaker.runtime.goodcalls import write_all

@@ -217,3 +217,21 @@ def _distinct_lowest(*samples: Sample) -> list[float]:
     for k in sorted((k for s in samples for k in s.kept), key=lambda k: k.priority):
         lowest.setdefault((k.call, k.result), k.priority)
     return sorted(lowest.values())[:SIZE]
+
+
+def test_a_function_dropped_at_run_time_takes_its_sample_with_it(root: Path) -> None:
+    import gc
+
+    from pytest_caretaker.runtime import decorator
+
+    def made() -> Any:
+        return heal(lambda n: n + 1)
+
+    function = made()
+    function(1)
+    sample = function.__caretaker__.sample
+    assert sample in decorator._unwritten  # written at exit while it lives
+    name = sample.id
+    del function, sample
+    gc.collect()
+    assert name not in {s.id for s in decorator._unwritten}
