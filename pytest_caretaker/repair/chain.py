@@ -72,6 +72,13 @@ class Chain:
         spend = replace(result.spend, seconds=time.monotonic() - started)
         return Repaired(replace(result, spend=spend), passed, log)
 
+    def _weighed(self, task: Task, outcome: Healed | Failed) -> Healed | Failed:
+        """A fresh fix of a link that does not weigh its own (a model's), weighed beyond the
+        tests; the built-in repairer's own, and remembered or shared fixes, as they are."""
+        if not isinstance(outcome, Healed) or outcome.via != "repair" or self.weigh is None:
+            return outcome
+        return outcome if outcome.by == BUILTIN else self.weigh(task, outcome)
+
     def _out_of_scope(self, nodeid: str) -> HealResult:
         """Nothing the test ran may be edited: why, with the programs it started (the code they
         ran, no trace saw)."""
@@ -105,11 +112,8 @@ class Chain:
         total = Spend()
         # What this session proved already comes first (no links, no chain: nothing to ask).
         for repairer in (self.proved, *self.repairers) if self.repairers else ():
-            # The problem's token cap holds over the whole chain.
-            outcome = repairer.repair(replace(task, earlier_tokens=total.tokens))
-            name = repairer.name
-            if isinstance(outcome, Healed) and outcome.via == "repair" and self.weigh:
-                outcome = outcome if outcome.by == BUILTIN else self.weigh(task, outcome)
+            asked = replace(task, earlier_tokens=total.tokens)  # the cap holds over the chain
+            outcome, name = self._weighed(task, repairer.repair(asked)), repairer.name
             total = _add_model_spend(total, outcome.spend)
             if isinstance(outcome, Healed) or outcome.decisive:
                 break
