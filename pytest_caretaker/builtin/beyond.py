@@ -73,6 +73,7 @@ def judged(
                 table = _without(table, pool, weighed)
                 continue
             proved[chosen] = healed
+        task.log.add("Beyond the tests", _weighing(weighed, judgement, table))
         return _given(proved[chosen], judgement, text, source.encode, table, len(pool) - 1)
 
 
@@ -171,6 +172,25 @@ def _proved(
     if not set(task.problem.ids[1:]) <= verdict.passed:
         return None
     return replace(found, candidate=candidate, verdict=verdict)
+
+
+def _weighing(weighed: Sequence[Weighed], judgement: Judgement, table: Sequence[Compared]) -> str:
+    """For the transcript: each fix weighed, what it changes and what is held against it."""
+    beyond_failing = sum(1 for c in table if c["origin"] != "failing")
+    lines = [
+        f"Run beside the original on {len(table)} inputs, {beyond_failing} of them beyond the "
+        "failing tests' calls:"
+    ]
+    for w in weighed:
+        held = "; ".join(flag.said for flag in w.flags) or "nothing held against it"
+        lines.append(
+            f"- {w.mutant.description} on line {w.mutant.line}: changes what {w.changed} of "
+            f"them give; {held}"
+        )
+    verdict = judgement.doubt.reason if judgement.doubt else "no other fix does otherwise"
+    taken = f"{judgement.chosen.mutant.description} on line {judgement.chosen.mutant.line}"
+    lines.append(f"Given: {taken} ({'UNSURE: ' if judgement.doubt else ''}{verdict}).")
+    return "\n".join(lines)
 
 
 def _given(

@@ -167,10 +167,14 @@ def test_the_builtin_repairer_prefers_the_edit_that_heals_every_case_of_its_prob
     result.stdout.fnmatch_lines(["caretaker: 3 healed, 0 not healed*"])
     assert "  +    return 2 * (w + h)" in result.stdout.lines
     result.stdout.no_fnmatch_line("*left out*")
-    # The edits that pass the lead case's trial too are named in its transcript.
+    # What the fix was weighed on beyond the tests is in its transcript (other fixes are those
+    # that pass every case: `2 * w` -> `h` passes the lead case only, and is none).
     (transcript,) = (pytester.path / ".caretaker" / "transcripts").glob("*/*0-1-2*.md")
-    runner_ups = transcript.read_text(encoding="utf-8").split("## Runner-up edits", 1)[1]
-    assert "- `2 * w` → `h` on line 2 (rect.py)" in runner_ups.split("##", 1)[0]
+    weighed = transcript.read_text(encoding="utf-8").split("## Beyond the tests", 1)[1]
+    weighed = weighed.split("##", 1)[0]
+    assert "- `2 * w + h` → `2 * (w + h)` on line 2: changes what " in weighed
+    assert "`2 * w` → `h`" not in weighed
+    assert "Given: `2 * w + h` → `2 * (w + h)` on line 2 (no other fix does otherwise)." in weighed
 
 
 def test_a_bug_that_takes_two_edits_is_healed_by_a_pair_of_them(pytester: pytest.Pytester) -> None:
