@@ -18,8 +18,8 @@ from pathlib import PurePosixPath
 from pytest_caretaker.apply.rewrite import unified_diff
 from pytest_caretaker.builtin.edits import Mutant
 from pytest_caretaker.builtin.explain import beyond
-from pytest_caretaker.builtin.flags import Flag, guards, silences
-from pytest_caretaker.builtin.judge import Judgement, Weighed, decide, weigh
+from pytest_caretaker.builtin.flags import Flag, guards, own_raises, silences
+from pytest_caretaker.builtin.judge import Judgement, Weighed, decide, outside_errors, weigh
 from pytest_caretaker.builtin.overfit import Finding
 from pytest_caretaker.builtin.search import ALTERNATIVES_TRIED, Searcher
 from pytest_caretaker.problem import Healed, Task
@@ -64,7 +64,7 @@ def judged(
     proved: dict[Mutant, Healed] = {fix: found}
     while True:
         weighed = weigh(pool, text, table, known)
-        judgement = decide(weighed, table)
+        judgement = decide(weighed, table, outside_errors(table, own_raises(text, fix.function)))
         chosen = judgement.chosen.mutant
         if chosen not in proved:
             healed = _proved(repairer, task, found, chosen, run_limit)

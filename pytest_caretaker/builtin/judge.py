@@ -72,10 +72,15 @@ def weigh(
     return sorted(weighed, key=lambda w: (bool(w.flags), w.changed, w.index))
 
 
-def decide(weighed: Sequence[Weighed], table: Sequence[Compared]) -> Judgement:
-    """The fix to give, and why the tests do not decide, when they do not."""
+def decide(
+    weighed: Sequence[Weighed], table: Sequence[Compared], outside: frozenset[str] = frozenset()
+) -> Judgement:
+    """The fix to give, and why the tests do not decide, when they do not. outside: what the
+    original raises, not by a raise of its own, on some input (outside_errors)."""
     best = weighed[0]
-    rivals = [w for w in weighed[1:] if not w.flags and separating(table, best, w) is not None]
+    rivals = [
+        w for w in weighed[1:] if not w.flags and separating(table, best, w, outside) is not None
+    ]
     if best.flags:
         flag = best.flags[0]
         rival = rivals[0] if rivals else None
@@ -91,7 +96,7 @@ def decide(weighed: Sequence[Weighed], table: Sequence[Compared]) -> Judgement:
         )
     if rivals:
         rival = rivals[0]
-        found = separating(table, best, rival)
+        found = separating(table, best, rival, outside)
         assert found is not None
         compared, ours, theirs = found
         return Judgement(
@@ -111,19 +116,30 @@ def decide(weighed: Sequence[Weighed], table: Sequence[Compared]) -> Judgement:
 
 
 def separating(
-    table: Sequence[Compared], a: Weighed, b: Weighed
+    table: Sequence[Compared], a: Weighed, b: Weighed, outside: frozenset[str] = frozenset()
 ) -> tuple[Compared, Result, Result] | None:
-    """The input on which a and b do different things (neither running out of time): one
-    where both return first, then the shortest call; None when they agree on every input."""
+    """The input on which a and b do different things (neither running out of time, nor
+    raising an error of outside): one where both return first; None when they agree."""
     found = [
-        (compared, compared["results"][a.index], compared["results"][b.index])
+        (compared, ours, theirs)
         for compared in table
-        if differ(compared["results"][a.index], compared["results"][b.index])
+        if differ(ours := compared["results"][a.index], theirs := compared["results"][b.index])
+        and not {r["type"] for r in (ours, theirs) if r["kind"] == "raise"} & outside
     ]
     if not found:
         return None
     found.sort(key=lambda f: f[1]["kind"] != "return" or f[2]["kind"] != "return")
     return found[0]
+
+
+def outside_errors(table: Sequence[Compared], raised: frozenset[str]) -> frozenset[str]:
+    """The errors the original raises on some input, not by a raise of its own: such an
+    input lies outside what the function takes (a scale with no suffix: ``KeyError``), and
+    two fixes that differ there only are not told apart by it."""
+    return (
+        frozenset(c["results"][0]["type"] for c in table if c["results"][0]["kind"] == "raise")
+        - raised
+    )
 
 
 def _changed(table: Sequence[Compared], index: int) -> int:

@@ -11,7 +11,7 @@ import pytest
 from pytest_caretaker.builtin.beyond import pasteable
 from pytest_caretaker.builtin.edits import Mutant
 from pytest_caretaker.builtin.flags import own_raises, silences
-from pytest_caretaker.builtin.judge import decide, weigh
+from pytest_caretaker.builtin.judge import decide, outside_errors, weigh
 from pytest_caretaker.results import Doubt
 from pytest_caretaker.verify.protocol import Compared, Result
 
@@ -263,3 +263,31 @@ def test_a_separating_call_becomes_a_test_to_paste():
     # An object's repr, or a method, is no Python to paste.
     assert pasteable("a.py", "f", Doubt("r", "f(<A object at 0x1>)", "returns 1")) == ""
     assert pasteable("a.py", "A.f", Doubt("r", "A.f(1)", "returns 1")) == ""
+
+
+def test_two_fixes_that_differ_only_where_the_original_fails_anyway_are_one() -> None:
+    # grade(5, 9): scale 9 has no suffix; the original raises KeyError on such a scale too, so
+    # that one fix reaches the lookup there and the other does not tells them not apart.
+    boundary, shifted = mutant("`<` → `<=`"), mutant("`score` → `(score - 1)`")
+    table = [
+        row("grade(5, 10)", "failing", ret("'pass'", 0), ret("'fail'", 1), ret("'fail'", 1)),
+        row(
+            "grade(6, 9)",
+            "derived: +1",
+            raise_("KeyError", 0),
+            raise_("KeyError", 0),
+            raise_("KeyError", 0),
+        ),
+        row(
+            "grade(5, 9)",
+            "derived: -1",
+            raise_("KeyError", 0),
+            raise_("KeyError", 0),
+            ret("'fail'", 1),
+        ),
+    ]
+    text = "def check(score, scale):\n    return score\n"
+    weighed = weigh([boundary, shifted], text, table)
+
+    assert decide(weighed, table, outside_errors(table, own_raises(text, "check"))).doubt is None
+    assert decide(weighed, table).doubt is not None  # told apart, were KeyError its own
