@@ -12,6 +12,7 @@ calls (whose tests endorse it).
 from __future__ import annotations
 
 import ast
+import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -119,8 +120,11 @@ def flags(
         flags.append(Flag(said, *first_difference(table, index)))
     beyond = [c for c in table if c["origin"] != "failing"]
     # An exception the original raises itself, or on some other input tried, is not new: a
-    # window of 0 divides by zero in the original too, where its loop runs at all.
+    # window of 0 divides by zero in the original too, where its loop runs at all. Nor is one
+    # the edited code raises itself: `sum(xs) / len(xs)` for `/ (len(xs) + 1)` divides `[]` by
+    # zero, where the bug's `+ 1` hid it; the edit let the input reach code that fails.
     known = raised | {c["results"][0]["type"] for c in table if c["results"][0]["kind"] == "raise"}
+    edited = edited_lines(mutant, text)
     new = next(
         (
             c
@@ -128,6 +132,7 @@ def flags(
             if c["results"][0]["kind"] == "return"
             and c["results"][index]["kind"] == "raise"
             and c["results"][index]["type"] not in known
+            and c["results"][index]["line"] not in edited
         ),
         None,
     )
@@ -145,6 +150,22 @@ def flags(
     flags += _lost_raise(table, index, raised)
     flags += _new_type(table, index)
     return tuple(flags)
+
+
+def edited_lines(mutant: Mutant, text: str) -> set[int]:
+    """The lines of the fixed text that the edit wrote (a whole function rewritten: those that
+    differ from the original's)."""
+    if mutant.operator == "replace":
+        old, new = text.splitlines(), mutant.apply(text).splitlines()
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        return {
+            line + 1
+            for tag, _, _, start, end in matcher.get_opcodes()
+            if tag != "equal"
+            for line in range(start, end)
+        }
+    first = text.count("\n", 0, mutant.start) + 1
+    return {mutant.line, *range(first, first + mutant.replacement.count("\n") + 1)}
 
 
 def _lost_raise(table: Sequence[Compared], index: int, raised: frozenset[str]) -> list[Flag]:

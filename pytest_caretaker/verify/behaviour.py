@@ -127,7 +127,8 @@ def _alarm(signum: int, frame: types.FrameType | None) -> None:
 
 
 def _run(function: Callable[..., Any], call: Call) -> tuple[str, Any]:
-    """("return", (value, the arguments after the call)), ("raise", type) or ("timeout", None)."""
+    """("return", (value, the arguments after the call)), ("raise", (type, the line of the
+    function it came through last)) or ("timeout", None)."""
     try:
         args, kwargs = copy.deepcopy((call.args, call.kwargs))
     except Exception:
@@ -144,18 +145,29 @@ def _run(function: Callable[..., Any], call: Call) -> tuple[str, Any]:
     except _OutOfTime:
         return ("timeout", None)
     except RecursionError:
-        return ("raise", RecursionError)
+        return ("raise", (RecursionError, 0))
     except Exception as error:  # what the variant raises is its result
-        return ("raise", type(error))
+        return ("raise", (type(error), _line(error, function)))
     finally:
         signal.signal(signal.SIGPROF, previous)
+
+
+def _line(error: BaseException, function: Callable[..., Any]) -> int:
+    """The line of function (its own frame, the last one) the error passed through; 0: none."""
+    code = getattr(function, "__code__", None)
+    line, trace = 0, error.__traceback__
+    while trace is not None:
+        if trace.tb_frame.f_code is code:
+            line = trace.tb_lineno
+        trace = trace.tb_next
+    return line
 
 
 def _same_outcome(a: tuple[str, Any], b: tuple[str, Any]) -> bool:
     if a[0] != b[0] or a[0] == "timeout":
         return False
     if a[0] == "raise":
-        return bool(a[1] is b[1])
+        return bool(a[1][0] is b[1][0])
     try:
         return same(a[1], b[1])
     except Exception:  # an __eq__ that raises: not known to be equal
@@ -183,15 +195,17 @@ def same(a: Any, b: Any, depth: int = 0) -> bool:
 def _result(outcome: tuple[str, Any], group: int) -> Result:
     kind, value = outcome
     if kind == "raise":
-        return {"kind": "raise", "type": value.__name__, "repr": "", "group": group}
+        error, line = value
+        return {"kind": "raise", "type": error.__name__, "repr": "", "group": group, "line": line}
     if kind == "timeout":
-        return {"kind": "timeout", "type": "", "repr": "", "group": group}
+        return {"kind": "timeout", "type": "", "repr": "", "group": group, "line": 0}
     returned = value[0]
     return {
         "kind": "return",
         "type": type(returned).__name__,
         "repr": _repr(returned),
         "group": group,
+        "line": 0,
     }
 
 

@@ -117,6 +117,7 @@ class Result(TypedDict):
     type: str
     repr: str
     group: int
+    line: int  # for a raise: the function's line it came through last (0: none, or no raise)
 
 
 class Compared(TypedDict):

@@ -36,11 +36,11 @@ def mutant(
 
 
 def ret(value: str, group: int, kind: str = "int") -> Result:
-    return {"kind": "return", "type": kind, "repr": value, "group": group}
+    return {"kind": "return", "type": kind, "repr": value, "group": group, "line": 0}
 
 
-def raise_(name: str, group: int) -> Result:
-    return {"kind": "raise", "type": name, "repr": "", "group": group}
+def raise_(name: str, group: int, line: int = 0) -> Result:
+    return {"kind": "raise", "type": name, "repr": "", "group": group, "line": line}
 
 
 def row(call: str, origin: str, *results: Result) -> Compared:
@@ -78,7 +78,7 @@ def test_fixes_that_agree_on_every_input_are_one_fix_healed():
             "f(9)",
             "derived: +1",
             ret("9", 0),
-            {"kind": "timeout", "type": "", "repr": "", "group": 1},
+            {"kind": "timeout", "type": "", "repr": "", "group": 1, "line": 0},
             ret("10", 1),
         ),
     ]
@@ -291,3 +291,31 @@ def test_two_fixes_that_differ_only_where_the_original_fails_anyway_are_one() ->
 
     assert decide(weighed, table, outside_errors(table, own_raises(text, "check"))).doubt is None
     assert decide(weighed, table).doubt is not None  # told apart, were KeyError its own
+
+
+def test_an_exception_the_edited_line_raises_itself_is_no_new_exception() -> None:
+    # `sum(xs) / len(xs)` for `sum(xs) / (len(xs) + 1)`: `[]` divides by zero on the edited line,
+    # where the bug's `+ 1` hid it; the fix is the mean a reviewer expects.
+    divides = mutant("`(len(xs) + 1)` → `len(xs)`", line=2)
+    table = [
+        row("mean([1, 2, 3])", "failing", ret("1.5", 0, "float"), ret("2.0", 1, "float")),
+        row(
+            "mean([])",
+            "derived: empty",
+            ret("0.0", 0, "float"),
+            raise_("ZeroDivisionError", 1, line=2),
+        ),
+    ]
+    text = "def check(xs):\n    return sum(xs) / (len(xs) + 1)\n"
+    assert judged([divides], table, text).doubt is None
+    # Raised on another line than the edited one (an input let through to code that fails):
+    raised_later = [
+        table[0],
+        row(
+            "mean([])",
+            "derived: empty",
+            ret("0.0", 0, "float"),
+            raise_("ZeroDivisionError", 1, line=5),
+        ),
+    ]
+    assert judged([divides], raised_later, text).doubt is not None
