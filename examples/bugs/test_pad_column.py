@@ -11,3 +11,7 @@ def test_cells_of_the_same_width():
 
 def test_no_cells():
     assert pad_column([]) == []
+
+
+def test_two_cells():
+    assert pad_column(["a", "bbb"]) == ["a  ", "bbb"]
