@@ -146,6 +146,9 @@ STALE_SHARE = 0.1
 ALTERNATIVES_TRIED = 40
 ALTERNATIVES = 3
 ALTERNATIVE_CASES = 10
+#: The search for other fixes stops once this many of its trials ran out of time (in a loop
+#: whose bound the candidates break, most do, each at the cost of its limit).
+ALTERNATIVES_HUNG = 2
 #: The candidates tried before the fix that the fix keeps a note of (for pytest -v).
 TRIED_NOTED = 5
 
@@ -255,11 +258,15 @@ class Scan:
         tried = self.repairer.tried(
             rest[:ALTERNATIVES_TRIED], tests, lambda: self._trial_limit() * scale
         )
+        hung = 0  # trials that ran out of time: each costs its whole limit
         with closing(tried):
             for mutant, trial in tried:
                 if trial is not None and trial.passed:
                     passed.append(mutant)
-                if len(passed) >= ALTERNATIVES or time.monotonic() >= self.deadline:
+                hung += trial is not None and "did not finish" in trial.reason
+                if len(passed) >= ALTERNATIVES or hung >= ALTERNATIVES_HUNG:
+                    break
+                if time.monotonic() >= self.deadline:
                     break
         if passed:
             self.task.log.add(

@@ -33,8 +33,10 @@ from pytest_caretaker.verify.protocol import Compared, Result
 #: At most this many calls are captured (the first, in test order), and inputs compared.
 MAX_CAPTURED = 24
 MAX_INPUTS = 160
-#: CPU seconds one call of one variant may take.
-CALL_LIMIT = 0.2
+#: CPU seconds one call of one variant may take, and how many calls of a variant may run out
+#: of it before the variant is run no more.
+CALL_LIMIT = 0.1
+MAX_HUNG = 2
 #: Characters of a value's repr kept for the report.
 REPR = 120
 _DEPTH = 6  # how deep same() looks into objects
@@ -93,11 +95,15 @@ def compare(
     named = function.__qualname__
     method = is_method(function)
     found: list[Compared] = []
+    hung = [0] * len(made)  # calls of each variant that ran out of time
     for call in itertools.islice(_unique(inputs(function, calls)), MAX_INPUTS):
         results: list[Result] = []
         outcomes: list[tuple[str, Any]] = []
-        for variant in made:
-            outcome = _run(variant, call)
+        for index, variant in enumerate(made):
+            # A variant that hangs (a loop whose bound the input breaks) costs its limit each
+            # time: after a few, it is not run again, and says "timeout" (it tells nothing).
+            outcome = _run(variant, call) if hung[index] < MAX_HUNG else ("timeout", None)
+            hung[index] += outcome[0] == "timeout"
             group = next(
                 (i for i, seen in enumerate(outcomes) if _same_outcome(seen, outcome)),
                 len(outcomes),
