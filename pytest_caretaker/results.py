@@ -2,8 +2,8 @@
 what a session reports and writes.
 
 Every later stage consumes these, so they live here, in a module that imports nothing of the
-package: a stage depends on this module and on the stages below it, never on a sibling for a
-type. All are frozen; a reason is a sentence a user (or a model on its next attempt) can act on.
+package (but commits.py): a stage depends on this module and on the stages below it, never on a
+sibling for a type. All are frozen; a reason is a sentence a user (or a model) can act on.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
+
+from pytest_caretaker.commits import Culprit
 
 # -- what failed ---------------------------------------------------------------------------------
 
@@ -129,23 +131,15 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Doubt:
-    """Why a fix that passes its tests is UNSURE, not HEALED: the tests cannot tell it from
-    another fix that behaves differently, or what it does beyond the tests looks like silencing
-    the symptom (a raise deleted, a new exception, a return type changed). An UNSURE fix goes to
-    the patch marked so and is never committed without review (--heal-review, or
-    --heal-accept-unsure)."""
+    """Why a fix that passes its tests is UNSURE (in the patch, never committed unreviewed): the
+    tests cannot tell it from another fix, or what it does beyond them silences the symptom."""
 
-    #: One line: why the tests do not decide (``the tests cannot tell `<` from `<=` on line 5``).
-    reason: str
-    #: The input that separates the fix from the other, as a call, and what each returns on it
-    #: (``age(date(1990, 6, 1), date(2024, 6, 1))``: this fix gives ``34``, the other ``33``).
-    call: str = ""
-    outcome: str = ""  # what this fix gives on call ("returns 34", "raises IndexError")
-    other: str = ""  # what the other fix (or the original, for a lone fix) gives on call
-    #: The other fix, as a diff of the same file (empty for a lone fix that silences).
-    alternative: str = ""
-    #: A pytest test that pins the call, ready to paste (its expected value left to the reader).
-    test: str = ""
+    reason: str  # one line: why the tests do not decide
+    call: str = ""  # the input that shows it, as a call: ``age(date(1990, 6, 1), …)``
+    outcome: str = ""  # what this fix does on call ("returns 34", "raises IndexError")
+    other: str = ""  # what the other fix (or the original, for a lone fix) does on call
+    alternative: str = ""  # the other fix, as a diff (empty for a lone fix)
+    test: str = ""  # a pytest test that pins call, ready to paste
 
 
 @dataclass(frozen=True)
@@ -159,15 +153,13 @@ class Candidate:
     #: What passed in the check that proved it (its cases and regression set).
     passed: frozenset[str] = frozenset()
     #: The search that found it, for ``pytest -v`` (the built-in repairer's): the first
-    #: candidates it tried that failed, and the next ones that pass a trial too.
+    #: candidates it tried that failed, and the other fixes it weighed it against.
     tried: tuple[str, ...] = ()
     runner_ups: tuple[str, ...] = ()
     #: The commits a partial revert undoes part of (full ids): its commit names each in a
     #: ``Reverts-part-of`` trailer.
     reverts: tuple[str, ...] = ()
-    #: Set when the tests cannot tell this fix from another, or it only silences the symptom:
-    #: the fix is UNSURE (reported, in the patch, never committed without review).
-    doubt: Doubt | None = None
+    doubt: Doubt | None = None  # set: the fix is UNSURE
 
 
 @dataclass(frozen=True)
@@ -207,35 +199,9 @@ class Spend:
         return self.prompt_tokens + self.completion_tokens
 
 
-@dataclass(frozen=True)
-class Commit:
-    sha: str  # the full id
-    subject: str = ""
-    author: str = ""
-    date: str = ""  # the author date, ISO 8601
-
-    @property
-    def short(self) -> str:
-        return self.sha[:10]
-
-
-@dataclass(frozen=True)
-class Culprit:
-    """Where a failing case broke: the last commit at which it passed and the first at which it
-    failed (how that was found: "bisection", "history", "revert", "change"), or, never green in
-    the history searched, what that history was (``red``)."""
-
-    green: Commit | None = None
-    first_failing: Commit | None = None
-    how: str = ""
-    red: str = ""
-
-
-#: How a result came about: a repair in this session, a remembered fix of an earlier one (verified
-#: again), or the fix found for another case of the same root cause.
+#: How a result came about: a repair, a remembered fix (verified again), another case's fix.
 Via = Literal["repair", "cache", "shared"]
-#: What a case came to: a fix proved beyond its failing tests, one the tests cannot tell from
-#: another (or that only silences the symptom), or none.
+#: What a case came to: a fix proved beyond its failing tests, an UNSURE one, or none.
 Outcome = Literal["healed", "unsure", "not healed"]
 
 
@@ -257,14 +223,12 @@ class HealResult:
     culprit: Culprit | None = None  # the commit that broke it, when its history tells
 
     @property
-    def healed(self) -> bool:
-        """A fix was found (a plain HEALED, or an UNSURE one: see ``unsure``)."""
+    def healed(self) -> bool:  # a fix was found: a plain HEALED, or an UNSURE one
         return self.candidate is not None
 
     @property
     def unsure(self) -> bool:
-        """The fix passes its tests but the tests cannot tell it is the right one."""
-        return self.candidate is not None and self.candidate.doubt is not None
+        return self.outcome == "unsure"
 
     @property
     def outcome(self) -> Outcome:

@@ -16,9 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from pytest_caretaker.changes.diff import Hunk
+from pytest_caretaker.commits import Commit, Culprit
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.project.localize import Suspect
-from pytest_caretaker.results import Commit, Culprit, Executed, HealResult
+from pytest_caretaker.results import Executed, HealResult
 
 #: Characters of the change a prompt shows at most.
 MAX_SHOWN = 4_000

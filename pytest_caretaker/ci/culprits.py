@@ -6,7 +6,7 @@ from typing import Any
 
 from pytest_caretaker.changes.lineage import culprit_line
 from pytest_caretaker.ci.texts import Texts
-from pytest_caretaker.results import Commit, Culprit
+from pytest_caretaker.commits import Commit, Culprit
 
 
 def culprit(found: Culprit | None, text: Texts) -> dict[str, Any]:

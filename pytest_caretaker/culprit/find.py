@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest_caretaker.culprit.states as states
 from pytest_caretaker.changes.diff import Hunk
 from pytest_caretaker.changes.lineage import Changes, Lineage, attribute
+from pytest_caretaker.commits import Commit, Culprit
 from pytest_caretaker.culprit.bisect import Prober, Run, bisect
 from pytest_caretaker.culprit.git import Git
 from pytest_caretaker.culprit.search import Search
-from pytest_caretaker.results import Commit, Culprit
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.verify.runner import Runner
 

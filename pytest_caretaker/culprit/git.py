@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pytest_caretaker.changes.diff import Hunk
-    from pytest_caretaker.results import Commit
+    from pytest_caretaker.commits import Commit
 
 TIMEOUT = 60.0
 _FIELDS = "%H%x1f%s%x1f%an%x1f%aI"
@@ -78,7 +78,7 @@ class Git:
         return out.split() if out else []
 
     def commits(self, shas: Sequence[str]) -> dict[str, Commit]:
-        from pytest_caretaker.results import Commit
+        from pytest_caretaker.commits import Commit
 
         if not shas:
             return {}
@@ -100,7 +100,7 @@ class Git:
     def patches(self, since: str) -> list[tuple[Commit, list[Hunk]]] | None:
         """Each first-parent commit after since up to HEAD, oldest first, with its hunks."""
         from pytest_caretaker.changes.diff import parse
-        from pytest_caretaker.results import Commit
+        from pytest_caretaker.commits import Commit
 
         out = self.run(
             "log", "--first-parent", "--reverse", "--diff-merges=first-parent", "-M", "-U0",

@@ -13,9 +13,10 @@ from pytest_caretaker.changes.lineage import (
     culprit_from,
     culprit_line,
 )
+from pytest_caretaker.commits import Commit, Culprit
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.project.localize import Suspect
-from pytest_caretaker.results import Candidate, Commit, Culprit, Executed, HealResult
+from pytest_caretaker.results import Candidate, Executed, HealResult
 
 DIFF = """\
 diff --git a/calc.py b/calc.py

@@ -12,13 +12,14 @@ import pytest
 from pytest_caretaker.builtin import reverts
 from pytest_caretaker.changes.diff import Hunk
 from pytest_caretaker.changes.lineage import Changes
+from pytest_caretaker.commits import Commit
 from pytest_caretaker.culprit import bisect, states
 from pytest_caretaker.culprit.search import Search
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.problem import Problem, Task
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
 from pytest_caretaker.project.localize import Suspect
-from pytest_caretaker.results import Candidate, Commit, Failure, Fix, HealResult
+from pytest_caretaker.results import Candidate, Failure, Fix, HealResult
 from pytest_caretaker.run import confined
 from pytest_caretaker.write.message import message
 
