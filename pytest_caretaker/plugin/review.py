@@ -5,6 +5,11 @@ time in the order the caretaker summary lists them: ``fix 1 of N``, every test t
 functions it patches, its diff and explanation. The answers: ``y`` writes it, ``n`` (the default,
 and what an empty line or the end of input means) does not, ``a`` writes it and every fix after
 it without asking, ``q`` writes none of the rest.
+
+An UNSURE fix (the tests cannot tell it from another) is shown with its doubt: why, the input
+that separates it from the other, the other fix and a test to settle it. Review is the one way to
+take such a fix besides --heal-accept-unsure: ``y`` takes it, and ``a`` takes it with the rest
+as it takes any fix (whoever answers ``a`` has chosen not to be asked).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_caretaker.report import summary
+from pytest_caretaker.report import doubt, summary
 from pytest_caretaker.results import FileChange, Fix
 from pytest_caretaker.text import plural
 
@@ -91,7 +96,8 @@ class Review:
     def show(self, terminal: Any, fix: Fix, changes: Sequence[FileChange], number: int) -> None:
         terminal.ensure_newline()
         terminal.write_line("")  # also ends -q's progress line, which ensure_newline leaves
-        terminal.write_sep("-", f"caretaker: fix {number} of {len(self.fixes)}")
+        unsure = " (UNSURE)" if fix.unsure else ""
+        terminal.write_sep("-", f"caretaker: fix {number} of {len(self.fixes)}{unsure}")
         heals = fix.nodeids
         if len(heals) == 1:
             terminal.write_line(f"heals {heals[0]}")
@@ -105,3 +111,7 @@ class Review:
             summary.show_diff(terminal, change)
         if fix.first.explanation:
             terminal.write_line(fix.first.explanation)
+        candidate = fix.first.candidate
+        if candidate is not None and candidate.doubt is not None:
+            for line, markup in doubt.lines(candidate.doubt, indent=""):
+                terminal.write_line(line, **markup)

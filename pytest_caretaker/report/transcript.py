@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_caretaker.apply.rewrite import unified_diff
-from pytest_caretaker.results import Failure, HealResult
+from pytest_caretaker.results import Doubt, Failure, HealResult
 
 MAX_BLOCK = 20_000  # characters of one quoted block; the rest is cut with a note
 
@@ -44,7 +44,7 @@ class Transcript:
             self.add(f"Prompt: {message.get('role', '?')}", code=str(message.get("content", "")))
 
     def render(self, failure: Failure | None, result: HealResult) -> str:
-        verdict = "HEALED" if result.healed else "NOT HEALED"
+        verdict = result.outcome.upper()  # HEALED, UNSURE or NOT HEALED, as the summary says
         spend = result.spend
         lines = [f"# {verdict} {result.nodeid}", ""]
         if result.via == "cache":
@@ -71,4 +71,20 @@ class Transcript:
         if result.healed:
             diff = b"".join(unified_diff(change) for change in result.changes)
             parts.append("## The fix\n\n" + _fence(diff.decode("utf-8", "replace"), "diff"))
+        if result.candidate is not None and result.candidate.doubt is not None:
+            parts.append(_doubt(result.candidate.doubt))
         return "\n\n".join(parts) + "\n"
+
+
+def _doubt(doubt: Doubt) -> str:
+    """Why the fix is UNSURE, as the summary says it, with the other fix and the test."""
+    from pytest_caretaker.report.doubt import CANNOT_TELL, because, separating
+
+    parts = [f"## Why it is UNSURE\n\n{CANNOT_TELL}: {because(doubt.reason)}"]
+    if doubt.call:
+        parts.append(f"separating input: {separating(doubt)}")
+    if doubt.alternative.strip():
+        parts.append("The other fix:\n\n" + _fence(doubt.alternative, "diff"))
+    if doubt.test.strip():
+        parts.append("A test to settle it:\n\n" + _fence(doubt.test, "python"))
+    return "\n\n".join(parts)

@@ -118,6 +118,9 @@ class Settings:
     #: A fix of some of a problem's failing cases, or one that heals by no longer reaching the
     #: line that raised, is a fix (reported so, written with --heal-write); else only reported.
     partial: bool = False
+    #: An UNSURE fix (the tests cannot tell it from another) is written and committed with
+    #: --heal-write; else it is reported and in the patch, and only review may take it.
+    accept_unsure: bool = False
     bisect: bool = False  # find the last green commit by running the tests at earlier ones
     bisect_depth: int = DEFAULT_BISECT_DEPTH
     write: bool = False  # write verified fixes to disk (and commit them unless commit is off)

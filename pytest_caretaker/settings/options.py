@@ -154,6 +154,17 @@ OPTIONS: tuple[Option, ...] = (
         kind="bool",
     ),
     Option(
+        "accept_unsure",
+        "--heal-accept-unsure",
+        parse_bool,
+        "Write and commit UNSURE fixes too (fixes the tests cannot tell from another that "
+        "behaves differently) with --heal-write; by default they are reported and in the "
+        "patch, and only --heal-review may take them",
+        ini="heal_accept_unsure",
+        ini_help="Write and commit UNSURE fixes (like --heal-accept-unsure)",
+        kind="bool",
+    ),
+    Option(
         "session_budget",
         "--heal-session-budget",
         parse_timeout,

@@ -1,5 +1,10 @@
 """The commit message of a fix: a subject from its test id, the explanation, the tests, a trailer.
 
+An UNSURE fix (one the tests cannot tell from another; written only when review or
+--heal-accept-unsure took it) says so in its subject, ``unsure: heal <test id>``, so that
+``git log --oneline`` shows which commits the tests did not decide, and its body says why and on
+which input the fix and the other differ.
+
 A test id can hold a secret (a password as a parametrize value), and a commit is published with
 the branch, so every message is passed through the session's redaction: the test id before the
 subject is shortened (a secret cut in half by the ``…`` would no longer be recognised), then the
@@ -12,6 +17,7 @@ import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
+from pytest_caretaker.report.doubt import CANNOT_TELL, because, separating
 from pytest_caretaker.results import Fix, HealResult
 
 SUBJECT_WIDTH = 72
@@ -26,13 +32,15 @@ def _unchanged(text: str) -> str:
 
 
 def subject(fix: Fix, redact: Redact = _unchanged) -> str:
-    """``fix: heal <test id>``, shortened to fit a subject line."""
+    """``fix: heal <test id>`` (``unsure: heal <test id>`` for an UNSURE fix), shortened to fit
+    a subject line."""
     nodeid = redact(fix.first.nodeid)
     more = f" (+{len(fix.results) - 1} more)" if len(fix.results) > 1 else ""
-    line = f"fix: heal {nodeid}{more}"
+    kind = "unsure" if fix.unsure else "fix"
+    line = f"{kind}: heal {nodeid}{more}"
     if len(line) > SUBJECT_WIDTH:
         path, _, name = nodeid.partition("::")
-        line = f"fix: heal {Path(path).name}::{name}{more}" if name else line
+        line = f"{kind}: heal {Path(path).name}::{name}{more}" if name else line
     if len(line) > SUBJECT_WIDTH:
         line = line[: SUBJECT_WIDTH - 1 - len(more)] + "…" + more
     return line
@@ -45,6 +53,8 @@ def message(fix: Fix, redact: Redact = _unchanged, command: str | None = None) -
     paragraphs = [subject(fix, redact)]
     if result.explanation:
         paragraphs.append(textwrap.fill(result.explanation, BODY_WIDTH))
+    if result.candidate is not None and result.candidate.doubt is not None:
+        paragraphs.append(_doubt(result, redact))
     if result.notices:  # a judgement call on a test: whoever reads the log must see it
         lines = [
             textwrap.fill(n, BODY_WIDTH, initial_indent="- ", subsequent_indent="  ")
@@ -65,6 +75,20 @@ def message(fix: Fix, redact: Redact = _unchanged, command: str | None = None) -
     # looks like one.
     reverted = "".join(f"Reverts-part-of: {sha}\n" for sha in _reverts(fix) if _is_id(sha))
     return redact("\n\n".join(paragraphs) + "\n") + reverted
+
+
+def _doubt(result: HealResult, redact: Redact) -> str:
+    """Why the fix is UNSURE, and the input on which it and the other differ: what whoever
+    reads the log needs to check it. Redacted before it is wrapped: a secret broken over two
+    lines (at a hyphen) would no longer be recognised."""
+    assert result.candidate is not None and result.candidate.doubt is not None
+    doubt = result.candidate.doubt
+    said = [f"UNSURE: {CANNOT_TELL}: {because(doubt.reason)}"]
+    said += [f"Separating input: {separating(doubt)}"] if doubt.call else []
+    return "\n".join(
+        textwrap.fill(redact(line), BODY_WIDTH, subsequent_indent="  ", break_on_hyphens=False)
+        for line in said
+    )
 
 
 def _is_id(sha: str) -> bool:

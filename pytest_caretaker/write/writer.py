@@ -30,10 +30,14 @@ from pytest_caretaker.write.message import Redact, message, subject
 from pytest_caretaker.write.recovery import Journal, recover, temporary_prefix
 from pytest_caretaker.write.repository import DETACHED, GitError, Repository
 
-__all__ = ["Ask", "atomic_write", "message", "subject", "write_fixes"]
+__all__ = ["UNSURE_SKIPPED", "Ask", "atomic_write", "message", "subject", "write_fixes"]
 
 #: Asked before each fix in review mode: the fix and its changes against the files as they are.
 Ask = Callable[[Fix, Sequence[FileChange]], bool]
+#: What becomes of an UNSURE fix without review or --heal-accept-unsure: it stays in the patch.
+UNSURE_SKIPPED = (
+    "UNSURE: not written; review it with --heal-review, or take it with --heal-accept-unsure"
+)
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -198,6 +202,8 @@ class _Writer:
         self.blocked = self.repository.operation()
 
     def write(self, fix: Fix) -> Written:
+        if fix.unsure and self.ask is None and not self.settings.accept_unsure:
+            return Written(fix, "skipped", UNSURE_SKIPPED)  # the tests cannot decide: a person
         changes = self._changes(fix)
         if isinstance(changes, str):
             return Written(fix, "skipped", f"not written: {changes}")

@@ -16,6 +16,7 @@ import pytest
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.results import (
     Candidate,
+    Doubt,
     Edit,
     FileChange,
     Fix,
@@ -26,7 +27,13 @@ from pytest_caretaker.results import (
 )
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.write.repository import Repository
-from pytest_caretaker.write.writer import atomic_write, message, subject, write_fixes
+from pytest_caretaker.write.writer import (
+    UNSURE_SKIPPED,
+    atomic_write,
+    message,
+    subject,
+    write_fixes,
+)
 
 NODEID = "tests/test_calc.py::test_mean"
 MODEL = "openai/x"
@@ -768,3 +775,89 @@ def test_a_journal_that_cannot_be_kept_does_not_stop_the_write(project: Path) ->
     assert [w.state for w in written] == ["committed"]
     assert notes == []
     assert (project / "calc.py").read_bytes() == AFTER_MEAN
+
+
+# -- UNSURE fixes (#45): never written without review or --heal-accept-unsure ------------------
+
+DOUBT = Doubt(
+    "the tests cannot tell `/ len(xs)` from `/ max(len(xs), 1)` on line 2",
+    call="mean([])",
+    outcome="raises ZeroDivisionError",
+    other="returns 0.0",
+    alternative="--- a/calc.py\n+++ b/calc.py\n",
+)
+
+
+def unsure(nodeid: str = NODEID, doubt: Doubt = DOUBT, **more: Any) -> HealResult:
+    plain = result(nodeid, **more)
+    assert plain.candidate is not None
+    return replace_result(plain, candidate=replace_result(plain.candidate, doubt=doubt))
+
+
+def test_an_unsure_fix_is_not_written_and_the_others_are(project: Path) -> None:
+    other = result("tests/test_calc.py::test_total", after=AFTER_TOTAL, qualname="total")
+    doubted = fix_of(unsure())
+
+    written, notes = write_fixes([doubted, fix_of(other)], project, WRITE)
+
+    assert written[0] == Written(doubted, "skipped", UNSURE_SKIPPED)
+    assert UNSURE_SKIPPED == (
+        "UNSURE: not written; review it with --heal-review, or take it with --heal-accept-unsure"
+    )
+    assert written[1].state == "committed" and notes == []
+    assert (project / "calc.py").read_bytes() == AFTER_TOTAL
+    assert git(project, "log", "--format=%s").splitlines()[0] == (
+        "fix: heal tests/test_calc.py::test_total"  # a plain fix's subject as it was
+    )
+
+
+def test_accept_unsure_commits_it_saying_unsure_and_why(project: Path) -> None:
+    settings = Settings(heal=True, write=True, accept_unsure=True)
+
+    written, _ = write_fixes([fix_of(unsure())], project, settings)
+
+    assert [w.state for w in written] == ["committed"]
+    assert written[0].detail.endswith(f" unsure: heal {NODEID}")
+    assert git(project, "log", "-1", "--format=%s") == f"unsure: heal {NODEID}\n"
+    parts = paragraphs(git(project, "log", "-1", "--format=%B").rstrip("\n") + "\n")
+    assert parts[2] == (
+        "UNSURE: the tests cannot tell: `/ len(xs)` from `/ max(len(xs), 1)` on\n"
+        "  line 2\n"
+        "Separating input: mean([]): this fix raises ZeroDivisionError, the other\n"
+        "  returns 0.0"
+    )
+    assert (project / "calc.py").read_bytes() == AFTER_MEAN
+
+
+def test_review_may_take_an_unsure_fix(project: Path) -> None:
+    asked: list[Fix] = []
+
+    def ask(fix: Fix, changes: Sequence[FileChange]) -> bool:
+        asked.append(fix)
+        return True
+
+    written, _ = write_fixes([fix_of(unsure())], project, WRITE, ask)
+
+    assert len(asked) == 1 and asked[0].unsure
+    assert [w.state for w in written] == ["committed"]
+    assert git(project, "log", "-1", "--format=%s") == f"unsure: heal {NODEID}\n"
+
+
+def test_an_unsure_fix_with_no_separating_input_says_why_alone() -> None:
+    lone = Doubt("it deletes the raise on line 2 of calc.py")
+
+    parts = paragraphs(message(fix_of(unsure(doubt=lone))))
+
+    assert parts[0] == f"unsure: heal {NODEID}"
+    assert parts[2] == "UNSURE: the tests cannot tell: it deletes the raise on line 2 of calc.py"
+
+
+def test_a_secret_in_a_doubt_is_redacted_from_the_commit_whole() -> None:
+    # At the body's width the secret would be wrapped at its first hyphen, and no longer
+    # recognised, were it wrapped before it is redacted.
+    secret = "Swordfish-Hunter-Zqxw"
+    doubt = Doubt("x" * 30 + f" {secret}", call=f"login('{secret}')", outcome="returns True")
+
+    text = message(fix_of(unsure(doubt=doubt)), Redactor({"DB_PASSWORD": secret}))
+
+    assert "Swordfish" not in text and "Zqxw" not in text

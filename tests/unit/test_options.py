@@ -53,6 +53,7 @@ SAMPLES = {
     "concurrency": Sample("2", 2, ini="8", from_ini=8),
     "workers": Sample("3", 3, ini="16", from_ini=16),
     "partial": Sample(None, True, ini="true", from_ini=True),
+    "accept_unsure": Sample(None, True, ini="true", from_ini=True),
     "bisect": Sample(None, True, ini="true", from_ini=True),
     "bisect_depth": Sample("8", 8, ini="64", from_ini=64),
     "prompt_dir": Sample("cli-prompts", "cli-prompts", ini="ini-prompts", from_ini="ini-prompts"),

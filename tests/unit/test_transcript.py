@@ -247,3 +247,25 @@ def test_write_all_with_a_redactor_redacts_names_and_text(tmp_path: Path) -> Non
     assert PASSWORD not in written.name
     assert PASSWORD not in written.read_text(encoding="utf-8")
     assert "[redacted #1: value of local password]" in written.read_text(encoding="utf-8")
+
+
+def test_render_of_an_unsure_result_says_why() -> None:
+    from pytest_caretaker.results import Doubt
+
+    doubt = Doubt(
+        "the tests cannot tell `if xs` from `if len(xs) > 1` on line 2",
+        call="mean([5])",
+        outcome="returns 5.0",
+        other="returns 0",
+        alternative="--- a/calc.py\n+++ b/calc.py\n",
+        test="def test_mean_of_one():\n    assert mean([5]) == ...\n",
+    )
+    fixed = Candidate((), (FileChange("calc.py", BEFORE, AFTER),), doubt=doubt)
+
+    text = Transcript(NODEID).render(FAILURE, HealResult(NODEID, fixed))
+
+    assert text.startswith(f"# UNSURE {NODEID}\n")
+    why = text[text.index("## Why it is UNSURE") :]
+    assert "the tests cannot tell: `if xs` from `if len(xs) > 1` on line 2" in why
+    assert "separating input: mean([5]): this fix returns 5.0, the other returns 0" in why
+    assert "```diff\n--- a/calc.py" in why and "```python\ndef test_mean_of_one():" in why
