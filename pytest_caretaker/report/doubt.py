@@ -75,6 +75,6 @@ def lines(doubt: Doubt, indent: str = "  ") -> list[tuple[str, Markup]]:
             if not line.startswith("diff --git ")  # as show_diff: the file's --- and +++ say it
         ]
     if doubt.test.strip():
-        shown.append((f"{indent}a test to settle it (the expected value is yours to choose):", {}))
+        shown.append((f"{indent}a test to settle it (it expects this fix's result):", {}))
         shown += [(deeper + line if line.strip() else "", {}) for line in doubt.test.splitlines()]
     return shown

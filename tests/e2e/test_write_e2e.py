@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import by_test, heal_args, run_in_terminal
+from helpers import by_test, heal_args, last_run, run_in_terminal
 
 from pytest_caretaker.settings import CI_VARIABLES
 from pytest_caretaker.testing import Scripted, ScriptedServer, tool_call
@@ -41,6 +41,25 @@ def test_shout():
     assert shout("hi") == "HI!"
 """
 GOOD_SHOUT = 'def shout(word):\n    return word.upper() + "!"\n'
+#: docs/pages/heal.md's example (#45): the tests check the days before and after the birthday,
+#: not the birthday itself, so they cannot tell `<` from `<=`: its fix is UNSURE.
+AGE = """\
+def age(born, today):
+    years = today.year - born.year
+    if (today.month, today.day) > (born.month, born.day):
+        years -= 1
+    return years
+"""
+TEST_AGE = """\
+from datetime import date
+
+from age import age
+
+
+def test_age():
+    assert age(date(1990, 6, 1), date(2024, 5, 1)) == 33
+    assert age(date(1990, 6, 1), date(2024, 7, 1)) == 34
+"""
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -498,3 +517,50 @@ def test_review_in_a_terminal_writes_only_what_is_accepted(repo: pytest.Pytester
     assert repo.path.joinpath("calc.py").read_text() == GOOD_MEAN
     assert repo.path.joinpath("pick.py").read_text() == LARGEST
     assert git(repo.path, "log", "--format=%s") == "fix: heal test_calc.py::test_mean\nstart\n"
+
+
+def test_an_unsure_fix_is_shown_and_in_the_patch_but_not_written(repo: pytest.Pytester) -> None:
+    write(repo.path, age=AGE, test_age=TEST_AGE)
+    commit_all(repo.path)
+
+    result = repo.runpytest("--heal-write")
+
+    result.stdout.fnmatch_lines(
+        [
+            "UNSURE test_age.py::test_age",
+            "  patched age.py::age",
+            "  the tests cannot tell: *",
+            "  the other fix:",
+            "  UNSURE: not written; review it with --heal-review, or take it with "
+            "--heal-accept-unsure",
+            "caretaker: 0 healed, 1 unsure, 0 not healed · no tokens spent · 0 fixes written, "
+            "0 committed *",
+            "*= 1 failed, 1 unsure in *",
+        ]
+    )
+    assert "  separating input: age(" in result.stdout.str()
+    assert repo.path.joinpath("age.py").read_text() == AGE
+    assert git(repo.path, "log", "--format=%s") == "start\n"
+    assert (
+        "-    if (today.month, today.day) > "
+        in repo.path.joinpath(".caretaker", "heal.patch").read_text()
+    )
+    (problem,) = last_run(repo.path)["problems"]
+    assert problem["outcome"] == "unsure"
+    assert problem["tests"] == [{"id": "test_age.py::test_age", "outcome": "unsure"}]
+    assert problem["doubt"]["call"].startswith("age(") and problem["doubt"]["alternative"]
+    assert problem["commit"]["state"] == "skipped"
+
+
+def test_accept_unsure_commits_an_unsure_fix_saying_so(repo: pytest.Pytester) -> None:
+    write(repo.path, age=AGE, test_age=TEST_AGE)
+    commit_all(repo.path)
+
+    result = repo.runpytest("--heal-write", "--heal-accept-unsure")
+
+    result.stdout.fnmatch_lines(["UNSURE test_age.py::test_age", "  committed * unsure: heal *"])
+    assert git(repo.path, "log", "--format=%s") == "unsure: heal test_age.py::test_age\nstart\n"
+    body = git(repo.path, "log", "-1", "--format=%b")
+    assert "UNSURE: the tests cannot tell: " in body and "Separating input: age(" in body
+    assert repo.path.joinpath("age.py").read_text() != AGE
+    assert repo.runpytest("-p", "no:caretaker").ret == 0  # the fix taken passes the tests

@@ -227,7 +227,7 @@ def test_an_unsure_fix_shows_its_diff_then_why_the_tests_cannot_tell() -> None:
         "     def mean(xs):",
         "    -    return sum(xs) / (len(xs) + 1)",
         "    +    return sum(xs) / max(len(xs), 1)",
-        "  a test to settle it (the expected value is yours to choose):",
+        "  a test to settle it (it expects this fix's result):",
         "    def test_age_on_the_birthday():",
     ]
     assert writer.markup["    +    return sum(xs) / max(len(xs), 1)"] == {"green": True}

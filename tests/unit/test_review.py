@@ -79,7 +79,7 @@ def test_an_unsure_fix_is_shown_with_its_doubt(monkeypatch: pytest.MonkeyPatch) 
         "the tests cannot tell: `<` from `<=` on line 2\n"
         "separating input: age(date(1990, 6, 1), date(2024, 6, 1)): this fix returns 34, "
         "the original returns 33\n"
-        "a test to settle it (the expected value is yours to choose):\n"
+        "a test to settle it (it expects this fix's result):\n"
         "  def test_age():\n"
     ) in shown
     assert shown.endswith("Write fix 1 of 1? y / n / a(ll) / q(uit) [n] ")
