@@ -23,6 +23,7 @@ from pytest_caretaker.run.command import python_target
 #: The package's files the hook and the child import (tests/integration/test_run_kit.py).
 KIT = (
     "__init__.py",
+    "commits.py",
     "syntax.py",
     "project/__init__.py",
     "project/files.py",
