@@ -76,12 +76,7 @@ def heal_collection(
         command += [f"--heal-workers={workers}"]
     env = dict(os.environ)
     if package is not None:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(package), env.get("PYTHONPATH")]))
-        # The installed entry point names this checkout's plugin module, which an older
-        # package may not have (plugin.py became plugin/hooks.py): load the package's own.
-        hooks = package / "pytest_caretaker" / "plugin" / "hooks.py"
-        plugin = "pytest_caretaker.plugin" + (".hooks" if hooks.is_file() else "")
-        command[3:3] = ["-p", "no:caretaker", "-p", plugin]
+        use_package(command, env, package)
     started = time.perf_counter()
     done = subprocess.run(
         command, cwd=workdir, capture_output=True, text=True, check=False, env=env
@@ -107,6 +102,16 @@ def heal_alone(
         results.update(found)
         walls.append(wall)
     return results, walls
+
+
+def use_package(command: list[str], env: dict[str, str], package: Path) -> None:
+    """command (``python -m pytest ...``) and env made to run package's pytest_caretaker."""
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(package), env.get("PYTHONPATH")]))
+    # The installed entry point names this checkout's plugin module, which an older package may
+    # not have (plugin.py became plugin/hooks.py): load the package's own.
+    hooks = package / "pytest_caretaker" / "plugin" / "hooks.py"
+    plugin = "pytest_caretaker.plugin" + (".hooks" if hooks.is_file() else "")
+    command[3:3] = ["-p", "no:caretaker", "-p", plugin]
 
 
 def parse_summary(stdout: str) -> dict[str, dict[str, object]]:

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from builtin_repair import ROOT, package_at
+from builtin_repair import ROOT, package_at, use_package
 
 WEAK = ROOT / "examples" / "weak"
 RESULT = re.compile(r"^(HEALED|UNSURE|NOT HEALED) (\S+?)(?:: | |$)")
@@ -274,12 +274,7 @@ def heal_session(
     command += [] if sandbox else ["-o", "heal_sandbox=off"]
     environment = env()
     if package is not None:
-        environment["PYTHONPATH"] = os.pathsep.join(
-            filter(None, [str(package), environment.get("PYTHONPATH")])
-        )
-        hooks = package / "pytest_caretaker" / "plugin" / "hooks.py"
-        plugin = "pytest_caretaker.plugin" + (".hooks" if hooks.is_file() else "")
-        command[3:3] = ["-p", "no:caretaker", "-p", plugin]
+        use_package(command, environment, package)
     started = time.perf_counter()
     done = subprocess.run(
         command, cwd=folder, capture_output=True, text=True, check=False, env=environment
