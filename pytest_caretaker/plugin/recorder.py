@@ -64,6 +64,8 @@ class Recorder:
         config.pluginmanager.register(self.unselected, "caretaker-unselected")
         #: The session's secrets (environment, secret-named locals), kept out of every prompt.
         self.redactor = Redactor.for_project(self.root, os.environ)
+        #: The failures of the test being run, recorded once its protocol is over.
+        self._pending: dict[str, tuple[pytest.Item, pytest.TestReport, BaseException]] = {}
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         for path in {path for item in items for path in test_code_files(item)}:
@@ -75,39 +77,75 @@ class Recorder:
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-        result = yield
+        # Only what must happen here, in a few steps: a project's pytest-timeout keeps its alarm
+        # armed until the test's whole protocol is over, and an alarm that fires in a long step
+        # here would end the session (signal method: INTERNALERROR; thread method: os._exit).
+        # The failure is recorded after the protocol (pytest_runtest_protocol, below).
+        result: pytest.TestReport | None = None
+        try:
+            result = yield
+            self._note(item, call, result)
+        except pytest.fail.Exception as alarm:  # another plugin's alarm (its signal handler)
+            if result is None:  # raised by the hooks inside this one: not caretaker's to catch
+                raise
+            _fail(result, alarm)
+            self._note(item, None, result, alarm)
+        return result
+
+    def _note(
+        self,
+        item: pytest.Item,
+        call: pytest.CallInfo[None] | None,
+        result: pytest.TestReport,
+        alarm: BaseException | None = None,
+    ) -> None:
+        error = alarm if call is None or call.excinfo is None else call.excinfo.value
         # Each phase that ran here finished (setup too: a slow fixture): none needs much longer.
         # One a time limit ended says how long the limit was, not how long the test takes.
-        if not (result.failed and call.excinfo is not None and _timed_out(call.excinfo.value)):
+        if not (result.failed and error is not None and _timed_out(error)):
             self.slowest = max(self.slowest or 0.0, result.duration)
         if result.when == "call" and result.passed:
             self.passed.append(item.nodeid)
-        elif (
-            result.failed
-            and result.when in ("setup", "call")
-            and call.excinfo is not None
-            and item.nodeid not in self.failures
-        ):
-            try:
-                from pytest_caretaker.record import failure as failures
+        elif result.failed and result.when in ("setup", "call") and error is not None:
+            if item.nodeid in self.passed:  # the alarm came after it was counted
+                self.passed.remove(item.nodeid)
+            self._pending.setdefault(item.nodeid, (item, result, error))
 
-                self.failed(item.nodeid, item.session.items)
-                self.failures[item.nodeid] = failures.record(
-                    item.nodeid,
-                    result.when,
-                    item.path,
-                    call.excinfo.value,
-                    result.longreprtext,
-                    result.capstdout + result.capstderr,
-                    self.root,
-                    self.redactor,
-                )
-            except Exception as error:  # never an INTERNALERROR: the run's outcome stands
-                self.notes.append(
-                    f"caretaker: {item.nodeid} could not be recorded for healing: "
-                    f"{error!r}{where(error)}; please report it"
-                )
-        return result
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
+        # tryfirst: the outermost wrapper, so every other plugin's timer around the test (set
+        # and cancelled by pytest-timeout's own wrapper of this hook) is off before recording.
+        try:
+            return (yield)
+        finally:
+            pending, self._pending = self._pending, {}
+            for failed, result, error in pending.values():
+                self._record_failure(failed, result, error)
+
+    def _record_failure(
+        self, item: pytest.Item, result: pytest.TestReport, error: BaseException
+    ) -> None:
+        if item.nodeid in self.failures:
+            return
+        try:
+            from pytest_caretaker.record import failure as failures
+
+            self.failed(item.nodeid, item.session.items)
+            self.failures[item.nodeid] = failures.record(
+                item.nodeid,
+                result.when,
+                item.path,
+                error,
+                result.longreprtext,
+                result.capstdout + result.capstderr,
+                self.root,
+                self.redactor,
+            )
+        except Exception as error:  # never an INTERNALERROR: the run's outcome stands
+            self.notes.append(
+                f"caretaker: {item.nodeid} could not be recorded for healing: "
+                f"{error!r}{where(error)}; please report it"
+            )
 
     def failed(self, nodeid: str, items: Sequence[pytest.Item] = ()) -> None:
         """Called at the first and every later failure, before it is recorded."""
@@ -155,6 +193,15 @@ class WorkerRecorder(Recorder):
 
 #: The key of a worker's record in pytest-xdist's workeroutput.
 WORKER_OUTPUT = "caretaker"
+
+
+def _fail(report: pytest.TestReport, alarm: BaseException) -> None:
+    """The report of a phase an alarm ended inside caretaker's hook: failed, with the alarm's
+    message (pytest-timeout's "Timeout (>1.0s) from pytest-timeout.")."""
+    said = f"{type(alarm).__name__}: {alarm}"
+    before = report.longreprtext.rstrip() if report.failed else ""
+    report.outcome = "failed"
+    report.longrepr = f"{before}\n{said}".lstrip()
 
 
 def _timed_out(exception: BaseException) -> bool:

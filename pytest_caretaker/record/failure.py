@@ -21,6 +21,8 @@ MAX_LONGREPR = 6_000
 MAX_OUTPUT = 2_000
 MAX_LOCALS = 12
 MAX_LOCAL_REPR = 160
+#: The longest secret a local's shown repr may begin and still be redacted whole.
+MAX_SECRET = 4_096
 
 
 def safe_repr(name: str, value: object, redactor: Redactor | None = None) -> str:
@@ -35,7 +37,10 @@ def safe_repr(name: str, value: object, redactor: Redactor | None = None) -> str
     except Exception as error:  # a user's __repr__ may raise anything
         return f"<repr failed: {type(error).__name__}>"
     if redactor is not None:
-        text = redactor(text)
+        # Cut, with room for a secret that starts within what is shown, before it is redacted:
+        # the repr of a large local (a table, a file's bytes) costs its size, not its size
+        # times the redactor's patterns.
+        text = redactor(text[: MAX_LOCAL_REPR + MAX_SECRET])
     if len(text) > MAX_LOCAL_REPR:
         text = text[: MAX_LOCAL_REPR - 3] + "..."
     return text
