@@ -24,6 +24,7 @@ from pytest_caretaker.project.imports import conftests, importers
 from pytest_caretaker.project.localize import module_of, neighbours
 from pytest_caretaker.project.reads import Files
 from pytest_caretaker.results import Failure
+from pytest_caretaker.verify.patience import patient_run
 from pytest_caretaker.verify.runner import Runner, RunResult
 
 #: The failing cases of one kind (alike) that the baseline reruns.
@@ -81,7 +82,7 @@ class Wider:
         with self._lock:
             new = [nodeid for nodeid in reached if nodeid not in self.status]
             if new:
-                run = self.runner.run(new)
+                run = patient_run(self.runner, new)
                 for nodeid in new:
                     ran = run.outcomes.get(nodeid)
                     self.status[nodeid] = ran is not None and ran.outcome == "passed"
@@ -125,7 +126,7 @@ def baseline(
     rerun with the case it follows (the first of its kind)."""
     followers = alike(failures)
     led = [failure.nodeid for failure in failures if failure.nodeid not in followers]
-    run = runner.run(led + list(others), trace=True)
+    run = patient_run(runner, led + list(others), expected=others, trace=True)
     if run.problem is not None:
         return run, {}
 

@@ -1,10 +1,8 @@
 """The values that cross stages: what failed, what a repairer proposes, what a check finds, and
-what a session reports and writes.
-
-Every later stage consumes these, so they live here, in a module that imports nothing of the
-package (but commits.py): a stage depends on this module and on the stages below it, never on a
-sibling for a type. All are frozen; a reason is a sentence a user (or a model) can act on.
-"""
+what a session reports and writes. Every later stage consumes these, so they live here, in a
+module that imports nothing of the package (but commits.py): a stage depends on this module and
+on the stages below it, never on a sibling for a type. All are frozen; a reason is a sentence a
+user (or a model) can act on."""
 
 from __future__ import annotations
 
@@ -124,9 +122,11 @@ class Verdict:
     ok: bool
     reason: str = ""  # one line, for the summary
     detail: str = ""  # the evidence, for the model's next attempt
-    #: What passed in the run (the other cases of a problem a fix heals too), and its time.
+    #: What passed in the run (the other cases of a problem a fix heals too), and its time;
+    #: what the reader of an accepted fix must know of its proof (a test that needed more time).
     passed: frozenset[str] = frozenset()
     seconds: float = 0.0
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from pytest_caretaker.apply.rewrite import merge, unified_diff
 from pytest_caretaker.project.localize import module_of
 from pytest_caretaker.results import Dropped, Failure, FileChange, Fix, HealResult
 from pytest_caretaker.verify.judge import judge
+from pytest_caretaker.verify.patience import patient_run
 from pytest_caretaker.verify.runner import Runner
 
 
@@ -106,7 +107,7 @@ def _verdict(fixes: Sequence[Fix], runner: Runner, regression: Sequence[str]) ->
         return "the changes do not combine"
     healed = [nodeid for fix in fixes for nodeid in fix.nodeids]
     neighbours = [nodeid for nodeid in regression if nodeid not in healed]
-    run = runner.run([*healed, *neighbours], {path: a.after for path, a in files.items()})
+    run = patient_run(runner, [*healed, *neighbours], {path: a.after for path, a in files.items()})
     verdict = judge(run, healed, neighbours)
     return None if verdict.ok else verdict.reason
 
@@ -153,7 +154,8 @@ def _passing(
 ) -> list[str]:
     """Those of judged that pass when run (which holds them) runs under fixes."""
     files = combined(fixes) or {}
-    outcomes = runner.run(run, {path: change.after for path, change in files.items()}).outcomes
+    changes = {path: change.after for path, change in files.items()}
+    outcomes = patient_run(runner, run, changes, expected=judged).outcomes
     return [n for n in judged if (o := outcomes.get(n)) is not None and o.outcome == "passed"]
 
 

@@ -99,6 +99,23 @@ def run_in_terminal(
     return output.decode("utf-8", "replace").replace("\r\n", "\n")
 
 
+_STOPPED = re.compile(
+    r"the test did not finish within (?P<seconds>[\d.]+) s(?P<how> \(does the code loop forever\?\)"
+    r"|, (?:waiting for a processor|running for) [\d.e-]+ s of them \(a busy machine[^)]*\))"
+)
+
+
+def stopped_at(text: str, seconds: float) -> bool:
+    """Whether text says a test was stopped at its limit of seconds (timer.hung): as a loop; on a
+    busy machine, having waited for a processor; or, so stopped, again with three times the limit
+    (patience.py, a trial's run again). Which of them depends on the machine's load."""
+    for said in _STOPPED.finditer(text):
+        limit = float(said["seconds"])
+        if f"{limit:.3g}" in (f"{seconds:.3g}", f"{3 * seconds:.3g}"):
+            return True
+    return False
+
+
 def git(cwd: Path, *args: str) -> str:
     """Run git in cwd as a test user; its output. Raises when git fails."""
     done = subprocess.run(

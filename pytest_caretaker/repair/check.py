@@ -54,8 +54,9 @@ class Prover:
         verdict = self.check(problem, {change.path: change.after for change in changes})
         if not verdict.ok:
             return Rejected(verdict.reason, verdict.detail, proposal)
+        notices = (*judged.notices, *verdict.notes)  # a test that passed only with more time
         candidate = Candidate(
-            proposal.edits, changes, proposal.explanation, judged.notices, verdict.passed
+            proposal.edits, changes, proposal.explanation, notices, verdict.passed
         )
         return Accepted(candidate, verdict)
 

@@ -21,7 +21,8 @@ from pytest_caretaker.run.command import Ran, Target, launch
 from pytest_caretaker.run.findings import Key, key, keys, moved_on, new, reported
 from pytest_caretaker.run.hook import CASE
 from pytest_caretaker.verify.judge import judge
-from pytest_caretaker.verify.protocol import SandboxPolicy
+from pytest_caretaker.verify.patience import patient_run
+from pytest_caretaker.verify.protocol import RAISE, SandboxPolicy
 from pytest_caretaker.verify.reading import executed_in
 from pytest_caretaker.verify.runner import Runner
 
@@ -114,6 +115,11 @@ class CommandCheck:
     ) -> Verdict:
         merged = {**self.base, **changes}
         ran = self.rerun(merged, timeout)
+        if ran.timed_out and timeout is not None and timeout < self.timeout:
+            # Stopped within a limit shorter than the user's: on a busy machine a command that
+            # ends can reach it; once more, with more time (patience.py), before it is refused.
+            timeout = min(timeout * RAISE, self.timeout)
+            ran = self.rerun(merged, timeout)
         if ran.timed_out:
             limit = self.timeout if timeout is None else timeout
             return Verdict(False, failed(ran, limit), ran.output[-MAX_DETAIL:], seconds=ran.seconds)
@@ -123,7 +129,7 @@ class CommandCheck:
                 return Verdict(False, why, ran.output[-MAX_DETAIL:], seconds=ran.seconds)
         passed = frozenset({problem.lead.nodeid})
         if self.tests is not None and self.passing:
-            run = self.tests.run(self.passing, merged, timeout=timeout)
+            run = patient_run(self.tests, self.passing, merged, timeout=timeout)
             verdict = judge(run, [], self.passing)
             if not verdict.ok:
                 reason = f"the command passes but the {verdict.reason}"

@@ -83,6 +83,7 @@ def heal_failure(command: Command, first: Ran, folder: Path, env: dict[str, str]
     done = Healing()
     try:
         with Repairs(work) as repairs:
+            done.notes += repairs.notes
             heal_findings(run, repairs, first, record, done)
     except (Unrepairable, TooLarge) as error:
         return _gave_up(command, first, str(error), run.redactor)

@@ -38,8 +38,13 @@ from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.arguments import standalone_args
 from pytest_caretaker.verify.confinement import confinement_for
 from pytest_caretaker.verify.environment import candidate_env
-from pytest_caretaker.verify.protocol import SandboxPolicy
+from pytest_caretaker.verify.protocol import HUNG, SandboxPolicy
 from pytest_caretaker.verify.runner import Runner
+
+#: Each test's limit in the run of the project's tests before any fix, where nothing tells yet how
+#: long they take (the project's pytest-timeout, if lower, holds): a test that hangs costs this,
+#: not the whole run's --timeout, and the tests that pass are still known.
+BASELINE_LIMIT = 10.0
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,7 @@ class Repairs:
         self.limits = Limits.of(work.settings)
         self.tests: Runner | None = None
         self.passing: tuple[str, ...] = ()
+        self.notes: list[str] = []  # what the run of the project's tests before any fix said
         self.rerun: Rerun
         self.commands: Commands | None = None
 
@@ -88,10 +94,11 @@ class Repairs:
             self.rerun = Copies(work.argv, work.root, env, settings.timeout, work.scratch, policy)
         if work.tests is not False:
             args = standalone_args()
-            runner = Runner(work.root, work.root, args, settings.timeout, False, confinement)
+            runner = Runner(
+                work.root, work.root, args, settings.timeout, False, confinement, BASELINE_LIMIT
+            )
             self.tests = self._stack.enter_context(runner)
-            baseline = self.tests.run([])
-            self.passing = tuple(k for k, v in baseline.outcomes.items() if v.outcome == "passed")
+            self.passing, self.notes = tests_before(runner)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -173,6 +180,29 @@ def _held(failure: Failure, files: ProjectFiles) -> Executed:
         return Executed((), {frame.path: frozenset({frame.lineno})})
     lines = frozenset(range(definition.start, definition.end + 1))
     return Executed(((frame.path, definition.start),), {frame.path: lines})
+
+
+def tests_before(runner: Runner) -> tuple[tuple[str, ...], list[str]]:
+    """The project's tests that pass before any fix, and a note for each that a time limit
+    stopped; from then on each test's limit is derived from those that passed, as pytest --heal
+    derives it from the user's run (ten times the slowest, 1 s at least)."""
+    from pytest_caretaker.verify.timer import derived  # imports pytest: only where tests run
+
+    run = runner.run([])
+    passed = {nodeid: o for nodeid, o in run.outcomes.items() if o.outcome == "passed"}
+    tests = plural(len(passed), "test")
+    notes = [
+        f"caretaker: {nodeid}: {o.detail[o.detail.rfind(HUNG) :].splitlines()[0]}, in the run of "
+        f"the project's tests before any fix; fixes are checked against the {tests} that passed"
+        for nodeid, o in run.outcomes.items()
+        if HUNG in o.detail
+    ]
+    if run.problem is not None:
+        notes.append(
+            f"caretaker: the project's tests could not be run before any fix: {run.problem}"
+        )
+    runner.test_limit = derived(o.seconds for o in passed.values()) or runner.test_limit
+    return tuple(passed), notes
 
 
 def _proof(work: Repairing, tests: int) -> str:

@@ -30,6 +30,7 @@ from pytest_caretaker.runtime.goodcalls import GoodCall
 from pytest_caretaker.runtime.records import Crash
 from pytest_caretaker.verify.environment import candidate_env
 from pytest_caretaker.verify.judge import judge
+from pytest_caretaker.verify.patience import patient_run
 from pytest_caretaker.verify.protocol import SandboxPolicy
 from pytest_caretaker.verify.reading import executed_in
 from pytest_caretaker.verify.runner import Runner
@@ -221,7 +222,7 @@ class ReplayCheck:
         self.returned[key(changes)] = self.replay.redact(replayed.returned)
         passed = frozenset({problem.lead.nodeid})
         if self.tests is not None and self.passing:
-            run = self.tests.run(self.passing, changes, timeout=timeout)
+            run = patient_run(self.tests, self.passing, changes, timeout=timeout)
             verdict = judge(run, [], self.passing)
             if not verdict.ok:
                 reason = f"the call returns but the {verdict.reason}"

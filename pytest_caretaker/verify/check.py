@@ -31,6 +31,7 @@ from dataclasses import replace
 from pytest_caretaker.problem import Problem
 from pytest_caretaker.results import Verdict
 from pytest_caretaker.verify.judge import judge
+from pytest_caretaker.verify.patience import patient_run
 from pytest_caretaker.verify.runner import Runner
 
 #: How many more times the cases a proof saw pass are run, each in a fresh process. A wrong
@@ -69,7 +70,7 @@ class PytestCheck:
         seen = known & {*problem.ids, *regression}
         if not cases and not fresh:  # every test of the proof was seen passing with the changes
             return Verdict(True, passed=seen)
-        run = self.runner.run([*cases, *fresh], changes, timeout=timeout)
+        run = patient_run(self.runner, [*cases, *fresh], changes, timeout=timeout)
         lead = [problem.lead.nodeid] if problem.lead.nodeid in cases else []
         verdict = judge(run, lead, fresh)
         if verdict.ok:
@@ -89,9 +90,11 @@ class PytestCheck:
         one of AGAIN more runs: under the same code, a test that passes one run and fails the
         next passes by chance."""
         healed = [nodeid for nodeid in cases if nodeid in verdict.passed][:AGAIN_CASES]
+        slow = bool(verdict.notes)  # the cases needed more time on this machine: they get it
         seconds = verdict.seconds
         for _ in range(AGAIN if healed else 0):
-            again = judge(self.runner.run(healed, changes, timeout=timeout), healed, [])
+            run = patient_run(self.runner, healed, changes, timeout=timeout, slow=slow)
+            again = judge(run, healed, [])
             seconds += again.seconds
             if not again.ok:
                 why = (
@@ -106,7 +109,7 @@ class PytestCheck:
         with self._lock:
             known = self._passed.get(_digest(changes), frozenset())
         unknown = [nodeid for nodeid in nodeids if nodeid not in known]
-        run = self.runner.run(unknown, changes) if unknown else None
+        run = patient_run(self.runner, unknown, changes) if unknown else None
         if run is not None and (run.problem is not None or run.collect_errors):
             return None
         passed = {n for n, o in run.outcomes.items() if o.outcome == "passed"} if run else set()

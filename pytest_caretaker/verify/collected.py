@@ -119,7 +119,9 @@ class CollectedSession(WorkerPlugin):
         if items is None:
             return self.run_fresh(spec_path)
         self.tracer = Tracer(self.root) if spec["trace"] else None
-        self.time_limits.limits = Limits(spec["test_limit"], spec["run_limit"])
+        self.time_limits.limits = Limits(
+            spec["test_limit"], spec["run_limit"], scale=spec["limit_scale"]
+        )
         args = spec["args"]
         basetemp = Path(args[len(args) - args[::-1].index("--basetemp")])
         pytest_private.fresh_run(config, basetemp)

@@ -20,6 +20,11 @@ RUN_SPACE = "work"
 #: How the detail of a test that outlived its own time limit ends (timer.py writes it; the
 #: parent's side recognises a hang by it).
 HUNG = "the test did not finish within"
+#: What a hung test's line adds when it waited for a processor for much of its limit (timer.py):
+#: the machine was busy, and a run again with more time may see it pass (patience.py).
+BUSY = "a busy machine"
+#: How many times as long as its first limits a test so stopped gets when it is run again.
+RAISE = 3.0
 
 
 class SandboxPolicy(TypedDict):
@@ -45,6 +50,7 @@ class SessionSpec(TypedDict):
     # of run_limit, the whole run's.
     test_limit: float | None
     run_limit: float
+    limit_scale: float  # the limits above, this many times as long (a run again: patience.py)
 
 
 class RunSpec(SessionSpec):
@@ -65,6 +71,7 @@ class ReportedOutcome(TypedDict):
 
     outcome: Literal["passed", "failed", "error", "skipped"]
     detail: str
+    seconds: float  # the call's, of a test that passed (0 otherwise)
 
 
 class Trace(TypedDict):
@@ -141,6 +148,7 @@ class TrialRequest(TypedDict):
     line: int  # the function's first line, decorators included
     source: str  # the whole new text of the file
     limit: float  # seconds
+    scale: float  # each test's limit, this many times as long (a trial again: trials.py)
     #: Set to compare variants of the function beyond the tests (behaviour.py): the tests run
     #: on source, every one, while the function's calls are captured.
     compare: Comparison | None

@@ -17,7 +17,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,7 @@ class Confinement:
 class Outcome:
     outcome: str  # passed, failed, error, skipped
     detail: str = ""
+    seconds: float = field(default=0.0, compare=False)  # the call's, of a test that passed
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,8 @@ class RunResult:
     problem: str | None = None  # set when the run itself failed: timeout, crash
     output: str = ""
     seconds: float = 0.0
+    #: The tests that reached a time limit and were run again with more time (patience.py).
+    again: frozenset[str] = frozenset()
 
 
 class Runner:
@@ -132,17 +135,20 @@ class Runner:
         trace: bool = False,
         timeout: float | None = None,
         test_limit: float | None = None,
+        scale: float = 1.0,
     ) -> RunResult:
         """Run nodeids with patches (root-relative path -> new bytes) served in memory.
 
         timeout, when given, shortens this run's limit (never lengthens it); test_limit, when
-        given, is each test's own (else the runner's; the project's pytest-timeout wins).
+        given, is each test's own (else the runner's; the project's pytest-timeout wins);
+        scale makes every limit that many times as long, up to the runner's timeout (the
+        user's ceiling).
         """
         workdir = Path(tempfile.mkdtemp(prefix="run-", dir=self.scratch))
-        limit = self.timeout if timeout is None else min(timeout, self.timeout)
+        limit = self.timeout if timeout is None else min(timeout * scale, self.timeout)
         per_test = self.test_limit if test_limit is None else test_limit
         try:
-            return self._run(workdir, nodeids, patches or {}, trace, (per_test, limit))
+            return self._run(workdir, nodeids, patches or {}, trace, (per_test, limit, scale))
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
@@ -152,9 +158,9 @@ class Runner:
         nodeids: Sequence[str],
         patches: Mapping[str, bytes],
         trace: bool,
-        limits: tuple[float | None, float],
+        limits: tuple[float | None, float, float],
     ) -> RunResult:
-        test_limit, timeout = limits
+        test_limit, timeout, scale = limits
         patch_files: dict[str, str] = {}
         for index, (rel, data) in enumerate(sorted(patches.items())):
             target = workdir / f"patch{index}.py"
@@ -172,6 +178,7 @@ class Runner:
             "sandbox": self.policy,
             "test_limit": test_limit,
             "run_limit": timeout,
+            "limit_scale": scale,
         }
         spec_file = workdir / "spec.json"
         spec_file.write_text(json.dumps(spec), encoding="utf-8")
@@ -188,7 +195,10 @@ class Runner:
             problem = "the test process's result could not be read"
             return RunResult({}, {}, problem=problem, output=output, seconds=seconds)
         return RunResult(
-            outcomes={k: Outcome(v["outcome"], v["detail"]) for k, v in report["outcomes"].items()},
+            outcomes={
+                k: Outcome(v["outcome"], v["detail"], v.get("seconds", 0.0))
+                for k, v in report["outcomes"].items()
+            },
             executed=executed(report["trace"]),
             collect_errors=tuple(report["collect_errors"]),
             output=output,

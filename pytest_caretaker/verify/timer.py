@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from collections.abc import Generator, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from types import FrameType
 
 import pytest
 
-from pytest_caretaker.verify.protocol import HUNG
+from pytest_caretaker.verify.protocol import BUSY, HUNG
 
 #: Signals need the main thread and SIGALRM (POSIX).
 AVAILABLE = hasattr(signal, "setitimer") and hasattr(signal, "SIGALRM")
@@ -44,6 +45,13 @@ REPEAT = 1.0
 RETRY = 0.001
 #: The verification children's own code (the worker's tracer): no place to raise in.
 HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+#: A test that waited for a processor (Linux tells: schedstat) for this share of its limit or
+#: more did not have the machine to itself: beside two busy processes on two cores a loop waits
+#: a third of the time; on a quiet machine next to none, and neither does code that sleeps.
+WAIT_SHARE = 0.1
+#: Where Linux does not tell: a test that ran for less CPU time than this share of its limit was
+#: starved, or waited (a loop on a quiet machine runs for nearly all of it).
+BUSY_SHARE = 0.9
 #: A limit derived from the passing tests: FACTOR times the slowest of them, at least FLOOR s.
 FACTOR = 10.0
 FLOOR = 1.0
@@ -56,9 +64,44 @@ def derived(durations: Iterable[float], floor: float = FLOOR) -> float | None:
     return None if slowest is None else max(floor, FACTOR * slowest)
 
 
-def hung(seconds: float) -> str:
-    """Why a hung test failed: the line its detail carries."""
+def hung(seconds: float, ran: float | None = None, waited: float | None = None) -> str:
+    """Why a hung test failed: the line its detail carries. ran: the CPU seconds the test had of
+    its limit, waited: the seconds it waited for a processor (None: not known); a test starved
+    of the processor says so (patience.py runs it again with more time)."""
+    if waited is not None:
+        if waited >= WAIT_SHARE * seconds:
+            return (
+                f"{HUNG} {seconds:.3g} s, waiting for a processor {waited:.2g} s of them ({BUSY})"
+            )
+    elif ran is not None and ran < BUSY_SHARE * seconds:
+        return (
+            f"{HUNG} {seconds:.3g} s, running for {ran:.2g} s of them ({BUSY}, or the code waits)"
+        )
     return f"{HUNG} {seconds:.3g} s (does the code loop forever?)"
+
+
+class Waits:
+    """How long this process's thread has waited for a processor, in seconds (the run queue
+    delay Linux keeps in schedstat); None where it is not told. The file is opened once per
+    process (a forked child has a thread of its own) and read again in a few microseconds."""
+
+    def __init__(self) -> None:
+        self._pid = -1
+        self._fd: int | None = None
+
+    def __call__(self) -> float | None:
+        if os.getpid() != self._pid:
+            self._pid = os.getpid()
+            try:
+                self._fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+            except OSError:
+                self._fd = None
+        if self._fd is None:
+            return None
+        try:
+            return int(os.pread(self._fd, 128, 0).split()[1]) / 1e9
+        except (OSError, ValueError, IndexError):
+            return None
 
 
 class TimeLimitExceeded(BaseException):
@@ -73,11 +116,16 @@ class Limits:
     test: float | None
     run: float
     cap: float | None = None
+    #: How many times as long as the limits above a run gives each test: more than 1 in a run
+    #: again of tests that reached them, which on a busy machine a test that passes can do.
+    scale: float = 1.0
 
     def of(self, item: pytest.Item) -> float | None:
         """Seconds the item may take in each of its setup, call and teardown; None: no limit
         of its own is known, the run's timeout holds."""
-        known = [s for s in (project_limit(item), self.test, self.cap) if s is not None]
+        known = [
+            s * self.scale for s in (project_limit(item), self.test, self.cap) if s is not None
+        ]
         return max(0.001, min(*known, self.run * RUN_SHARE)) if known else None
 
 
@@ -120,7 +168,11 @@ class Timer:
 
     def __init__(self) -> None:
         self.expired: float | None = None
+        self.said = ""  # why the phase failed, when the alarm fired (hung)
         self._armed: float | None = None
+        self._started = 0.0  # the process's CPU time when the alarm was armed
+        self._waits = Waits()
+        self._waited: float | None = None  # and how long it had waited for a processor
 
     @contextmanager
     def limit(self, seconds: float | None) -> Iterator[None]:
@@ -131,6 +183,8 @@ class Timer:
             return
         previous = signal.signal(signal.SIGALRM, self._alarm)
         self._armed = seconds
+        self._started = time.process_time()
+        self._waited = self._waits()
         signal.setitimer(signal.ITIMER_REAL, seconds, min(seconds, REPEAT))
         try:
             yield
@@ -150,8 +204,12 @@ class Timer:
             # unsets a trace function that raises) and point at the tracer. Come back shortly.
             signal.setitimer(signal.ITIMER_REAL, RETRY, min(seconds, REPEAT))
             return
+        if self.expired is None:  # the first alarm says how much of its limit the test ran
+            waits, before = self._waits(), self._waited
+            waited = None if waits is None or before is None else waits - before
+            self.said = hung(seconds, time.process_time() - self._started, waited)
         self.expired = seconds
-        raise TimeLimitExceeded(hung(seconds))
+        raise TimeLimitExceeded(self.said)
 
 
 class TimeLimits:
@@ -183,7 +241,7 @@ class TimeLimits:
         if seconds is not None:
             # Caught by the test or not, a phase that outlived its limit does not pass.
             before = report.longreprtext.rstrip() if report.failed else ""
-            said = hung(seconds)
+            said = self.timer.said
             report.outcome = "failed"
             report.longrepr = before if said in before else f"{before}\n{said}".lstrip()
         return report

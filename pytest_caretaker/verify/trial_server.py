@@ -168,7 +168,8 @@ class TrialPlugin(WorkerPlugin):
             limits = self.time_limits.limits
             run = min(limits.run, request["limit"])
             cap = derived(self._durations.values(), TRIAL_FLOOR) or limits.test
-            self.time_limits.limits = replace(limits, run=run, cap=cap)
+            scale = request.get("scale", 1.0)
+            self.time_limits.limits = replace(limits, run=run, cap=cap, scale=scale)
             cap_memory(TRIAL_HEADROOM)
             reply = self._run(request, items, live)
         except pytest.exit.Exception:  # the candidate's pytest.exit(): no reply, so no pass
@@ -287,7 +288,7 @@ def serve(spec_path: str) -> int:
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     workdir = str(Path(spec_path).parent)
-    limits = Limits(spec["test_limit"], spec["run_limit"])
+    limits = Limits(spec["test_limit"], spec["run_limit"], scale=spec["limit_scale"])
     root = Path(spec["root"]).resolve()
     plugin = TrialPlugin(root, commands, replies, rules, workdir, limits, spec["workers"])
     pytest.main([*spec["args"], *spec["nodeids"]], plugins=plugin.plugins())

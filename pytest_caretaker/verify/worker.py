@@ -72,11 +72,12 @@ class WorkerPlugin:
             outcome: Literal["failed", "error"] = "failed" if report.when == "call" else "error"
             if seen is None or seen["outcome"] == "passed":
                 detail = report.longreprtext[-MAX_DETAIL:]
-                self.outcomes[report.nodeid] = {"outcome": outcome, "detail": detail}
+                self.outcomes[report.nodeid] = {"outcome": outcome, "detail": detail, "seconds": 0}
         elif report.skipped and seen is None:
-            self.outcomes[report.nodeid] = {"outcome": "skipped", "detail": ""}
+            self.outcomes[report.nodeid] = {"outcome": "skipped", "detail": "", "seconds": 0}
         elif report.when == "call" and report.passed and seen is None:
-            self.outcomes[report.nodeid] = {"outcome": "passed", "detail": ""}
+            seconds = report.duration
+            self.outcomes[report.nodeid] = {"outcome": "passed", "detail": "", "seconds": seconds}
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -99,7 +100,7 @@ def run_spec(spec_path: str) -> RunReport:
     spec: RunSpec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     sys.dont_write_bytecode = True
     cap_memory()
-    limits = Limits(spec["test_limit"], spec["run_limit"])
+    limits = Limits(spec["test_limit"], spec["run_limit"], scale=spec["limit_scale"])
     plugin = WorkerPlugin(
         Path(spec["root"]).resolve(), load_patches(spec), bool(spec["trace"]), limits
     )

@@ -92,7 +92,12 @@ def test_a_hanging_bug_is_healed_by_the_model(hangs: pytest.Pytester, llm: Scrip
     assert elapsed < WALL, f"{elapsed:.1f} s"
     retry = llm.requests[1]["messages"][-1]["content"]
     assert "test_steps.py::test_odd_target still hangs" in retry
-    assert "the test did not finish within 1 s (does the code loop forever?)" in retry
+    # The loop ran for all of its 1 s; on a busy machine it ran for less, and was run again with
+    # three times the limit (patience.py) before it was refused.
+    assert "the test did not finish within 1 s (does the code loop forever?)" in retry or (
+        "the test did not finish within 3 s" in retry
+        and "it timed out on this machine, and again with 3 times its limit" in retry
+    ), retry
 
 
 @pytest.mark.parametrize("workers", [None, "2"], ids=["serial", "xdist"])
@@ -119,9 +124,10 @@ def test_a_case_that_hangs_costs_what_the_runs_tests_take_not_the_projects_timeo
     )
     retry = llm.requests[1]["messages"][-1]["content"]
     # 1 s here; more only where a loaded machine made a passing test's phase take over 0.1 s.
-    said = re.search(r"the test did not finish within ([\d.]+) s \(does the code loop", retry)
+    said = re.search(r"the test did not finish within ([\d.]+) s", retry)
     assert said is not None, retry
-    assert float(said.group(1)) < 3.0
+    again = "timed out on this machine, and again with 3 times its limit" in retry  # busy here
+    assert float(said.group(1)) / (3 if again else 1) < 3.0
 
 
 def test_a_hanging_bug_is_healed_by_the_builtin_repairer(hangs: pytest.Pytester) -> None:

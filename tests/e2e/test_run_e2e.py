@@ -461,3 +461,33 @@ def test_caretaker_run_pytest_refuses_what_pytest_has_not(tmp_path: Path) -> Non
 
     assert done.returncode == 2
     assert done.stderr == "caretaker: --iterations is caretaker run's own; pytest --heal has none\n"
+
+
+def test_a_hanging_project_test_is_named_and_the_others_still_check_the_fix(
+    tmp_path: Path,
+) -> None:
+    # Eight tests pass, the ninth loops: the fix is checked against the eight, and the one that
+    # hung is named, after its own limit rather than the whole run's --timeout.
+    passing = "".join(
+        f"\n\ndef test_unit_price_{n}():\n    assert unit_price(0, {n + 2}) == 0\n"
+        for n in range(8)
+    )
+    hangs = "\n\ndef test_forever():\n    while True:\n        pass\n"
+    files = {
+        "main.py": MAIN,
+        "shop/__init__.py": "",
+        "shop/prices.py": PRICES,
+        "test_prices.py": "from shop.prices import unit_price\n" + passing + hangs,
+    }
+    project(tmp_path, files)
+
+    done = caretaker(tmp_path, "--", PYTHON, "main.py")
+
+    assert "HEALED python main.py" in done.stdout.splitlines(), done.stdout + done.stderr
+    assert "the project's 8 passing tests still pass" in done.stdout
+    assert "no passing tests" not in done.stdout
+    assert (
+        "caretaker: test_prices.py::test_forever: the test did not finish within 10 s"
+    ) in done.stdout
+    said = "in the run of the project's tests before any fix; fixes are checked against the 8 tests"
+    assert said in done.stdout

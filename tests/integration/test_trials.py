@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from helpers import snapshot
+from helpers import snapshot, stopped_at
 
 from pytest_caretaker.verify import trials
 from pytest_caretaker.verify.runner import Runner
@@ -196,11 +196,12 @@ def test_a_candidate_that_still_hangs_fails_within_what_the_passing_tests_took(
     finally:
         started.close()
 
-    said = "the test did not finish within {} s (does the code loop forever?)"
     assert first.reason == "the tests did not finish within 1 s"
     assert reference is not None and reference.reason == f"{MEAN} failed"
-    assert again.reason == f"{MEAN} failed: {said.format(0.5)}"
-    assert again.seconds < first.seconds
+    assert again.reason.startswith(f"{MEAN} failed: ") and stopped_at(again.reason, 0.5), again
+    # Cut at the passing tests' limit, not the trial's; on a busy machine it was run again with
+    # three times that (a starved stop is no evidence), and took longer.
+    assert again.seconds < first.seconds or "a busy machine" in again.reason
 
 
 def test_before_any_trial_a_hanging_test_is_cut_at_the_sessions_limit_not_the_projects(
@@ -226,8 +227,8 @@ def test_before_any_trial_a_hanging_test_is_cut_at_the_sessions_limit_not_the_pr
         runner.close()
 
     assert reference is not None
-    said = "the test did not finish within 1 s (does the code loop forever?)"
-    assert reference.reason == f"test_spin.py::test_spin failed: {said}"
+    assert reference.reason.startswith("test_spin.py::test_spin failed: ")
+    assert stopped_at(reference.reason, 1.0), reference.reason
 
 
 def test_a_trial_that_caretaker_fails_says_it_is_caretakers(server: Trials, project: Path) -> None:

@@ -31,7 +31,9 @@ class Recorded:
         self.passing = set(passing)
         self.runs: list[list[str]] = []
 
-    def run(self, ids: Sequence[str], trace: bool = False) -> RunResult:
+    def run(
+        self, ids: Sequence[str], patches: object = None, trace: bool = False, **limits: object
+    ) -> RunResult:
         self.runs.append(list(ids))
         outcomes = {i: Outcome("passed" if i in self.passing else "failed") for i in ids}
         return RunResult(outcomes, {i: Executed() for i in ids}, seconds=1.0)
