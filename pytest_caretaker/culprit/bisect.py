@@ -24,6 +24,7 @@ from pytest_caretaker.children import WORKER_ENV, worker_token
 from pytest_caretaker.culprit.git import Git
 from pytest_caretaker.culprit.names import PROBE_ENV
 from pytest_caretaker.culprit.search import Search
+from pytest_caretaker.record import dotenvs
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import kill_group
 from pytest_caretaker.verify.environment import candidate_env
@@ -85,7 +86,7 @@ class Prober:
             "-p", "pytest_caretaker.culprit.probe", "--no-header", *files,
         ]  # fmt: skip
         if self.sandboxed:
-            policy = sandbox.policy(tree, workdir, self.network)
+            policy = sandbox.policy(tree, workdir, self.network, blank=dotenvs.unread(tree))
             env[POLICY_ENV] = json.dumps(policy)
             command = [sys.executable, "-m", CONFINED, str(workdir), str(here), *command]
         process = subprocess.Popen(

@@ -113,7 +113,7 @@ def project_files(root: Path) -> tuple[list[Path], list[Path]]:
             name = entry.name
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if depth < MAX_DEPTH and _searched(entry):
+                    if depth < MAX_DEPTH and searched(entry):
                         todo.append((Path(entry.path), depth + 1))
                 elif not entry.is_file(follow_symlinks=False) or name.endswith(templates):
                     continue
@@ -126,7 +126,7 @@ def project_files(root: Path) -> tuple[list[Path], list[Path]]:
     return dotenvs[:MAX_DOTENV_FILES], configs[:MAX_CONFIG_FILES]
 
 
-def _searched(folder: os.DirEntry[str]) -> bool:
+def searched(folder: os.DirEntry[str]) -> bool:
     """Whether a folder may hold the project's config: not hidden, a venv, a build or a cache."""
     name = folder.name
     if name.startswith(".") or name in SKIPPED:

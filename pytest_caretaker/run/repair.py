@@ -22,6 +22,7 @@ from pytest_caretaker.llm.repairer import ModelRepairer
 from pytest_caretaker.problem import Limits, Problem, Repairer
 from pytest_caretaker.project.files import ProjectFiles, TestFiles, project_relpath
 from pytest_caretaker.project.localize import localize
+from pytest_caretaker.record import dotenvs
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.repair.chain import Chain
 from pytest_caretaker.repair.check import Prover
@@ -83,7 +84,9 @@ class Repairs:
         policy: SandboxPolicy | None = None
         env = dict(work.env)
         if confinement is not None:  # candidate code: no secret, no socket of the user's
-            policy = sandbox.policy(work.root, work.scratch, settings.sandbox_network)
+            policy = sandbox.policy(
+                work.root, work.scratch, settings.sandbox_network, blank=dotenvs.unread(work.root)
+            )
             env = candidate_env(env)
         if work.target is not None:
             self.commands = Commands(

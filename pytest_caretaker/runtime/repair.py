@@ -21,6 +21,7 @@ from pytest_caretaker.llm.repairer import ModelRepairer
 from pytest_caretaker.problem import Limits, Problem, Repairer
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
 from pytest_caretaker.project.localize import localize
+from pytest_caretaker.record import dotenvs
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.repair.chain import Chain
 from pytest_caretaker.repair.check import Prover
@@ -77,7 +78,11 @@ def repair(work: Repairing, crash: Crash) -> tuple[HealResult, Transcript]:
         # litellm takes seconds to import: the model process does it while the replays and
         # the tests run.
         warmup.start(models, settings.model_keep)
-    policy = sandbox.policy(root, work.scratch, settings.sandbox_network) if confinement else None
+    policy = None
+    if confinement:
+        policy = sandbox.policy(
+            root, work.scratch, settings.sandbox_network, blank=dotenvs.unread(root)
+        )
     good = load(root, crash.id)
     replay = Replay(crash, root, settings.timeout, work.scratch, policy, good, work.redactor)
     with Runner(root, root, standalone_args(), settings.timeout, False, confinement) as tests:

@@ -30,12 +30,14 @@ RAISE = 3.0
 class SandboxPolicy(TypedDict):
     """What a sandboxed child may do (sandbox.py): see the system, its interpreter and the
     visible paths (view.py), write only under scratch, read none of the hidden paths, and reach
-    the network only when network is true."""
+    the network only when network is true; the blank files (the project's unread .env files:
+    record/dotenvs.py) are empty files to it."""
 
     scratch: str
     hidden: list[str]
     network: bool
     visible: list[str]
+    blank: list[str]
 
 
 class SessionSpec(TypedDict):

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_caretaker.children import WORKER_ENV, worker_token
+from pytest_caretaker.record import dotenvs
 from pytest_caretaker.results import Executed
 from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import Server, run_process
@@ -96,7 +97,9 @@ class Runner:
         self.scratch = Path(tempfile.mkdtemp(prefix="caretaker-"))
         self.policy: SandboxPolicy | None = None
         if confinement is not None:
-            self.policy = sandbox.policy(root, self.scratch, confinement.network)
+            self.policy = sandbox.policy(
+                root, self.scratch, confinement.network, blank=dotenvs.unread(root)
+            )
         self.invocation_dir = invocation_dir
         self.args = tuple(args)
         self.timeout = timeout

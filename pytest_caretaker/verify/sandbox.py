@@ -9,8 +9,9 @@ network is a loopback of its own, and no capability of the real user (root's inc
 to raise a limit or undo a namespace. The server then calls ``restrict`` once for itself, and each
 run forked from it calls it again for its own, narrower layer: Landlock makes every path read-only
 but the run's own scratch folder, and hides the repository's ``.git`` and the credentials under
-``$HOME``; hard limits cap memory, file size and core dumps. After each run the server kills
-whatever the run left behind (``reap``). A fault in any step ends the process: candidate code
+``$HOME`` (the project's unread ``.env`` files are empty files in the view: view.py); hard
+limits cap memory, file size and core dumps. After each run the server kills whatever the run
+left behind (``reap``). A fault in any step ends the process: candidate code
 never runs half-confined.
 
 Like channel.py it depends on the standard library alone: both sides import it. probe.py tries
@@ -75,13 +76,26 @@ class SandboxError(OSError):
     """A step of confinement failed: the process must not go on to run candidate code."""
 
 
-def policy(root: Path, scratch: Path, network: bool, home: str | None = None) -> SandboxPolicy:
-    """The policy for a project at root whose runs write under scratch."""
+def policy(
+    root: Path,
+    scratch: Path,
+    network: bool,
+    home: str | None = None,
+    blank: Sequence[str] = (),
+) -> SandboxPolicy:
+    """The policy for a project at root whose runs write under scratch; blank: the files of the
+    project its runs see as empty files (the parent finds them: record/dotenvs.py)."""
     home = home if home is not None else os.path.expanduser("~")
     hidden = [str(root / ".git"), *SYSTEM_SECRETS]
     if home and home != "~":
         hidden += [os.path.join(home, name) for name in HOME_SECRETS]
-    return {"scratch": str(scratch), "hidden": hidden, "network": network, "visible": [str(root)]}
+    return {
+        "scratch": str(scratch),
+        "hidden": hidden,
+        "network": network,
+        "visible": [str(root)],
+        "blank": list(blank),
+    }
 
 
 def enter(rules: SandboxPolicy, visible: Sequence[str] = ()) -> list[str]:
@@ -117,7 +131,7 @@ def enter(rules: SandboxPolicy, visible: Sequence[str] = ()) -> list[str]:
     if not network:
         _loopback_up()
     try:
-        return view.build(rules["scratch"], paths, home)
+        return view.build(rules["scratch"], paths, home, rules.get("blank", []))
     except view.ViewError as error:
         raise SandboxError(error.errno, str(error.strerror)) from None
 

@@ -6,7 +6,8 @@ IPC namespace of their own. It mounts an empty tmpfs as the new root and puts in
 - the system (``/usr``, ``/bin``, ``/sbin``, ``/lib*``, ``/etc``) and what this interpreter runs
   from (its prefixes, every ``sys.path`` entry, every ``PATH`` folder), bound at their own paths;
 - the paths the policy names (the project, the folder pytest was started in) and the scratch
-  folder the runs write in;
+  folder the runs write in, with the project's unread ``.env`` files (record/dotenvs.py) as
+  empty read-only files: a candidate that reads one finds nothing to print;
 - a private ``/tmp``, ``/var/tmp``, ``/dev/shm`` (empty tmpfs), a ``/proc`` of the sandbox's own pid
   namespace, a minimal ``/dev`` (null, zero, full, random, urandom, and a private devpts for
   tests that open a pty), and ``$HOME`` as an empty folder;
@@ -142,12 +143,14 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def build(scratch: str, paths: Iterable[str], home: str | None) -> list[str]:
+def build(
+    scratch: str, paths: Iterable[str], home: str | None, blank: Iterable[str] = ()
+) -> list[str]:
     """In pid 1 of new user, pid, mount and IPC namespaces: make the view this process's root.
 
     scratch: a folder that stays visible (and writable, as Landlock allows) at its own path,
-    and where the new root is assembled. Returns the parts the kernel refused (PARTS). Raises
-    ViewError when the view cannot be built at all.
+    and where the new root is assembled; blank: files of the visible paths shown empty. Returns
+    the parts the kernel refused (PARTS). Raises ViewError when the view cannot be built at all.
     """
     if not supported():
         raise ViewError(0, f"the sandbox's view does not know {platform.machine()}'s pivot_root")
@@ -158,6 +161,7 @@ def build(scratch: str, paths: Iterable[str], home: str | None) -> list[str]:
         os.makedirs(new, exist_ok=True)
         _mount("tmpfs", new, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755")
         missing = _populate(new, scratch, paths, home)
+        _blank(new, blank)
         _pivot(new)
     except OSError as error:
         raise ViewError(error.errno, f"cannot build the sandbox's view: {error}") from None
@@ -190,6 +194,23 @@ def _populate(new: str, scratch: str, paths: Iterable[str], home: str | None) ->
     except OSError:
         missing.append("private /proc")  # an empty folder: never the machine's
     return missing
+
+
+def _blank(new: str, files: Iterable[str]) -> None:
+    """Bind one empty read-only file over each of files (regular files inside the view; not a
+    link, whose target would be resolved outside it), so that each reads as empty."""
+    empty = new + "/.caretaker-empty"
+    shown = [path for path in files if os.path.isfile(path) and not os.path.islink(path)]
+    if not shown:
+        return
+    os.close(os.open(empty, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444))
+    for path in shown:
+        if os.path.isfile(new + path):  # inside a bound path: the view holds it
+            _mount(empty, new + path, None, _MS_BIND)
+            with contextlib.suppress(OSError):  # Landlock forbids the writes anyway
+                flags = _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _locked(new + path)
+                _mount(None, new + path, None, flags)
+    os.unlink(empty)  # the mounts keep the file; the root shows no trace of it
 
 
 def _tmpfs(new: str, path: str, options: str) -> None:
