@@ -5,6 +5,9 @@ A password is rarely printed as itself alone: it goes into a URL (percent-encode
 candidate that reads one may print it reversed. Base64 of
 a longer text holds the secret's encoding at one of three alignments, so each alignment's stable
 characters are learnt; a whole base64 token can also be decoded and searched (``decoded``).
+A candidate that reads a file it may read can also print the value in pieces (``Sm7 p-r ela``),
+reversed or not: ``squeezed`` is a text with only its letters and digits, in which such a value
+is found by its own letters and digits.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from urllib.parse import quote, quote_plus
 
 #: Shortest base64 fragment learnt: shorter ones would match inside unrelated base64 text.
@@ -20,6 +24,10 @@ MIN_FRAGMENT = 6
 MAX_DECODE = 100_000
 
 _ALPHABETS = ((base64.b64encode, "base64"), (base64.urlsafe_b64encode, "base64url"))
+#: Shortest value (in letters and digits) found without its separators: a shorter one would
+#: match across the words of ordinary text.
+MIN_SQUEEZED = 8
+_ALNUM = re.compile(r"[^\W_]+")
 
 
 def forms(value: str) -> dict[str, str]:
@@ -77,3 +85,18 @@ def decoded(token: str) -> str | None:
     except (binascii.Error, ValueError):
         return None
     return data.decode("utf-8", "replace")
+
+
+def squeezed(text: str) -> tuple[str, list[int]]:
+    """text with only its letters and digits, and where in text each of them is."""
+    runs = list(_ALNUM.finditer(text))
+    return "".join(m.group(0) for m in runs), [i for m in runs for i in range(m.start(), m.end())]
+
+
+def squeezed_forms(value: str) -> dict[str, str]:
+    """The letters and digits of value, forwards and reversed, as found in a squeezed text;
+    none for a value with fewer than MIN_SQUEEZED of them."""
+    letters = "".join(_ALNUM.findall(value))
+    if len(letters) < MIN_SQUEEZED:
+        return {}
+    return {letters: "split", letters[::-1]: "split and reversed"}

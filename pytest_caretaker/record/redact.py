@@ -4,7 +4,7 @@ One Redactor per session knows the secret values of this run (environment variab
 project's .env and config files, git's config, ~/.netrc, ~/.pgpass and the shell's history:
 sources.py; locals whose names look like secrets; the literals of the project's code that hold
 one: code.py) in every encoding they take (raw, escaped, URL-encoded, JSON-escaped, base64 at any
-alignment, hex, reversed), and
+alignment, hex, reversed, and split into pieces with anything between them, reversed or not), and
 recognises strings that look like secrets wherever they appear (tokens of known shapes, private-key
 blocks, passwords in URLs, assignments, headers and prose, long high-entropy strings). Each is
 replaced by a marker that says what was removed, e.g.
@@ -25,7 +25,7 @@ from typing import Any
 
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.record import code, patterns, secrets, sources
-from pytest_caretaker.record.encodings import decoded, forms
+from pytest_caretaker.record.encodings import decoded, forms, squeezed, squeezed_forms
 from pytest_caretaker.record.patterns import entropy, looks_random
 from pytest_caretaker.record.secrets import MIN_SECRET, plausible, secret_name
 
@@ -45,6 +45,7 @@ class Redactor:
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         self._secrets: dict[str, str] = {}  # secret value -> what it is
         self._known: dict[str, str] = {}  # each form of each secret -> what it is
+        self._squeezed: dict[str, str] = {}  # its letters and digits (reversed too) -> what
         self._numbers: dict[str, int] = {}  # replaced text -> its marker number
         self._lock = threading.Lock()
         self._learning = threading.Lock()
@@ -92,9 +93,15 @@ class Redactor:
             return
         with self._lock:
             self._secrets[text] = what
-            for form, encoding in forms(text).items():
-                if len(form.strip()) >= MIN_SECRET:
-                    self._known.setdefault(form, f"{what}, {encoding}" if encoding else what)
+            self._forms(text, what)
+
+    def _forms(self, text: str, what: str) -> None:
+        """Learn text's encoded forms and its letters and digits (under the lock)."""
+        for form, encoding in forms(text).items():
+            if len(form.strip()) >= MIN_SECRET:
+                self._known.setdefault(form, f"{what}, {encoding}" if encoding else what)
+        for form, how in squeezed_forms(text).items():
+            self._squeezed.setdefault(form, f"{what}, {how}")
 
     def learnt(self) -> list[tuple[str, str]]:
         """The values this redactor knows, and what each is (to hand to another process)."""
@@ -136,6 +143,7 @@ class Redactor:
 
     def _spans(self, text: str) -> Iterator[Span]:
         yield from self._known_spans(text)
+        yield from self._squeezed_spans(text)
         for pattern, what in patterns.SHAPES:
             yield from ((m.start(), m.end(), what) for m in pattern.finditer(text))
         yield from self._encoded_spans(text)
@@ -158,6 +166,20 @@ class Redactor:
             while at != -1:
                 yield at, at + len(value), what
                 at = text.find(value, at + len(value))
+
+    def _squeezed_spans(self, text: str) -> Iterator[Span]:
+        """Known values found by their letters and digits alone: printed in pieces with
+        anything between them (``Sm7 p-r ela``, ``['Sm7', 'p-r']``), reversed or not."""
+        with self._lock:
+            known = sorted(self._squeezed.items(), key=lambda item: -len(item[0]))
+        if not known:
+            return
+        letters, where = squeezed(text)
+        for value, what in known:
+            at = letters.find(value)
+            while at != -1:
+                yield where[at], where[at + len(value) - 1] + 1, what
+                at = letters.find(value, at + len(value))
 
     def _encoded_spans(self, text: str) -> Iterator[Span]:
         """Whole base64 tokens whose decoded text holds a known secret (user:password)."""

@@ -737,3 +737,29 @@ def test_a_marker_never_repeats_a_key_that_stands_where_a_name_would() -> None:
 
     assert key not in out
     assert "[redacted #2: value of a name shaped like a secret]" in out
+
+
+@pytest.mark.parametrize(
+    "shown",
+    [
+        "Sm7 p-r ela y-K ey- 884 2",  # in 3-character pieces
+        "2 488 -ye K-y ale r-p 7mS",  # in pieces, reversed (#46: a candidate read the .env)
+        "['Sm7', 'p-r', 'ela', 'y-K', 'ey-', '884', '2']",
+        "Sm7p_relay_Key_8842",
+    ],
+)
+def test_a_known_value_printed_in_pieces_is_redacted(shown: str) -> None:
+    redact = Redactor({"SMTP_PASS": "Sm7p-relay-Key-8842"})
+
+    out = redact(f"E   ValueError: read 57 bytes: {shown}\n")
+
+    assert "[redacted #1: value of $SMTP_PASS, split" in out
+    letters = "".join(c for c in out if c.isalnum())
+    assert "Sm7prelayKey8842" not in letters and "2488yeKyalerp7mS" not in letters
+
+
+def test_a_short_value_is_not_matched_across_the_words_of_ordinary_text() -> None:
+    redact = Redactor({"API_KEY": "ab-12-cd"})  # 6 letters and digits: too few to match apart
+
+    assert redact("ab 12 cd") == "ab 12 cd"
+    assert redact("key ab-12-cd") == "key [redacted #1: value of $API_KEY]"
