@@ -14,7 +14,11 @@ values are learnt from the code that holds them (learnable and worth in secrets.
 - literals concatenated into one secret-shaped value (``"Zq8vL2" + "mW9x" + "Kp4T"``), with the
   source text of the concatenation, so that its pieces do not show either;
 - in a docstring, a secret-shaped word that follows a secret's name in the same sentence (``the
-  admin credentials: admin / Adm1n-Seed-2024``);
+  admin credentials: admin / Adm1n-Seed-2024``), and a password-shaped word after ``user /``
+  (prose.py);
+- a pair of a user name and a password-shaped string (``ACCOUNT = ("svc", "N0rth-Star-88x")``);
+- a UUID assigned to a name that does not call it an identifier (``MAILGUN = "3f0c…"``);
+- a password-shaped parametrize value under any name (``"value", ["Tr0ub4dor&3x"]``);
 - the password of a URL in any string.
 """
 
@@ -28,8 +32,12 @@ from pytest_caretaker import syntax
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.project.imports import imported
 from pytest_caretaker.record.patterns import SHAPES
+from pytest_caretaker.record.prose import from_prose
 from pytest_caretaker.record.secrets import (
+    UUID,
+    id_name,
     learnable,
+    password_shaped,
     secret_name,
     secret_shaped,
     strong_name,
@@ -44,14 +52,10 @@ Signatures = Mapping[str, tuple[str, ...]]
 MAX_IMPORTED = 40
 MAX_SOURCE = 500_000
 
-_PROSE_NAME = re.compile(
-    r"(?i)(?<![\w\-])(?:pass(?:word|wd|phrase|code)?s?|pw|pwd|secrets?|tokens?|api[ _\-]?keys?"
-    r"|keys?|credentials?|creds|login)(?![\w\-])"
-)
 #: Words in a test's name that make every value it is parametrized with a secret.
+#: The user name of a (user, password) pair.
+_USER = re.compile(r"[A-Za-z][\w.\-@]{0,40}")
 _TEST_WORDS = re.compile(r"(?i)pass(?:word|wd|phrase|code)|secret|credential|api_?key")
-_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n\s*\n")
-_PROSE_WORD = re.compile(r"[^\s'\"`,;()\[\]]+")
 
 
 def from_files(files: ProjectFiles, rels: Iterable[str]) -> Learnt:
@@ -136,6 +140,10 @@ def _other(node: ast.AST, text: str, rel: str) -> Learnt:
         password = url_password(node.value)
         if password:
             yield password, f"password in a URL in {rel}"
+    elif isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) == 2:
+        user, password = (literal(item) for item in node.elts)
+        if user and _USER.fullmatch(user) and password and password_shaped(password):
+            yield password, f"password of a login in {rel}"  # ("svc", "N0rth-Star-88x")
     if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
         doc = ast.get_docstring(node, clean=False)
         yield from ((word, f"secret in a docstring in {rel}") for word in from_prose(doc or ""))
@@ -209,6 +217,9 @@ def _assigned(target: ast.expr, value: ast.expr, text: str, rel: str) -> Learnt:
     name = _target_name(target)
     if name is not None:
         yield from _offered(name, value, text, rel)
+        uuid = literal(value)  # MAILGUN = "3f0c…": a key named after the service it opens
+        if uuid is not None and UUID.fullmatch(uuid.strip()) and not id_name(name):
+            yield uuid, f"UUID in {name} in {rel}"
 
 
 def _callee(func: ast.expr) -> str:
@@ -281,15 +292,6 @@ def _parametrized(decorator: ast.Call, loose: bool, text: str, rel: str) -> Lear
             items = [case]
         for name, item in zip(listed, items, strict=False):
             yield from _offered(name, item, text, rel, loose)
-
-
-def from_prose(text: str) -> Iterator[str]:
-    """The secret-shaped words that follow a secret's name in the same sentence of prose."""
-    for match in _PROSE_NAME.finditer(text):
-        rest = text[match.end() : match.end() + 120]
-        end = _SENTENCE_END.search(rest)
-        sentence = rest[: end.start()] if end is not None else rest
-        for word in _PROSE_WORD.findall(sentence)[:10]:
-            word = word.rstrip(".:!?")
-            if worth(word) and secret_shaped(word):
-                yield word
+            value = literal(item)  # under a neutral name, in the test id all the same
+            if value is not None and worth(value) and password_shaped(value):
+                yield value, f"parametrize value of {name} in {rel}"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import json
 import re
 from urllib.parse import quote, quote_plus
@@ -28,6 +29,7 @@ _ALPHABETS = ((base64.b64encode, "base64"), (base64.urlsafe_b64encode, "base64ur
 #: match across the words of ordinary text.
 MIN_SQUEEZED = 8
 _ALNUM = re.compile(r"[^\W_]+")
+_NOT_ALNUM = re.compile(r"[\W_]+")
 
 
 def forms(value: str) -> dict[str, str]:
@@ -87,10 +89,33 @@ def decoded(token: str) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-def squeezed(text: str) -> tuple[str, list[int]]:
-    """text with only its letters and digits, and where in text each of them is."""
-    runs = list(_ALNUM.finditer(text))
-    return "".join(m.group(0) for m in runs), [i for m in runs for i in range(m.start(), m.end())]
+def squeezed(text: str) -> str:
+    """text with only its letters and digits."""
+    return _NOT_ALNUM.sub("", text)
+
+
+class Unsqueezed:
+    """Where in text each letter or digit of squeezed(text) is; the runs of text are listed the
+    first time one is asked for (a find is rare), then each answer is a bisection."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._starts: list[int] = []  # where each run of letters and digits starts in text
+        self._before: list[int] = []  # how many letters and digits come before it
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """Where in text the letters and digits from start to end of squeezed(text) are."""
+        if not self._starts:
+            seen = 0
+            for run in _ALNUM.finditer(self.text):
+                self._starts.append(run.start())
+                self._before.append(seen)
+                seen += run.end() - run.start()
+        return self._at(start), self._at(end - 1) + 1
+
+    def _at(self, index: int) -> int:
+        run = bisect.bisect_right(self._before, index) - 1
+        return self._starts[run] + index - self._before[run]
 
 
 def squeezed_forms(value: str) -> dict[str, str]:

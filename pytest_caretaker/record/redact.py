@@ -6,7 +6,8 @@ sources.py; locals whose names look like secrets; the literals of the project's 
 one: code.py) in every encoding they take (raw, escaped, URL-encoded, JSON-escaped, base64 at any
 alignment, hex, reversed, and split into pieces with anything between them, reversed or not), and
 recognises strings that look like secrets wherever they appear (tokens of known shapes, private-key
-blocks, passwords in URLs, assignments, headers and prose, long high-entropy strings). Each is
+blocks, passwords in URLs, assignments, headers and prose, logins printed as user/password, long
+high-entropy strings). Each is
 replaced by a marker that says what was removed, e.g.
 ``[redacted #1: value of $STRIPE_SECRET_KEY]``. A marker the model copies back into code is
 restored to the original value when the fix is applied: the secret was in the user's code already.
@@ -24,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_caretaker.project.files import ProjectFiles
-from pytest_caretaker.record import code, patterns, secrets, sources
-from pytest_caretaker.record.encodings import decoded, forms, squeezed, squeezed_forms
+from pytest_caretaker.record import code, patterns, prose, secrets, sources
+from pytest_caretaker.record.encodings import Unsqueezed, decoded, forms, squeezed, squeezed_forms
 from pytest_caretaker.record.patterns import entropy, looks_random
 from pytest_caretaker.record.secrets import MIN_SECRET, plausible, secret_name
 
@@ -150,6 +151,8 @@ class Redactor:
         for m in patterns.URL_PASSWORD.finditer(text):
             yield m.start("value"), m.end("value"), "password in a URL"
         yield from _auth_spans(text)
+        for start, end in prose.logins(text):  # "connecting as app/N0rth-Star-88"
+            yield start, end, "password of a login shown as user/password"
         for pattern in patterns.NAMED:
             yield from _named_spans(pattern, text)
         for m in patterns.UUID_NEAR_KEY.finditer(text):
@@ -174,11 +177,11 @@ class Redactor:
             known = sorted(self._squeezed.items(), key=lambda item: -len(item[0]))
         if not known:
             return
-        letters, where = squeezed(text)
+        letters, where = squeezed(text), Unsqueezed(text)
         for value, what in known:
             at = letters.find(value)
             while at != -1:
-                yield where[at], where[at + len(value) - 1] + 1, what
+                yield (*where.span(at, at + len(value)), what)
                 at = letters.find(value, at + len(value))
 
     def _encoded_spans(self, text: str) -> Iterator[Span]:

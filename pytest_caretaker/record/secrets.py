@@ -56,6 +56,8 @@ ENV_NOT_SECRET = frozenset(
     {"PWD", "OLDPWD", "XAUTHORITY", "SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "SESSION_MANAGER"}
     | {"DESKTOP_SESSION", "GPG_AGENT_INFO", "KEYTIMEOUT", "SUDO_ASKPASS", "SSH_ASKPASS"}
 )
+#: Words that make a name an identifier's: a UUID under it is no key.
+ID_WORDS = frozenset({"id", "ids", "uuid", "uuids", "guid", "guids", "uid", "pk", "ref", "ns"})
 #: Values too common to redact wherever they appear.
 COMMON = frozenset(
     {"true", "false", "none", "null", "nil", "yes", "no", "on", "off", "test", "tests", "testing"}
@@ -69,10 +71,12 @@ MAX_FILE = 64_000
 MAX_DOTENV_FILES = 20
 
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _WORDS_ONLY = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)*")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_\-]*")  # api_key, X-Api-Key: a name, not a value
 #: ${NAME}, $NAME, {name}, {{ name }}, %(name)s, %s, <name>: a template, not a value.
+#: A name, a dotted name or a file's name: Base64Encoder, os.Path3, Test_1.py.
+_CODE_NAME = re.compile(r"[A-Za-z_][\w.]*|[\w.\-]+\.[A-Za-z]{1,5}")
 _TEMPLATE = re.compile(r"\$\{|\$[A-Z_]|\{\{|\{[A-Za-z_]*\}|%\(|%s\b|<[A-Za-z_ \-]+>")
 _DOTENV = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][\w.\-]*)\s*[=:]\s*(.*)$")
 
@@ -126,7 +130,7 @@ def secret_shaped(value: str) -> bool:
     three of upper case, lower case, digits and symbols (Wint3r-Sun!42), and are not words
     joined by hyphens or a path."""
     text = value.strip()
-    if _UUID.fullmatch(text) or looks_random(text) or any(p.search(text) for p, _ in SHAPES):
+    if UUID.fullmatch(text) or looks_random(text) or any(p.search(text) for p, _ in SHAPES):
         return True
     if (
         len(text) < 8
@@ -137,6 +141,22 @@ def secret_shaped(value: str) -> bool:
         return False
     kinds = (str.isupper, str.islower, str.isdigit, lambda c: not c.isalnum())
     return sum(any(kind(c) for c in text) for kind in kinds) >= 3
+
+
+def password_shaped(value: str) -> bool:
+    """Whether a value reads as a chosen password, with no name beside it to say so: shaped like a
+    secret and mixing upper case, lower case and digits (Tr0ub4dor&3, N0rth-Star-88), and not a
+    name (Base64Encoder), a file (Test_1.py), a date or a constant (2024-01-01T10:00Z, HTTP_404)."""
+    text = value.strip()
+    if not secret_shaped(text) or _CODE_NAME.fullmatch(text):
+        return False
+    return all(any(kind(c) for c in text) for kind in (str.isupper, str.islower, str.isdigit))
+
+
+def id_name(name: str) -> bool:
+    """Whether a name says its value identifies something (user_id, request_uuid, ns): a UUID
+    under it is an identifier, not a key."""
+    return not ID_WORDS.isdisjoint(word.lower() for word in _WORDS.findall(name))
 
 
 def worth(value: str) -> bool:

@@ -233,3 +233,93 @@ def test_what_a_candidate_reads_and_prints_reversed_is_redacted_in_the_retry_pro
     forms = [form for secret in secrets for form in (secret, secret[::-1])]
     assert [form for form in forms if form in sent or form in written] == []
     assert "[redacted #" in retry
+
+
+APP_MORE = """\
+def connect(host, user, word):
+    print(f"connecting to {host} as {user}/{word}")
+
+
+class Mailer:
+    def __init__(self, base, opener):
+        self.base = base
+        self.opener = opener
+
+    def url(self):
+        return f"{self.base}/v3?k={self.opener}"
+
+
+def seeded_admin_can_log_in():
+    return False
+
+
+def accepted(value):
+    return len(value) > 20
+"""
+TESTS_MORE = '''\
+import pytest
+
+import app
+
+ACCOUNT = ("svc", "N0rth-Star-88x")
+MAILGUN = "3f0c9b2e-6a1d-4c8e-9b7f-2d5e8a1c4f60"
+
+
+def test_the_seeded_admin_logs_in():
+    """Seeded admin: admin / Adm1n-Seed-7731 (see the fixtures)."""
+    assert app.seeded_admin_can_log_in()
+
+
+def test_connect_returns_a_connection():
+    assert app.connect("db.internal", *ACCOUNT) is not None
+
+
+def test_the_mailer_builds_its_url():
+    assert app.Mailer("https://api.mailgun.example", MAILGUN).url() == "https://api.mailgun.example"
+
+
+@pytest.mark.parametrize("value", ["Tr0ub4dor&3xy"])
+def test_long_values_are_accepted(value):
+    assert app.accepted(value)
+'''
+#: The four placements that still reached the prompt in an independent corpus (#46).
+MORE_PLACEMENTS = {
+    "a password in a docstring written as user / password": ("Adm1n-Seed-7731",),
+    "credentials printed by the code under test as user/password": ("N0rth-Star-88x",),
+    "a UUID-shaped key in a variable named after its service": (
+        "3f0c9b2e-6a1d-4c8e-9b7f-2d5e8a1c4f60",
+    ),
+    "a password as a parametrize value under a neutral name": ("Tr0ub4dor&3xy",),
+}
+NO_FIX_MORE = "def accepted(value):\n    return len(value) > 30\n"
+
+
+def test_four_more_placements_reach_no_prompt_and_no_transcript(
+    pytester: pytest.Pytester, llm: ScriptedServer
+) -> None:
+    pytester.makepyfile(app=APP_MORE, test_more=TESTS_MORE)
+
+    def respond(body: dict[str, Any]) -> Scripted:
+        fix = {"path": "app.py", "function": "accepted", "code": NO_FIX_MORE}
+        return tool_call("try this", [fix])
+
+    llm.responder = respond
+
+    result = pytester.runpytest(*heal_args(llm), "--heal-attempts", "2")
+
+    result.stdout.fnmatch_lines(["*caretaker: 0 healed, 4 not healed*"])
+    sent = json.dumps(llm.requests, ensure_ascii=False)
+    for name in ("seeded_admin", "connect_returns", "mailer", "long_values"):
+        assert name in sent  # each failure was asked about
+    assert "still fails" in sent
+    kept = pytester.path / ".caretaker"
+    written = "\n".join(
+        f"{path.relative_to(kept)}\n{path.read_text(encoding='utf-8', errors='replace')}"
+        for path in sorted(kept.rglob("*"))
+        if path.is_file()
+    )
+    leaked = {
+        placement: [s for s in secrets if s in sent or s in written]
+        for placement, secrets in MORE_PLACEMENTS.items()
+    }
+    assert {k: v for k, v in leaked.items() if v} == {}

@@ -763,3 +763,31 @@ def test_a_short_value_is_not_matched_across_the_words_of_ordinary_text() -> Non
 
     assert redact("ab 12 cd") == "ab 12 cd"
     assert redact("key ab-12-cd") == "key [redacted #1: value of $API_KEY]"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "connecting to db.internal as app/N0rth-Star-88x",
+        "login: svc/N0rth-Star-88x",
+        "sqlplus svc/N0rth-Star-88x@orcl",
+    ],
+)
+def test_a_login_printed_as_user_slash_password_is_redacted(text: str) -> None:
+    out = Redactor()(text)
+
+    assert "N0rth-Star-88x" not in out
+    assert "/[redacted #1: password of a login shown as user/password]" in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "uses actions/checkout@v4 as text/html",
+        "login as admin/home",
+        "tests/test_App1.py::test_x PASSED",
+        "user ann/2024-01-01T10:00:00Z",
+    ],
+)
+def test_a_slash_that_is_no_login_is_left_alone(text: str) -> None:
+    assert Redactor()(text) == text

@@ -63,6 +63,23 @@ CASES = {
         'def test_admin():\n    """Log in with the admin credentials: admin / Adm1n-Seed-2024"""\n',
         {"Adm1n-Seed-2024"},
     ),
+    "a docstring's user / password pair (#46)": (
+        'def test_admin():\n    """Seeded admin: admin / Adm1n-Seed-7731 (see the fixtures)."""\n',
+        {"Adm1n-Seed-7731"},
+    ),
+    "a (user, password) pair under a neutral name (#46)": (
+        'ACCOUNT = ("svc", "N0rth-Star-88x")\n',
+        {"N0rth-Star-88x"},
+    ),
+    "a UUID named after the service it opens (#46)": (
+        f'MAILGUN = "{UUID}"\n',
+        {UUID},
+    ),
+    "a password-shaped parametrize value under a neutral name (#46)": (
+        '@pytest.mark.parametrize("value", ["Tr0ub4dor&3xy", "short"])\n'
+        "def test_long_values_are_accepted(value):\n    pass\n",
+        {"Tr0ub4dor&3xy"},
+    ),
     "a URL's password in any string": (
         'ENGINE = create_engine("postgres://app:pg-Pw-9x@db/app")\n',
         {"pg-Pw-9x"},
@@ -77,6 +94,13 @@ ORDINARY = [
     'assert password_problems("abc") == ["too short"]\nlabel = "Content" + "-Type"\n',
     'url = "https://example.org/a" + "/b"\nuser_id = "3f0c2b1e-0000-4000-8000-000000000001"\n',
     'def test_parse(): \n    """Parses the key: value pairs of a header."""\n',
+    'request_id = "3f0c2b1e-0000-4000-8000-000000000001"\n'
+    'NAMESPACE_UUID = "3f0c2b1e-0000-4000-8000-000000000002"\n',
+    '@pytest.mark.parametrize("when", ["2024-01-01T10:00:00Z", "Base64Encoder", "Test_1.py"])\n'
+    "def test_parse(when):\n    pass\n",
+    'PAIRS = [("text", "text/html"), ("GET", "HTTP_404"), ("en_US", "UTF-8")]\n',
+    "def test_paths():\n"
+    '    """Reads src / App1.py and docs/Guide-2.md, as actions/checkout@v4 does."""\n',
 ]
 
 
