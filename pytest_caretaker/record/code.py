@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 
 from pytest_caretaker import syntax
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.project.imports import imported
+from pytest_caretaker.record.literals import Signatures, literal, signatures_of
 from pytest_caretaker.record.patterns import SHAPES
 from pytest_caretaker.record.prose import from_prose
 from pytest_caretaker.record.secrets import (
@@ -46,8 +47,6 @@ from pytest_caretaker.record.secrets import (
 )
 
 Learnt = Iterator[tuple[str, str]]
-#: What is called -> its parameters in order, from the defs and classes of the files read.
-Signatures = Mapping[str, tuple[str, ...]]
 #: Most project files one learning reads besides those asked for: the files they import.
 MAX_IMPORTED = 40
 MAX_SOURCE = 500_000
@@ -77,38 +76,10 @@ def from_files(files: ProjectFiles, rels: Iterable[str]) -> Learnt:
             continue
     signatures: dict[str, tuple[str, ...]] = {}
     for tree, _ in trees.values():
-        for name, params in _signatures(tree).items():
+        for name, params in signatures_of(tree).items():
             signatures.setdefault(name, params)
     for rel, (tree, text) in trees.items():
         yield from from_tree(tree, text, rel, signatures)
-
-
-def _signatures(tree: ast.Module) -> dict[str, tuple[str, ...]]:
-    found: dict[str, tuple[str, ...]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found.setdefault(node.name, _params(node.args))
-        elif isinstance(node, ast.ClassDef):
-            init = next((n for n in node.body if _named(n, "__init__")), None)
-            if isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                found.setdefault(node.name, _params(init.args))
-            else:  # a dataclass, a NamedTuple, an attrs class: its annotated fields in order
-                fields = [
-                    n.target.id
-                    for n in node.body
-                    if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
-                ]
-                found.setdefault(node.name, tuple(fields))
-    return found
-
-
-def _named(node: ast.stmt, name: str) -> bool:
-    return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
-
-
-def _params(args: ast.arguments) -> tuple[str, ...]:
-    names = [arg.arg for arg in (*args.posonlyargs, *args.args)]
-    return tuple(names[1:] if names[:1] in (["self"], ["cls"]) else names)
 
 
 def from_tree(tree: ast.Module, text: str, rel: str, signatures: Signatures) -> Learnt:
@@ -142,27 +113,17 @@ def _other(node: ast.AST, text: str, rel: str) -> Learnt:
             yield password, f"password in a URL in {rel}"
     elif isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) == 2:
         user, password = (literal(item) for item in node.elts)
-        if user and _USER.fullmatch(user) and password and password_shaped(password):
+        if (
+            user
+            and _USER.fullmatch(user)
+            and password
+            and worth(password)
+            and password_shaped(password)
+        ):
             yield password, f"password of a login in {rel}"  # ("svc", "N0rth-Star-88x")
     if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
         doc = ast.get_docstring(node, clean=False)
         yield from ((word, f"secret in a docstring in {rel}") for word in from_prose(doc or ""))
-
-
-def literal(node: ast.expr) -> str | None:
-    """The text a literal expression makes: a string or bytes constant, a concatenation of them,
-    an f-string of constants only; None for anything computed."""
-    if isinstance(node, ast.Constant):
-        if isinstance(node.value, bytes):
-            return node.value.decode("utf-8", "replace")
-        return node.value if isinstance(node.value, str) else None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = literal(node.left), literal(node.right)
-        return left + right if left is not None and right is not None else None
-    if isinstance(node, ast.JoinedStr):
-        parts = [v.value for v in node.values if isinstance(v, ast.Constant)]
-        return "".join(str(p) for p in parts) if len(parts) == len(node.values) else None
-    return None
 
 
 def _offered(name: str, node: ast.expr, text: str, rel: str, loose: bool = False) -> Learnt:

@@ -148,8 +148,8 @@ def password_shaped(value: str) -> bool:
     secret and mixing upper case, lower case and digits (Tr0ub4dor&3, N0rth-Star-88), and not a
     name (Base64Encoder), a file (Test_1.py), a date or a constant (2024-01-01T10:00Z, HTTP_404)."""
     text = value.strip()
-    if not secret_shaped(text) or _CODE_NAME.fullmatch(text):
-        return False
+    if any(c.isspace() for c in text) or _CODE_NAME.fullmatch(text) or not secret_shaped(text):
+        return False  # "<Task object at 0x7f00>" is a repr, however random its letters
     return all(any(kind(c) for c in text) for kind in (str.isupper, str.islower, str.isdigit))
 
 

@@ -98,7 +98,8 @@ ORDINARY = [
     'NAMESPACE_UUID = "3f0c2b1e-0000-4000-8000-000000000002"\n',
     '@pytest.mark.parametrize("when", ["2024-01-01T10:00:00Z", "Base64Encoder", "Test_1.py"])\n'
     "def test_parse(when):\n    pass\n",
-    'PAIRS = [("text", "text/html"), ("GET", "HTTP_404"), ("en_US", "UTF-8")]\n',
+    'PAIRS = [("text", "text/html"), ("GET", "HTTP_404"), ("en_US", "UTF-8")]\n'
+    'SHOWN = ("task", "<shop.Task object at 0x7f00>")\n',
     "def test_paths():\n"
     '    """Reads src / App1.py and docs/Guide-2.md, as actions/checkout@v4 does."""\n',
 ]
