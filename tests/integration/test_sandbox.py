@@ -44,6 +44,12 @@ def test_read_the_repository():
     assert (ROOT / ".git" / "HEAD").read_text()
 
 
+def test_read_the_projects_dotenv():
+    # The name is computed, as a candidate's would be: a project file that names the file reads it,
+    # and the sandbox leaves a file the project reads readable (record/dotenvs.py).
+    assert "SMTP_PASS=" in (ROOT / ("." + "env")).read_text()  # an empty file in the sandbox
+
+
 def test_read_a_key_in_home():
     assert (HOME / ".ssh" / "id_rsa").read_text()
 
@@ -123,6 +129,7 @@ ATTACKS = [
     "test_write_a_project_file",
     "test_read_the_repository",
     "test_read_a_key_in_home",
+    "test_read_the_projects_dotenv",
     "test_write_home",
     "test_see_a_secret_of_the_environment",
     "test_reach_a_listener_outside",
@@ -140,6 +147,7 @@ def project(
     (root / ".git").mkdir(parents=True)
     (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (root / "test_probes.py").write_text(PROBES)
+    (root / ".env").write_text("SMTP_PASS=Sm7p-relay-Key-8842\n")
     home = tmp_path / "home"
     (home / ".ssh").mkdir(parents=True)
     (home / ".ssh" / "id_rsa").write_text("key")
