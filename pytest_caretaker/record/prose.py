@@ -55,6 +55,8 @@ def from_prose(text: str) -> Iterator[str]:
 
 def logins(text: str) -> Iterator[tuple[int, int]]:
     """Where text shows the password of a login printed as user/password (LOGIN)."""
+    if "/" not in text:  # most text has none: the search is skipped, not run to no end
+        return
     for match in LOGIN.finditer(text):
         group = "value" if match.group("value") is not None else "value2"
         value = match.group(group).rstrip(".:!?")

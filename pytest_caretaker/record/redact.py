@@ -52,15 +52,15 @@ class Redactor:
         self._learning = threading.Lock()
         self._read: set[str] = set()  # the files learn_code read
         for value, what in secrets.from_env(env or {}):
-            self.remember(value, what)
+            self.remember(value, what, split=False)
 
     @classmethod
     def for_project(cls, root: Path, env: Mapping[str, str], home: Path | None = None) -> Redactor:
         """A redactor that knows the secrets of env, of root's .env and config files, of git's
         config for root, and of home's credential files and shell history (sources.py); home
         defaults to the user's."""
-        redactor = cls()
-        for value, what in sources.from_project(root, env, home):
+        redactor = cls(env)
+        for value, what in sources.from_files(root, env, home):
             redactor.remember(value, what)
         return redactor
 
@@ -74,16 +74,18 @@ class Redactor:
                 for value, what in code.from_files(ProjectFiles(root), new):
                     self.remember(value, what)
 
-    def remember(self, value: object, what: str) -> None:
+    def remember(self, value: object, what: str, split: bool = True) -> None:
         """Redact this value wherever it appears from now on, in each of its encodings; the
-        items of a list, tuple, set or dict value too."""
+        items of a list, tuple, set or dict value too. split: in pieces too (squeezed_forms),
+        for a value candidate code could read and print so; the environment's it cannot (a
+        candidate sees placeholders: verify/environment.py), and finding pieces costs a pass."""
         if isinstance(value, (list, tuple, set, frozenset)):
             for item in list(value)[:50]:
-                self.remember(item, what)
+                self.remember(item, what, split)
             return
         if isinstance(value, dict):
             for item in list(value.values())[:50]:
-                self.remember(item, what)
+                self.remember(item, what, split)
             return
         if isinstance(value, bytes):
             value = value.decode("utf-8", "replace")
@@ -94,14 +96,14 @@ class Redactor:
             return
         with self._lock:
             self._secrets[text] = what
-            self._forms(text, what)
+            self._forms(text, what, split)
 
-    def _forms(self, text: str, what: str) -> None:
+    def _forms(self, text: str, what: str, split: bool) -> None:
         """Learn text's encoded forms and its letters and digits (under the lock)."""
         for form, encoding in forms(text).items():
             if len(form.strip()) >= MIN_SECRET:
                 self._known.setdefault(form, f"{what}, {encoding}" if encoding else what)
-        for form, how in squeezed_forms(text).items():
+        for form, how in squeezed_forms(text).items() if split else ():
             self._squeezed.setdefault(form, f"{what}, {how}")
 
     def learnt(self) -> list[tuple[str, str]]:

@@ -61,6 +61,12 @@ def from_project(root: Path, env: Mapping[str, str], home: Path | None = None) -
     """(value, what) for every secret the environment, the project's files, git's config and the
     user's credential files and shell history hold."""
     yield from from_env(env)
+    yield from from_files(root, env, home)
+
+
+def from_files(root: Path, env: Mapping[str, str], home: Path | None = None) -> Learnt:
+    """(value, what) for every secret the project's files, git's config and the user's
+    credential files and shell history hold (env says where some of them are)."""
     dotenvs, configs = project_files(root)
     for path in dotenvs:
         yield from from_dotenv(_read(path), _shown(path, root))
