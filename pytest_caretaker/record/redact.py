@@ -47,6 +47,7 @@ class Redactor:
         self._secrets: dict[str, str] = {}  # secret value -> what it is
         self._known: dict[str, str] = {}  # each form of each secret -> what it is
         self._squeezed: dict[str, str] = {}  # its letters and digits (reversed too) -> what
+        self._split: set[str] = set()  # the values looked for in pieces
         self._numbers: dict[str, int] = {}  # replaced text -> its marker number
         self._lock = threading.Lock()
         self._learning = threading.Lock()
@@ -92,11 +93,17 @@ class Redactor:
         if not isinstance(value, (str, int)) or isinstance(value, bool):
             return
         text = str(value)
-        if not plausible(text) or _MARKER.search(text) or text in self._secrets:
+        if not plausible(text) or _MARKER.search(text):
             return
         with self._lock:
-            self._secrets[text] = what
+            # Known from the environment, then read from a file a candidate can read (a conftest
+            # loaded the .env into the environment): from now on in pieces too.
+            if text in self._secrets and (not split or text in self._split):
+                return
+            self._secrets.setdefault(text, what)
             self._forms(text, what, split)
+            if split:
+                self._split.add(text)
 
     def _forms(self, text: str, what: str, split: bool) -> None:
         """Learn text's encoded forms and its letters and digits (under the lock)."""

@@ -767,6 +767,18 @@ def test_a_short_value_is_not_matched_across_the_words_of_ordinary_text(tmp_path
     assert redact("key ab-12-cd") == "key [redacted #1: value of API_KEY in .env]"
 
 
+def test_a_dotenv_value_the_project_loaded_into_the_environment_is_looked_for_in_pieces(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / ".env").write_text("SMTP_PASS=Sm7p-relay-Key-8842\n")
+    env = {"SMTP_PASS": "Sm7p-relay-Key-8842"}  # a conftest loaded it: the environment has it
+    redact = Redactor.for_project(tmp_path, env, tmp_path / "home")
+
+    out = redact("2 488 -ye K-y ale r-p 7mS")
+
+    assert out == "[redacted #1: value of SMTP_PASS in .env, split and reversed]"
+
+
 def test_an_environment_value_is_not_looked_for_in_pieces() -> None:
     """A candidate sees a placeholder for it (verify/environment.py): it has no value to split,
     and looking for pieces costs a pass over every text."""
