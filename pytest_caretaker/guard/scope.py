@@ -84,6 +84,12 @@ def nothing_editable(scope: Scope, spawned: Sequence[str] = ()) -> str:
     return "no project code ran in the failing test"
 
 
+def own_fault_reason(what: str) -> str:
+    """Why a failure that is the test's own (project/testfault.py: what fails in its line) is
+    not repaired while tests may not change."""
+    return f"the failure is in test code: {what}; {SCOPE_HINT['code']}"
+
+
 @dataclass(frozen=True)
 class Editable:
     """The scope rule of one session, bound to its project: what may be edited, and why not."""

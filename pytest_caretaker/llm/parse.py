@@ -98,7 +98,7 @@ def _parse_text(text: str, targets: Targets) -> tuple[Proposal, ...] | Unparsed:
     if bodies:  # the last body first: a reply's later code is its answer
         proposals = [finish([p.edit for p in c.pieces], explanation, c.notes) for _, c in bodies]
         return best(list(reversed(proposals)))
-    return nothing(found, targets)
+    return nothing(found, targets, explanation)
 
 
 def _readings(found: list[tuple[Block, Code]], explanation: str) -> tuple[Proposal, ...] | Unparsed:

@@ -37,6 +37,8 @@ class Code:
     pieces: tuple[Piece, ...] = ()
     notes: tuple[str, ...] = ()  # what was left out, and why
     body: bool = False  # code without a definition, taken as a function's new body
+    #: Replacements of definitions the scope keeps: a reply of only these, the guard refuses.
+    outside: tuple[Edit, ...] = ()
 
     @property
     def replaces(self) -> bool:
@@ -86,6 +88,7 @@ class _Reader:
         self.path = path
         self.targets = targets
         self.pieces: list[Piece] = []
+        self.outside: list[Edit] = []
         self.notes: list[str] = []
 
     def read(self, tree: ast.Module, function: str | None, named: bool) -> Code | Unparsed:
@@ -108,7 +111,7 @@ class _Reader:
         for statement in imports:
             text = ast.get_source_segment(self.source, statement) or ""
             self.pieces.append(Piece(Edit("import", self.path or "", "", text)))
-        return Code(tuple(self.pieces), tuple(self.notes))
+        return Code(tuple(self.pieces), tuple(self.notes), outside=tuple(self.outside))
 
     # -- definitions ---------------------------------------------------------------------------
 
@@ -134,7 +137,9 @@ class _Reader:
 
     def _replace(self, edit: Edit, restated: bool = False) -> None:
         if not self.targets.may_edit(edit.path):
-            self.notes.append(f"{edit.ref} is left out: it may not change (it is test code)")
+            kind = "test code" if self.targets.is_test(edit.path) else "code under test"
+            self.notes.append(f"{edit.ref} is left out: it may not change (it is {kind})")
+            self.outside.append(edit)
         elif same(edit.source, self.targets.original(edit.path, edit.qualname)):
             self.notes.append(f"{edit.ref} is left out: the reply restates it unchanged")
         else:
@@ -218,7 +223,7 @@ class _Reader:
                 f"Reply with the complete definition of {rel}::{qualname}, not its body."
             )
         self._replace(Edit("replace", rel, qualname, wrapped))
-        return Code(tuple(self.pieces), tuple(self.notes), body=True)
+        return Code(tuple(self.pieces), tuple(self.notes), True, tuple(self.outside))
 
 
 def segment(lines: Sequence[str], node: Function | ast.ClassDef) -> str:

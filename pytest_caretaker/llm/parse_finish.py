@@ -43,8 +43,10 @@ def best(proposals: Sequence[Proposal | Unparsed]) -> tuple[Proposal, ...] | Unp
     return next(p for p in proposals if isinstance(p, Unparsed))
 
 
-def nothing(found: Found, targets: Targets) -> Unparsed:
-    """Why a reply proposes no fix, in words the model can act on."""
+def nothing(found: Found, targets: Targets, explanation: str = "") -> tuple[Proposal] | Unparsed:
+    """Why a reply proposes no fix, in words the model can act on; or, when all it changes is
+    code the scope keeps (test code under --heal-scope=code), that change, for the guard to
+    refuse as such (a reply that edits only the test is not output that did not parse)."""
     allowed = targets.allowed()
     helpers = [
         p.edit.qualname for _, c in found.readings for p in c.pieces if p.edit.kind == "helper"
@@ -53,6 +55,9 @@ def nothing(found: Found, targets: Targets) -> Unparsed:
     failed = sorted(found.failed, key=lambda b: ("def " in b.code or "class " in b.code, b.lines))
     if failed and ("def " in failed[-1].code or "class " in failed[-1].code):
         return _syntax(failed[-1])
+    outside = [edit for _, code in found.readings for edit in code.outside]
+    if outside:
+        return (Proposal(tuple(dict.fromkeys(outside)), explanation),)
     if helpers:
         return Unparsed(
             f"The reply defines {', '.join(dict.fromkeys(helpers))}, which matches no function "

@@ -42,6 +42,10 @@ class Targets:
         known = [s for s in self.suspects if s.path == rel]
         return not known or any(s in self.editable for s in known)
 
+    def is_test(self, rel: str) -> bool:
+        """Whether rel holds test code, as far as the suspects tell."""
+        return any(s.is_test for s in self.suspects if s.path == rel)
+
     def original(self, rel: str, qualname: str) -> str | None:
         """The source of the definition a replace edit replaces, dedented."""
         source = self.files(rel)

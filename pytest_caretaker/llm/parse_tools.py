@@ -13,7 +13,7 @@ from pytest_caretaker.llm.parse_code import Code, Piece, read_code
 from pytest_caretaker.llm.parse_finish import Found, best, clean_explanation, finish, nothing
 from pytest_caretaker.llm.parse_targets import Targets
 from pytest_caretaker.llm.reply import Block
-from pytest_caretaker.results import Proposal, Unparsed
+from pytest_caretaker.results import Edit, Proposal, Unparsed
 
 
 def parse_tool_calls(
@@ -21,6 +21,7 @@ def parse_tool_calls(
 ) -> tuple[Proposal, ...] | Unparsed:
     pieces: list[Piece] = []
     notes: list[str] = []
+    outside: list[Edit] = []
     explanations: list[str] = []
     for raw in arguments:
         try:
@@ -44,12 +45,13 @@ def parse_tool_calls(
                 return code
             pieces += code.pieces
             notes += code.notes
+            outside += code.outside
     explanation = clean_explanation(" ".join(e for e in explanations if e).strip() or text)
     if not any(piece.edit.kind == "replace" for piece in pieces):
         readings: list[tuple[Block, Code]] = [
-            (Block("", 0, "tool"), Code(tuple(pieces), tuple(notes)))
+            (Block("", 0, "tool"), Code(tuple(pieces), tuple(notes), outside=tuple(outside)))
         ]
-        return nothing(Found(readings, [], []), targets)
+        return nothing(Found(readings, [], []), targets, explanation)
     proposals: list[Proposal | Unparsed] = [finish([p.edit for p in pieces], explanation, notes)]
     if any(p.restated for p in pieces) and not all(
         p.restated for p in pieces if p.edit.kind == "replace"

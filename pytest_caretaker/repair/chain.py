@@ -14,10 +14,11 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from pytest_caretaker.changes.lineage import Lineage
-from pytest_caretaker.guard.scope import Editable
+from pytest_caretaker.guard.scope import Editable, own_fault_reason
 from pytest_caretaker.problem import Failed, Healed, Limits, Problem, Repairer, Task
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.project.localize import Suspect
+from pytest_caretaker.project.testfault import own_fault
 from pytest_caretaker.repair.check import Prover
 from pytest_caretaker.repair.memory import FixMemory
 from pytest_caretaker.repair.proved import ProvedFixes
@@ -86,12 +87,25 @@ class Chain:
         why = self.editable.nothing_editable(ran.spawned if ran is not None else ())
         return HealResult(nodeid, reason=why)
 
+    def _own_fault(self, problem: Problem) -> HealResult | None:
+        """The failure is the test's own (its line uses a name nothing defines…) and tests may
+        not change: said before a search or a model is spent on the code it ran first."""
+        lead = problem.lead
+        frame = lead.innermost
+        if frame is None or self.editable.path(frame.path):
+            return None
+        what = own_fault(lead, self.files, self.editable.tests)
+        return None if what is None else HealResult(lead.nodeid, reason=own_fault_reason(what))
+
     def _repair(
         self, problem: Problem, suspects: tuple[Suspect, ...], log: Transcript
     ) -> tuple[HealResult, frozenset[str]]:
         nodeid = problem.lead.nodeid
         if not any(self.editable.path(suspect.path) for suspect in suspects):
             return self._out_of_scope(nodeid), frozenset()
+        fault = self._own_fault(problem)
+        if fault is not None:
+            return fault, frozenset()
         changes = self.lineage.changes_for(nodeid)
         if changes is not None:  # what changed since the test passed is suspect first
             suspects = changes.boost(suspects, self.files)

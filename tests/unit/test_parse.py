@@ -734,3 +734,44 @@ def test_class_with_neither_methods_nor_known_attributes_is_unparsed() -> None:
     reason = unparsed(parse_shop("```python\nclass Shop:\n    COLOUR = 'red'\n```"))
 
     assert "class Shop" in reason
+
+
+WEAKER_TEST = "def test_mean():\n    assert mean([1, 2, 3]) == 1.5\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "tools"),
+    [
+        pytest.param(f"```python\n{WEAKER_TEST}```", (), id="text"),
+        pytest.param(
+            "",
+            (
+                json.dumps(
+                    {
+                        "edits": [
+                            {"path": "test_calc.py", "function": "test_mean", "code": WEAKER_TEST}
+                        ]
+                    }
+                ),
+            ),
+            id="tool call",
+        ),
+    ],
+)
+def test_a_reply_that_changes_only_test_code_goes_to_the_guard(
+    text: str, tools: Sequence[str]
+) -> None:
+    # Not "output that did not parse": the guard refuses it as an edit of test code (#46).
+    result = parse(text, tools)
+
+    assert refs(result) == [("replace", "test_calc.py", "test_mean")]
+
+
+def test_a_left_out_definition_is_said_to_be_code_under_test_when_it_is() -> None:
+    text = f"```python\n{FIXED_MEAN}\n\n{WEAKER_TEST}```"
+    tests_only = parse_reply(text, (), SUSPECTS, lambda s: s.is_test, files_of(SOURCES))
+
+    assert refs(tests_only) == [("replace", "test_calc.py", "test_mean")]
+    assert proposal(tests_only).note == (
+        "calc.py::mean is left out: it may not change (it is code under test)"
+    )
