@@ -95,10 +95,12 @@ def parser() -> argparse.ArgumentParser:
 def _add_model(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     model = commands.add_parser(
         "model",
-        help="List the kept model processes (pid, age, memory, idle time); `model stop` ends them",
-        description="List your kept model processes: litellm imported once and kept for the "
-        "next heal, at most one per interpreter (pid, age, memory, idle time, sessions); "
-        "`caretaker model stop` ends them",
+        help="List this project's kept model processes (pid, age, memory, idle time); "
+        "`model stop` ends them",
+        description="List your kept model processes that served this project's sessions (with "
+        "--all every one of yours): litellm imported once and kept for the next heal, at most "
+        "one per interpreter (pid, age, memory, idle time, sessions); `caretaker model stop` "
+        "ends them",
     )
     from pytest_caretaker.llm.keeping import add_arguments as add_model_arguments
 

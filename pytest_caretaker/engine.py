@@ -102,7 +102,7 @@ def heal_all(run: HealRun) -> HealOutcome:
     passing: list[str] = []  # the neighbours that passed alone too: what no fix may break
     models = warmup.ahead(settings.models)  # none when builtin comes first: see _chain
     if models:  # litellm takes seconds to import: it does while the baseline rerun runs
-        warmup.start(models, settings.model_keep)
+        warmup.start(models, settings.model_keep, runner.root)
     files = ProjectFiles(runner.root)
     editable = Editable(settings.scope, runner.root, TestFiles(run.test_files, run.python_files))
     wider = regression.Wider(runner, run.passed, ids, files.get)
@@ -182,7 +182,7 @@ def _chain(
     chain: list[Repairer] = [RememberedFixes(run.memory, files)] if run.settings.cache else []
     if run.repairers is not None:
         return [*chain, *run.repairers]
-    settings = run.settings
+    settings, root = run.settings, files.root  # root: the project the kept model process serves
     later = not warmup.ahead(settings.models)  # builtin first: a model is readied when asked
     models = [name for name in settings.models if name != BUILTIN]
     for model in settings.models:
@@ -191,7 +191,7 @@ def _chain(
             continue
         api_base = api_base_for(model, settings.api_base, run.env)
         asked = ModelRepairer(model, settings, files, editable, run.redactor, api_base)
-        chain.append(warmup.WhenAsked(asked, models, settings.model_keep) if later else asked)
+        chain.append(warmup.WhenAsked(asked, models, settings.model_keep, root) if later else asked)
     return chain
 
 

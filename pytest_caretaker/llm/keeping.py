@@ -1,6 +1,9 @@
 """``caretaker model``: list this user's kept model processes (kept.py), and ``caretaker model
 stop`` ends them. They are found by their listening sockets' names in /proc/net/unix and asked
-over the socket itself (only this user's, outside any sandbox, answer). Standard library only.
+over the socket itself (only this user's, outside any sandbox, answer). Only those that served
+the project of the working directory (or a project inside it) are shown and stopped, unless
+``--all`` asks for every one of the user's: another project's session may be using its own.
+Standard library only.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_caretaker.llm import kept
+from pytest_caretaker.settings.config import find_root
 from pytest_caretaker.text import plural
 
 #: Flag of a listening socket in /proc/net/unix (__SO_ACCEPTCON).
@@ -22,50 +26,77 @@ _LISTENING = 0x10000
 class Kept:
     """A kept model process as it describes itself."""
 
+    name: str  # of its socket
     pid: int
     age: float  # seconds since it started
     memory: int  # resident bytes
     idle: float  # seconds since its last request or session
     sessions: int
     models: tuple[str, ...]
+    projects: tuple[str, ...] = ()  # the folders of the projects whose sessions it served
+
+    def serves(self, project: Path) -> bool:
+        """Whether it served the project at project, or a project inside it."""
+        return any(Path(p) == project or project in Path(p).parents for p in self.projects)
+
+
+_ALL_HELP = "Every one of your kept model processes, whichever project's sessions they served"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: the flag is the parent's and the subcommand's, and neither default hides the other
+    parser.add_argument("--all", action="store_true", default=argparse.SUPPRESS, help=_ALL_HELP)
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     stop = actions.add_parser(
         "stop",
-        help="End your kept model processes (all of them, or the PIDs given)",
-        description="End your kept model processes, all of them or the PIDs given (a session "
-        "using one asks in a process of its own from then on)",
+        help="End this project's kept model processes (all of them, or the PIDs given)",
+        description="End the kept model processes of this project's sessions, all of them or "
+        "the PIDs given, or with --all every one of yours (a session using one asks in a "
+        "process of its own from then on)",
     )
     stop.add_argument("pids", nargs="*", type=int, metavar="PID", help="Only these processes")
+    stop.add_argument("--all", action="store_true", default=argparse.SUPPRESS, help=_ALL_HELP)
 
 
 def model_command(args: argparse.Namespace) -> int:
     if not sys.platform.startswith("linux"):
         print("caretaker: model processes are kept on Linux only; none is kept here")
         return 0
-    names = names_listening()
+    found = [k for name in names_listening() if (k := status(name)) is not None]
+    project = find_root(Path.cwd())
+    everyone = getattr(args, "all", False)
     if getattr(args, "action", None) == "stop":
-        if args.pids:  # only the processes named
-            names = [name for name in names if (k := status(name)) and k.pid in args.pids]
-        stopped = [pid for name in names if (pid := stop(name)) is not None]
+        if args.pids:  # the processes named, whichever project's: they are the user's own
+            found = [k for k in found if k.pid in args.pids]
+        elif not everyone:
+            found = [k for k in found if k.serves(project)]
+        stopped = [pid for k in found if (pid := stop(k.name)) is not None]
         pids = f" ({', '.join(str(pid) for pid in stopped)})" if stopped else ""
         count = plural(len(stopped), "model process", "model processes")
         print(f"caretaker: stopped {count}{pids}")
         return 0
-    found = [k for name in names if (k := status(name)) is not None]
-    if not found:
-        print("caretaker: no model process is kept (a session with a model keeps one)")
+    shown = found if everyone else [k for k in found if k.serves(project)]
+    if not shown:
+        _none(len(found))
         return 0
     print(f"{'PID':>8}  {'AGE':>7}  {'MEMORY':>8}  {'IDLE':>7}  SESSIONS  MODELS")
-    for each in found:
+    for each in shown:
         print(
             f"{each.pid:>8}  {_seconds(each.age):>7}  {each.memory / 2**20:>6.0f}MB  "
             f"{_seconds(each.idle):>7}  {each.sessions:>8}  {', '.join(each.models) or '-'}"
+            + (f"  ({', '.join(each.projects) or 'no project said'})" if everyone else "")
         )
-    print("caretaker model stop ends them")
+    print("caretaker model stop" + (" --all" if everyone else "") + " ends them")
     return 0
+
+
+def _none(others: int) -> None:
+    """No kept process served this project: say so, and how many other projects' there are."""
+    if not others:
+        print("caretaker: no model process is kept (a session with a model keeps one)")
+        return
+    count = plural(others, "is kept for other projects", "are kept for other projects")
+    print(f"caretaker: no model process is kept for this project ({count}: caretaker model --all)")
 
 
 def names_listening(table: Path = Path("/proc/net/unix")) -> list[str]:
@@ -95,12 +126,14 @@ def status(name: str) -> Kept | None:
     connection.close()
     try:
         return Kept(
+            name,
             int(answer["pid"]),
             float(answer["age"]),
             int(answer["memory"]),
             float(answer["idle"]),
             int(answer["sessions"]),
             tuple(str(model) for model in answer["models"]),
+            tuple(str(project) for project in answer.get("projects", ())),
         )
     except (KeyError, TypeError, ValueError):
         return None

@@ -14,7 +14,8 @@ and the environment (API keys, proxies): its ``stamp``. A process with another s
 (it stops listening at once, ends the requests of the sessions it serves, then leaves) and the
 session starts its own under the name. So sessions of one environment share one process, and a
 session of another replaces it rather than adding one. A process that grows past ``MEMORY_CAP``
-retires too. ``caretaker model`` lists them (keeping.py), ``caretaker model stop`` ends them.
+retires too. Each one keeps the project folders of the sessions it served: ``caretaker model``
+lists those of the project it runs in (keeping.py), ``caretaker model stop`` ends them.
 
 Who may talk to it:
 
@@ -69,11 +70,12 @@ def seconds(keep: float | None) -> float:
     return DEFAULT_KEEP if keep is None else keep
 
 
-def reach(models: Sequence[str], keep: float) -> remote.Link | None:
-    """A link to the kept model process for this environment, started if none listens."""
+def reach(models: Sequence[str], keep: float, project: str = "") -> remote.Link | None:
+    """A link to the kept model process for this environment, started if none listens;
+    project: the session's project folder (``caretaker model`` shows a project's own)."""
     env = remote.environment()
     name, mine = address(env), stamp(env)
-    connection = _connect(name, mine)
+    connection = _connect(name, mine, project)
     started = 0
     if connection is None:
         process = subprocess.Popen(
@@ -99,9 +101,10 @@ def reach(models: Sequence[str], keep: float) -> remote.Link | None:
         deadline = time.monotonic() + LISTENING
         while connection is None and time.monotonic() < deadline:
             time.sleep(0.01)
-            connection = _connect(name, mine)
+            connection = _connect(name, mine, project)
             if connection is None and process.poll() is not None:
-                connection = _connect(name, mine)  # it left: another took the name, or it failed
+                # it left: another took the name, or it failed
+                connection = _connect(name, mine, project)
                 break
     if connection is None:
         return None
@@ -168,11 +171,11 @@ def _namespace(pid: int) -> str:
     return os.readlink(f"/proc/{pid}/ns/user")
 
 
-def _connect(name: str, mine: str) -> socket.socket | None:
+def _connect(name: str, mine: str, project: str) -> socket.socket | None:
     """A connection to the kept process that serves sessions of stamp ``mine``; None when none
     listens, someone else holds the name, or the one there had another stamp (it retired: the
     name is free for this session's own)."""
-    greeted = greet(name, {"hello": mine})
+    greeted = greet(name, {"hello": mine, "project": project})
     if greeted is None:
         return None
     connection, answer = greeted

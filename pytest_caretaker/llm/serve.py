@@ -11,9 +11,10 @@ also leaves after ``idle`` seconds with no request (a long-lived process that he
 runtime does not keep ~200 MB of litellm for the rest of its life; the next heal starts another).
 
 The kept model process (kept.py) speaks the same lines with each session connected to its
-socket, after a first line: ``{"hello": stamp}`` is answered ``{"welcome": true}`` when the stamp
-is its own, else ``{"retired": true}`` once it has stopped listening (it serves the sessions it
-has, then leaves); ``{"status": true}`` by what ``caretaker model`` lists; ``{"stop": true}`` by
+socket, after a first line: ``{"hello": stamp, "project": folder}`` is answered
+``{"welcome": true}`` when the stamp is its own (it notes the session's project folder), else
+``{"retired": true}`` once it has stopped listening (it serves the sessions it has, then
+leaves); ``{"status": true}`` by what ``caretaker model`` lists; ``{"stop": true}`` by
 ``{"stopped": pid}``, and it leaves. It leaves after ``idle`` seconds with no request, or its
 ``keep`` seconds with no session connected, and retires once it holds more than
 ``kept.MEMORY_CAP`` bytes.
@@ -81,6 +82,7 @@ class _Kept:
         self.clock = clock
         self.freed = threading.Event()
         self.retiring = False
+        self.projects: set[str] = set()  # of the sessions served: what ``caretaker model`` shows
         self.lock = threading.Lock()
 
     def retire(self) -> None:
@@ -104,6 +106,7 @@ class _Kept:
             "idle": round(idle, 1),
             "sessions": sessions,
             "models": list(self.models),
+            "projects": sorted(self.projects),
         }
 
 
@@ -165,6 +168,8 @@ def _greeted(connection: socket.socket, first: dict[str, Any], here: _Kept) -> b
         return False  # said nothing a session says (a probe of the socket): nothing changes
     elif first["hello"] == here.stamp and not here.retiring:
         answer = {"welcome": True}
+        if isinstance(first.get("project"), str) and first["project"]:
+            here.projects.add(first["project"])
     else:  # another code or environment: the session starts its own process under the name
         here.retire()
         answer = {"retired": True}

@@ -16,6 +16,7 @@ import socket
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pytest_caretaker.llm import client, kept, remote
 from pytest_caretaker.problem import Failed, Healed, Repairer, Task
@@ -45,6 +46,7 @@ class WhenAsked:
     repairer: Repairer
     models: Sequence[str]
     keep: float | None = None
+    project: Path | None = None
     _started: threading.Event = field(default_factory=threading.Event, repr=False)
 
     @property
@@ -54,18 +56,23 @@ class WhenAsked:
     def repair(self, task: Task) -> Healed | Failed:
         if not self._started.is_set():
             self._started.set()
-            start(self.models, self.keep)
+            start(self.models, self.keep, self.project)
         return self.repairer.repair(task)
 
 
-def start(models: Sequence[str], keep: float | None = None) -> None:
+def start(models: Sequence[str], keep: float | None = None, project: Path | None = None) -> None:
     """Have litellm made ready for ``models`` while other work goes on; ``keep``: the seconds
-    the model process stays for the next session (kept.seconds)."""
+    the model process stays for the next session (kept.seconds); ``project``: the session's
+    folder (the working directory when not given), which the kept process names when listed."""
     seconds = kept.seconds(keep)
+    folder = str((project or Path.cwd()).resolve())
+
     # Where the kept one cannot be reached (its name held by another user, no abstract sockets),
     # one of the session's own.
-    opener = (lambda: kept.reach(models, seconds) or remote.child(models)) if seconds else None
-    if not remote.begin(models, opener):
+    def opener() -> remote.Link | None:
+        return kept.reach(models, seconds, folder) or remote.child(models)
+
+    if not remote.begin(models, opener if seconds else None):
         threading.Thread(target=warm, args=(models,), name="caretaker-import", daemon=True).start()
 
 

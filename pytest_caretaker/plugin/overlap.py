@@ -40,7 +40,7 @@ def start(
 
     models = warmup.ahead(settings.models)  # none when the built-in repairer comes first
     if models:
-        warmup.start(models, settings.model_keep)
+        warmup.start(models, settings.model_keep, config.rootpath)
     runner = runner_for(config, settings.timeout, confinement, parser)
     runner.collect = collected_files(runner.root, nodeid, items)
     runner.prestart()

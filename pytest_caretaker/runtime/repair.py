@@ -77,7 +77,7 @@ def repair(work: Repairing, crash: Crash) -> tuple[HealResult, Transcript]:
     if models:
         # litellm takes seconds to import: the model process does it while the replays and
         # the tests run.
-        warmup.start(models, settings.model_keep)
+        warmup.start(models, settings.model_keep, root)
     policy = None
     if confinement:
         policy = sandbox.policy(

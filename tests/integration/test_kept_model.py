@@ -74,13 +74,14 @@ def started(env: dict[str, str]) -> list[int]:
     return pids
 
 
-def session(env: dict[str, str], keep: float) -> dict[str, Any]:
+def session(env: dict[str, str], keep: float, cwd: Path | None = None) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, "-c", SESSION, str(keep), MODEL],
         capture_output=True,
         text=True,
         timeout=120,
         env=env,
+        cwd=cwd,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.splitlines()[-1])
@@ -231,6 +232,45 @@ def test_caretaker_model_lists_the_kept_process_and_stops_it(env: dict[str, str]
     assert row.split()[-1] == MODEL and row.split()[-2] == "0"  # no session connected now
     assert stopped.stdout == f"caretaker: stopped 1 model process ({pid})\n"
     gone(pid)
+
+
+def test_caretaker_model_shows_and_stops_only_this_projects_processes(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    # Two projects, each with a kept process of its own (another interpreter, say: here another
+    # socket); `caretaker model` in the first shows and stops its own only, unless asked --all.
+    first, second = tmp_path / "first", tmp_path / "second"
+    for project in (first, second):
+        (project / "tests").mkdir(parents=True)
+        (project / "pyproject.toml").write_text("")
+    other = {**env, kept.SOCKET: str(second)}
+    try:
+        mine = session(env, 60, cwd=first)["pid"]
+        theirs = session(other, 60, cwd=second)["pid"]
+        caretaker = [sys.executable, "-m", "pytest_caretaker", "model"]
+
+        def run(*args: str) -> str:
+            done = subprocess.run(
+                [*caretaker, *args],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                cwd=first / "tests",
+            )
+            assert done.returncode == 0, done.stderr
+            return done.stdout
+
+        listed = [row.split()[0] for row in run().splitlines()[1:-1]]
+        everyone = run("--all")
+        assert listed == [str(mine)]
+        assert f"{theirs} " in everyone and str(second) in everyone
+        assert run("stop") == f"caretaker: stopped 1 model process ({mine})\n"
+        gone(mine)
+        assert alive(theirs)
+    finally:
+        for pid in started(other):
+            end(pid)
 
 
 def test_with_keep_0_the_model_process_ends_with_the_session(env: dict[str, str]) -> None:
