@@ -210,3 +210,23 @@ def test_the_check_example_is_healed_as_its_readme_says(tmp_path: Path) -> None:
         assert line in lines and line in readme
     git(root, "apply", ".caretaker/heal.patch")
     assert check_passes(root)
+
+
+def test_the_check_example_runs_from_its_own_folder_in_the_checkout(tmp_path: Path) -> None:
+    # As a reader of the checkout runs it (#46): the checkout above is a project of its own.
+    checkout = tmp_path / "checkout"
+    root = checkout / "examples" / "check"
+    shutil.copytree(EXAMPLE, root)
+    (checkout / "pyproject.toml").write_text('[project]\nname = "checkout"\n')
+    git(checkout, "init", "-q")
+    git(checkout, "add", ".")
+    git(checkout, "commit", "-qm", "start")
+
+    done = caretaker(root, "--", "sh", "check.sh")
+
+    lines = done.stdout.splitlines()
+    assert (
+        "HEALED invoice.py:9: total([(2, 5.0), (1, 3.0)]) returned 3.0, expected 13.0" in lines
+    ), done.stdout + done.stderr
+    assert (root / ".caretaker" / "heal.patch").is_file()
+    assert not (checkout / ".caretaker").exists()

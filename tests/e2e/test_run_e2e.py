@@ -408,6 +408,21 @@ def test_the_script_example_is_healed_as_its_readme_says(tmp_path: Path, python:
     assert fixed.returncode == 0 and "blender    0.00" in fixed.stdout
 
 
+def test_the_script_example_runs_from_its_own_folder_in_the_checkout(tmp_path: Path) -> None:
+    # As a reader of the checkout runs it (#46): the checkout above is a project of its own.
+    checkout = project(tmp_path, {"pyproject.toml": '[project]\nname = "checkout"\n'})
+    root = checkout / "examples" / "script"
+    shutil.copytree(EXAMPLE, root)
+    git(checkout, "add", ".")
+    git(checkout, "commit", "-qm", "the examples")
+
+    done = caretaker(root, "--sandbox", "off", "--", PYTHON, "report.py")
+
+    assert "HEALED python report.py" in done.stdout.splitlines(), done.stdout + done.stderr
+    assert (root / ".caretaker" / "heal.patch").is_file()
+    assert not (checkout / ".caretaker").exists()
+
+
 def test_the_projects_session_token_cap_stops_the_model(tmp_path: Path) -> None:
     files = {"main.py": MAIN, "shop/__init__.py": "", "shop/prices.py": PRICES}
     files["test_prices.py"] = TEST_PRICES  # the constant the model sends fails it
