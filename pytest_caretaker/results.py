@@ -283,12 +283,6 @@ class Fix:
         return tuple(change.path for change in self.changes)
 
 
-@dataclass(frozen=True)
-class Dropped:
-    fix: Fix
-    reason: str  # one line: why this fix is not in the patch and not written
-
-
 State = Literal["committed", "written", "skipped", "declined"]
 
 
@@ -298,3 +292,6 @@ class Written:
     state: State
     detail: str = ""  # one line: what happened, for the summary
     commit: str = ""  # the commit's id when committed
+    #: Why a fix written was not committed, in a few words (the report's: "your edits in that
+    #: file", "--heal-no-commit"); "" when it was, or was not written.
+    uncommitted: str = ""

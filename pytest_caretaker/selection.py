@@ -10,14 +10,22 @@ the one that breaks the others is left out, with the reason.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from pytest_caretaker.apply.rewrite import merge, unified_diff
 from pytest_caretaker.project.localize import module_of
-from pytest_caretaker.results import Dropped, Failure, FileChange, Fix, HealResult
+from pytest_caretaker.results import Failure, FileChange, Fix, HealResult
 from pytest_caretaker.verify.judge import judge
 from pytest_caretaker.verify.patience import patient_run
 from pytest_caretaker.verify.runner import Runner
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """A fix left out of the session's fixes (here, where fixes are chosen)."""
+
+    fix: Fix
+    reason: str  # one line: why this fix is not in the patch and not written
 
 
 def group(results: Sequence[HealResult]) -> list[Fix]:

@@ -117,6 +117,7 @@ class Session:
             "fallbacks": [self.text(line) for line in result.fallbacks],
             "written": written.state if written is not None else "",
             "commit": written.commit if written is not None else "",
+            "uncommitted": self.text(written.uncommitted) if written is not None else "",
             "subject": self.text(title),
             "transcript": self.transcript(result.nodeid) if result.nodeid in transcripts else "",
             "diff": "" if result.shared_with else self.text(diff(result), MAX_DIFF),

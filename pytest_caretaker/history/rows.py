@@ -120,6 +120,16 @@ class Seen:
         return "", ""
 
     @property
+    def written(self) -> str:
+        """What --heal-write made of the fix when it wrote it but did not commit it (the
+        user's edits in its file, --heal-no-commit…), in the report's words; "" otherwise."""
+        for record in self.records:
+            if text(record, "written") == "written":
+                why = text(record, "uncommitted")
+                return f"written, not committed ({why})" if why else "written, not committed"
+        return ""
+
+    @property
     def tried(self) -> list[tuple[str, bool]]:
         """Each repairer asked in turn, and whether it healed the problem; none when the fix was
         remembered, or when no repairer was asked (nothing it may edit, not attempted)."""

@@ -89,6 +89,11 @@ class Bug:
         """The latest commit of its fix: short hash and subject."""
         return next((s.commit for s in reversed(self.seen) if s.commit[0]), ("", ""))
 
+    @property
+    def written(self) -> str:
+        """Its fix, the latest time it was written and not committed, and why (Seen.written)."""
+        return next((s.written for s in reversed(self.seen) if s.written), "")
+
 
 @dataclass(frozen=True)
 class Session:

@@ -154,10 +154,11 @@ def _bug_cells(bug: Bug, anchors: Mapping[int, str]) -> list[Cell]:
 
 def _settled(bug: Bug) -> str:
     if bug.healed:
-        return commit(*bug.commit) or "not written"
+        return commit(*bug.commit) or escape(bug.written or "not written")
     if bug.unsure:  # taken in review, or why the tests cannot tell
         doubt = next((s["doubt"] for s in reversed(bug.seen) if s.unsure), "")
-        return commit(*bug.commit) or escape(f"not written: {CANNOT_TELL}: {because(doubt)}")
+        said = bug.written or f"not written: {CANNOT_TELL}: {because(doubt)}"
+        return commit(*bug.commit) or escape(said)
     return escape(bug.last["reason"])
 
 

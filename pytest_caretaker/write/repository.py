@@ -36,6 +36,8 @@ OPERATIONS = (
 )
 
 DETACHED = "HEAD is detached"
+#: Why a file the user had changed may not be committed (their work is never committed for them).
+UNCOMMITTED = "had uncommitted changes before the run"
 
 #: The committer when git has no identity configured (a fresh CI runner, say).
 IDENTITY = {
@@ -146,7 +148,7 @@ class Repository:
             elif code == "!!":
                 reasons[path] = "is ignored by git"
             else:
-                reasons[path] = "had uncommitted changes before the run"
+                reasons[path] = UNCOMMITTED
         return reasons
 
     def branch(self) -> str | None:

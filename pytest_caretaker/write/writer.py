@@ -28,7 +28,7 @@ from pytest_caretaker.settings import Settings
 from pytest_caretaker.write.interrupts import held
 from pytest_caretaker.write.message import Redact, message, subject
 from pytest_caretaker.write.recovery import Journal, recover, temporary_prefix
-from pytest_caretaker.write.repository import DETACHED, GitError, Repository
+from pytest_caretaker.write.repository import DETACHED, UNCOMMITTED, GitError, Repository
 
 __all__ = ["UNSURE_SKIPPED", "Ask", "atomic_write", "message", "subject", "write_fixes"]
 
@@ -140,9 +140,8 @@ def _write_all(writer: _Writer, fixes: Sequence[Fix]) -> tuple[list[Written], li
                 written.append(writer.finished)
                 rest = fixes[index + 1 :]
             elif writer.committing is fix:
-                written.append(
-                    Written(fix, "written", "written; its commit was interrupted (see git log)")
-                )
+                why = "its commit was interrupted"
+                written.append(Written(fix, "written", f"written; {why} (see git log)", "", why))
                 rest = fixes[index + 1 :]
             written += [Written(f, "skipped", "not written: interrupted") for f in rest]
             note = "caretaker: writing interrupted; the fixes after it were not written"
@@ -269,25 +268,33 @@ class _Writer:
 
     def _commit(self, fix: Fix, changes: Sequence[FileChange]) -> Written:
         files = ", ".join(change.path for change in changes)
-        if not self.settings.commit:
-            return Written(fix, "written", f"written to {files}; not committed (--heal-no-commit)")
-        if self.repository is None:
-            return Written(fix, "written", f"written to {files}; not committed (no git repository)")
-        if self.blocked is not None:
-            return Written(fix, "written", f"written to {files}; not committed ({self.blocked})")
+        why = self.blocked if self.settings.commit else "--heal-no-commit"
+        if self.repository is None or why is not None:
+            why = why or "no git repository"  # (blocked is found in a repository only)
+            return Written(fix, "written", f"written to {files}; not committed ({why})", "", why)
         paths = [self.root / change.path for change in changes]
-        reasons = [
-            f"{change.path} {self.unclean[path]}"
+        unclean = [
+            (change.path, self.unclean[path])
             for change, path in zip(changes, paths, strict=True)
             if path in self.unclean
         ]
-        if reasons:
-            return Written(fix, "written", f"written, not committed: {'; '.join(reasons)}")
+        if unclean:
+            reasons = "; ".join(f"{path} {reason}" for path, reason in unclean)
+            return Written(fix, "written", f"written, not committed: {reasons}", "", _why(unclean))
         try:
             new = [self.root / change.path for change in changes if change.path in self.created]
             commit = self.repository.commit(paths, message(fix, self.redact, self.command), new)
         except GitError as error:
-            return Written(fix, "written", f"written, not committed: git said: {error}")
+            said = f"git said: {error}"
+            return Written(fix, "written", f"written, not committed: {said}", "", said)
         return Written(
             fix, "committed", f"committed {commit[:7]} {subject(fix, self.redact)}", commit
         )
+
+
+def _why(unclean: Sequence[tuple[str, str]]) -> str:
+    """Why files that were not clean keep a fix uncommitted, in the report's few words: the
+    user's own edits, most often (their work is never committed for them)."""
+    if all(reason == UNCOMMITTED for _, reason in unclean):
+        return "your edits in that file" if len(unclean) == 1 else "your edits in those files"
+    return "; ".join(f"{path} {reason}" for path, reason in unclean)

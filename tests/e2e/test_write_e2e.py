@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from helpers import by_test, heal_args, last_run, run_in_terminal
 
+from pytest_caretaker.history.page import write_report
 from pytest_caretaker.settings import CI_VARIABLES
 from pytest_caretaker.testing import Scripted, ScriptedServer, tool_call
 
@@ -216,6 +217,23 @@ LATIN1 = (
     b"def  spaced( y ) :\r\n"
     b"    return  y   # odd spacing is kept\r\n"
 )
+
+
+def test_the_report_tells_a_fix_written_but_not_committed_for_the_users_edits(
+    repo: pytest.Pytester,
+) -> None:
+    # #46: `caretaker report` said "not written" of a fix --heal-write had written.
+    write(repo.path, calc=CALC, test_calc=TEST_CALC)
+    commit_all(repo.path)
+    repo.path.joinpath("calc.py").write_text(CALC + "\n\n# the user's work in progress\n")
+    repo.runpytest("--heal-write").stdout.fnmatch_lines(["HEALED test_calc.py::test_mean"])
+
+    page, _ = write_report(repo.path)
+
+    bugs = re.search(r'<table id="bugs">.*?</table>', page.read_text(encoding="utf-8"))
+    assert bugs is not None
+    assert "written, not committed (your edits in that file)" in bugs.group(0)
+    assert "not written" not in bugs.group(0)
 
 
 def test_crlf_latin1_file_changes_only_in_the_function_lines(
