@@ -415,6 +415,7 @@ def test_staged_file_is_written_not_committed(repo: Path) -> None:
     written, _ = write_fixes([fix_of()], repo, WRITE)
     assert [w.state for w in written] == ["written"]
     assert "calc.py had uncommitted changes before the run" in written[0].detail
+    assert written[0].uncommitted == "your edits in that file"  # the report's words
     assert head(repo) == start
     assert git(repo, "show", ":calc.py").encode() == BEFORE  # still staged as the user left it
     assert (repo / "calc.py").read_bytes() == AFTER_MEAN
@@ -689,8 +690,8 @@ def test_no_commit_in_the_middle_of_an_operation(state: str, project: Path) -> N
 
     written, notes = write_fixes([fix_of()], project, WRITE)
 
-    assert [(w.state, w.detail) for w in written] == [
-        ("written", f"written to calc.py; not committed ({why})")
+    assert [(w.state, w.detail, w.uncommitted) for w in written] == [
+        ("written", f"written to calc.py; not committed ({why})", why)
     ]
     assert notes == [f"caretaker: {why}, so no fix was committed; commit them after"]
     assert (project / "calc.py").read_bytes() == AFTER_MEAN
