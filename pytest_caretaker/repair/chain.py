@@ -80,17 +80,16 @@ class Chain:
             return outcome
         return outcome if outcome.by == BUILTIN else self.weigh(task, outcome)
 
-    def _out_of_scope(self, nodeid: str) -> HealResult:
-        """Nothing the test ran may be edited: why, with the programs it started (the code they
-        ran, no trace saw)."""
-        ran = self.executed.get(nodeid)
-        why = self.editable.nothing_editable(ran.spawned if ran is not None else ())
-        return HealResult(nodeid, reason=why)
-
-    def _own_fault(self, problem: Problem) -> HealResult | None:
-        """The failure is the test's own (its line uses a name nothing defines…) and tests may
-        not change: said before a search or a model is spent on the code it ran first."""
+    def _out_of_scope(self, problem: Problem, suspects: Sequence[Suspect]) -> HealResult | None:
+        """Why no repairer is asked, when none could heal the failure while the scope holds:
+        nothing the test ran may be edited (and which programs it started: the code they ran,
+        no trace saw), or the failure is the test's own (its line uses a name nothing
+        defines…), whatever it ran first. None when the repairers are to be asked."""
         lead = problem.lead
+        if not any(self.editable.path(suspect.path) for suspect in suspects):
+            ran = self.executed.get(lead.nodeid)
+            why = self.editable.nothing_editable(ran.spawned if ran is not None else ())
+            return HealResult(lead.nodeid, reason=why)
         frame = lead.innermost
         if frame is None or self.editable.path(frame.path):
             return None
@@ -101,11 +100,9 @@ class Chain:
         self, problem: Problem, suspects: tuple[Suspect, ...], log: Transcript
     ) -> tuple[HealResult, frozenset[str]]:
         nodeid = problem.lead.nodeid
-        if not any(self.editable.path(suspect.path) for suspect in suspects):
-            return self._out_of_scope(nodeid), frozenset()
-        fault = self._own_fault(problem)
-        if fault is not None:
-            return fault, frozenset()
+        refused = self._out_of_scope(problem, suspects)
+        if refused is not None:
+            return refused, frozenset()
         changes = self.lineage.changes_for(nodeid)
         if changes is not None:  # what changed since the test passed is suspect first
             suspects = changes.boost(suspects, self.files)

@@ -24,10 +24,12 @@ from pytest_caretaker.results import (
     Edit,
     Failure,
     FileChange,
+    Frame,
     Proposal,
     Spend,
     Verdict,
 )
+from pytest_caretaker.settings import Scope
 from pytest_caretaker.verify.judge import judge
 from pytest_caretaker.verify.runner import Outcome, RunResult
 
@@ -202,6 +204,30 @@ def test_nothing_editable_asks_no_repairer(files: ProjectFiles) -> None:
 
     assert asked == []
     assert result.result.reason.startswith("the failure is in test code")
+
+
+@pytest.mark.parametrize(("scope", "asks"), [("code", False), ("tests", True), ("any", True)])
+def test_a_failure_that_is_the_tests_own_asks_no_repairer_unless_tests_may_change(
+    files: ProjectFiles, scope: Scope, asks: bool
+) -> None:
+    # The code under test ran first (it is a suspect), then the test's own line failed (#46).
+    (files.root / "test_calc.py").write_text(
+        "from calc import mean\n\n\ndef test_mean():\n    assert mean([1]) == expeted\n"
+    )
+    frame = Frame("test_calc.py", 5, "test_mean")
+    failure = replace(
+        LEAD, exc_type="NameError", message="name 'expeted' is not defined", frames=(frame,)
+    )
+    asked: list[str] = []
+    editable = Editable(scope, files.root, TestFiles(frozenset({"test_calc.py"})))
+    chained = replace(chain(files, Fake("builtin", Failed("x"), asked)), editable=editable)
+
+    suspects = (Suspect("test_calc.py", "test_mean", True, 1.0), *SUSPECTS)
+    result = chained.repair(Problem((failure,)), suspects).result
+
+    assert asked == (["builtin"] if asks else [])
+    said = "the failure is in test code: line 5 of test_calc.py uses `expeted`"
+    assert result.reason.startswith(said) is not asks
 
 
 def test_a_fix_is_remembered_and_the_next_chain_heals_from_it_with_no_repairer(
