@@ -6,7 +6,8 @@ own, and parsed with libcst once. One pass over its body (sites.py) finds where 
 deletion or insertion of a whole statement, then becomes a ``Mutant`` (edits.py): a text edit
 (start, end, replacement) of the file's text. A candidate file is then one string splice away,
 never a regeneration of the module, and every byte outside the edited node stays as it was. A
-mutant that does not compile is dropped.
+mutant that does not compile is dropped (compiles.py: its statement is compiled, not the whole
+function). Generation can be told to stop (``go_on``): the budget counts it (work.py).
 
 A module- or class-level assignment is a unit too: a lambda bound to a name is mutated like a
 function, and a constant's value gets the literal edits (literals.py) as well. A constant runs at
@@ -20,6 +21,7 @@ as candidates that only a fresh import can verify (``in_place=False``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from itertools import chain
 
@@ -50,15 +52,19 @@ def outermost(source: SourceFile) -> tuple[Definition, ...]:
 
 
 def mutants(
-    source: SourceFile, definition: Definition, vocabulary: Vocabulary | None = None
+    source: SourceFile,
+    definition: Definition,
+    vocabulary: Vocabulary | None = None,
+    go_on: Callable[[], bool] | None = None,
 ) -> list[Mutant]:
     """Every single-edit mutant of one function (duplicates removed), in the order found, then
     those of the constants of its file that it reads. Attributes and keys may become those of
-    the module and of vocabulary (the failure's: reach.py)."""
+    the module and of vocabulary (the failure's: reach.py). go_on is asked before each; once it
+    says no, those found so far."""
     constant = definition.kind != "function" and not definition.lambdas
     words = of_module(source) | (vocabulary or Vocabulary())
-    found = _mutants(source, definition, literals=constant, vocabulary=words)
-    if not definition.runs:
+    found = _mutants(source, definition, literals=constant, vocabulary=words, go_on=go_on)
+    if not definition.runs or (go_on is not None and not go_on()):
         return found
     return found + _constants(source, definition) + _decorations(source, definition)
 
@@ -104,6 +110,7 @@ def _mutants(
     literals: bool,
     decorators: bool = False,
     vocabulary: Vocabulary | None = None,
+    go_on: Callable[[], bool] | None = None,
 ) -> list[Mutant]:
     cut = Cut.of(source, definition)
     if cut is None:
@@ -120,12 +127,14 @@ def _mutants(
     if vocabulary is not None and not literals:
         wrapper.visit(reach)
     positions = wrapper.resolve(PositionProvider)
-    built = Builder(source.path, definition.qualname, cut)
+    built = Builder(source.path, definition.qualname, cut, go_on)
     found = chain(
         sites.replacements(),
         () if literals else chain(families.replacements(), reach.replacements()),
     )
     for proposed in found:
+        if built.stopped:
+            return built.found
         replacement = families.tidy(proposed)
         if replacement is None:
             continue
@@ -141,6 +150,8 @@ def _mutants(
         )
     copies = sites.copies
     for block in sites.blocks:
+        if built.stopped:
+            break
         statement_edits(block, copies, cut, built)
     return built.found
 
