@@ -64,19 +64,21 @@ def mutants(
     constant = definition.kind != "function" and not definition.lambdas
     words = of_module(source) | (vocabulary or Vocabulary())
     found = _mutants(source, definition, literals=constant, vocabulary=words, go_on=go_on)
-    if not definition.runs or (go_on is not None and not go_on()):
+    if not definition.runs:
         return found
-    return found + _constants(source, definition) + _decorations(source, definition)
+    return found + _constants(source, definition, go_on) + _decorations(source, definition, go_on)
 
 
-def _decorations(source: SourceFile, definition: Definition) -> list[Mutant]:
+def _decorations(
+    source: SourceFile, definition: Definition, go_on: Callable[[], bool] | None
+) -> list[Mutant]:
     """The mutants of the arguments the function's decorators are called with (``@rounded(1)``,
     evaluated once, when the function is defined), on the line of its body's first statement."""
     header = source.lines[definition.start - 1 : definition.end]
     if definition.kind != "function" or not header or not header[0].lstrip().startswith("@"):
         return []
     found: list[Mutant] = []
-    for mutant in _mutants(source, definition, literals=True, decorators=True):
+    for mutant in _mutants(source, definition, literals=True, decorators=True, go_on=go_on):
         line = source.text.count("\n", 0, mutant.start) + 1
         said = f"{mutant.description} in the decorator of {definition.qualname} (line {line}),"
         said += " whose body starts"
@@ -84,7 +86,9 @@ def _decorations(source: SourceFile, definition: Definition) -> list[Mutant]:
     return found
 
 
-def _constants(source: SourceFile, definition: Definition) -> list[Mutant]:
+def _constants(
+    source: SourceFile, definition: Definition, go_on: Callable[[], bool] | None
+) -> list[Mutant]:
     """The mutants of the file's constants the definition reads, on the line that reads each."""
     found: list[Mutant] = []
     own = {source.path: source}.get
@@ -92,12 +96,12 @@ def _constants(source: SourceFile, definition: Definition) -> list[Mutant]:
         for target in source.definitions:
             if target.qualname != qualname or target.kind == "function" or target.lambdas:
                 continue  # a lambda runs, and its own lines rank its mutants
-            for mutant in _mutants(source, target, literals=True):
+            for mutant in _mutants(source, target, literals=True, go_on=go_on):
                 said = f"{mutant.description} in {qualname} (line {mutant.line}), read"
                 found.append(replace(mutant, line=line, description=said))
         for statement in changers(source, qualname) if "." not in qualname else ():
             # It ran at import: only a fresh import of the candidate shows its effect.
-            for mutant in _mutants(source, statement, literals=True):
+            for mutant in _mutants(source, statement, literals=True, go_on=go_on):
                 said = f"{mutant.description} in the statement on line {statement.start}, which"
                 said += f" changes {qualname}, read"
                 found.append(replace(mutant, line=line, description=said, in_place=False))

@@ -34,8 +34,8 @@ CPU_PER_SECOND = 4.0
 #: What generating one candidate costs, as a share of trying one.
 GENERATED_WEIGHT = 0.01
 #: The wall-clock ceiling: this many times the budget's seconds, and at least MIN_WALL.
-WALL_FACTOR = 5.0
-MIN_WALL = 60.0
+WALL_FACTOR = 10.0
+MIN_WALL = 120.0
 
 
 @dataclass
@@ -95,7 +95,10 @@ class Work:
         return 1 / CANDIDATES_PER_SECOND + cpu / CPU_PER_SECOND
 
     def generating(self) -> bool:
-        """Count one candidate generated; whether generation may go on."""
+        """Count one candidate generated; whether generation may go on (once it may not, no
+        more are counted)."""
+        if self.over():
+            return False
         self.generated += 1
         return not self.over()
 

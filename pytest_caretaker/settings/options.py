@@ -136,10 +136,12 @@ OPTIONS: tuple[Option, ...] = (
         "builtin_budget",
         "--heal-builtin-budget",
         parse_timeout,
-        "Seconds the built-in repairer may spend on one failure (default 20; 5 when a model "
-        "found here follows it)",
+        "Work the built-in repairer may do on one failure, in the seconds a quiet machine "
+        "takes for it: SECONDS x 100 candidate edits and SECONDS x 4 CPU seconds of trials, so "
+        "a busy machine gives the same verdicts, later; 10 x SECONDS (at least 120) stay a "
+        "ceiling on the clock (default 20; 5 when a model found here follows it)",
         ini="heal_builtin_budget",
-        ini_help="Seconds the built-in repairer may spend on one failure",
+        ini_help="Work the built-in repairer may do on one failure, in a quiet machine's seconds",
         metavar="SECONDS",
     ),
     Option(
