@@ -136,10 +136,8 @@ OPTIONS: tuple[Option, ...] = (
         "builtin_budget",
         "--heal-builtin-budget",
         parse_timeout,
-        "Work the built-in repairer may do on one failure, in the seconds a quiet machine "
-        "takes for it: SECONDS x 100 candidate edits and SECONDS x 4 CPU seconds of trials, so "
-        "a busy machine gives the same verdicts, later; 10 x SECONDS (at least 120) stay a "
-        "ceiling on the clock (default 20; 5 when a model found here follows it)",
+        "Built-in repairer's work per failure, in a quiet machine's seconds (x 100 candidates, "
+        "x 4 CPU s of trials); ten times as many cap the clock (default 20; 5 before a model)",
         ini="heal_builtin_budget",
         ini_help="Work the built-in repairer may do on one failure, in a quiet machine's seconds",
         metavar="SECONDS",
