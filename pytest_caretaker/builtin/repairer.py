@@ -260,8 +260,9 @@ class BuiltinRepairer:
 
 
 def _session(work: Work, task: Task) -> str | None:
-    """Why the search stopped when the session's healing time did (None if it did not)."""
-    if not work.session or work.wall_left() > 0:
+    """Why the search stopped when the session's healing time did (None if it did not, or the
+    work budget ran out too: that is the reason a quiet machine would give)."""
+    if not work.session or work.wall_left() > 0 or work.done() >= work.seconds:
         return None
     return task.limits.out_of_time() or "the session's healing budget is spent"
 
