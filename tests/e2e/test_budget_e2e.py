@@ -115,17 +115,17 @@ def test_a_700_line_function_is_healed_within_its_budget(pytester: pytest.Pytest
 
     # Before #46 generating this function's candidates compiled it whole for each of its (then
     # hundreds of thousands of) candidates: hours. A quiet machine needs about 15 s for this
-    # run; the bound is for a machine more than ten times as slow.
-    # The session's healing budget (wall seconds, from the end of the test run) is not the
-    # one under test: on a machine at load 18 the traced rerun of this function alone took
-    # most of its 120 s.
-    args = ["--heal", "--heal-builtin-budget", "5", "--heal-session-budget", "3600"]
-    result = pytester.runpytest_subprocess(*args, "-p", "no:cacheprovider", timeout=300)
+    # run, whatever the budget (the fix ranks first); the bound is for one ten times as slow.
+    # The budget is the default (its wall-clock ceiling 200 s); the session's healing budget
+    # (120 s of the clock from the end of the test run) is not the one under test: at load 18
+    # the traced rerun of this function alone took most of it.
+    args = ["--heal", "--heal-session-budget", "3600", "-p", "no:cacheprovider"]
+    result = pytester.runpytest_subprocess(*args, timeout=400)
 
     result.stdout.fnmatch_lines(["HEALED test_table.py::test_f37*", "caretaker: 1 healed*"])
     stats = re.search(r"([\d,]+) candidates? tried", result.stdout.str())
     assert stats, result.stdout.str()
-    assert int(stats.group(1).replace(",", "")) <= 5 * CANDIDATES_PER_SECOND
+    assert int(stats.group(1).replace(",", "")) <= 20 * CANDIDATES_PER_SECOND
     assert "total += width * 2 + pad" in (pytester.path / ".caretaker" / "heal.patch").read_text()
 
 
