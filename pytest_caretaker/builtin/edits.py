@@ -6,22 +6,24 @@ alone); an inserted one is a copy of a one-line statement of the same function, 
 statement of a block or after its last. A candidate file is then one string splice away, never a
 regeneration of the module, and every byte outside the edit stays as it was. An edit that changes
 nothing, repeats an earlier one, leaves a statement that does nothing (``x = x``) or a function
-that does not compile is dropped.
+that does not compile (compiles.py: the edited statement is compiled, not the whole function) is
+dropped. Generation asks ``go_on`` before each edit, so that the budget can end it (work.py).
 """
 
 from __future__ import annotations
 
 import re
-import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import CodeRange
 
 from pytest_caretaker.builtin import _codegen
+from pytest_caretaker.builtin.compiles import Compiles
 from pytest_caretaker.builtin.cut import NEWLINE, Cut, indentation
 from pytest_caretaker.builtin.grouping import atomic
+from pytest_caretaker.builtin.nodes import nearest
 from pytest_caretaker.builtin.sites import Block, Replacement
 
 
@@ -50,12 +52,18 @@ class Mutant:
 
 
 class Builder:
-    """Turns edits of the file's text into Mutants; drops no-ops, repeats, what does not compile."""
+    """Turns edits of the file's text into Mutants; drops no-ops, repeats, what does not
+    compile; stops (``stopped``) once go_on says no."""
 
-    def __init__(self, path: str, function: str, cut: Cut) -> None:
+    def __init__(
+        self, path: str, function: str, cut: Cut, go_on: Callable[[], bool] | None = None
+    ) -> None:
         self.path = path
         self.function = function
         self.cut = cut
+        self.go_on = go_on
+        self.stopped = False
+        self.compiles = Compiles(cut)
         self.found: list[Mutant] = []
         self.seen: set[tuple[int, int, str]] = set()
 
@@ -70,17 +78,16 @@ class Builder:
         needs: str = "",
     ) -> None:
         old = self.cut.file_text[start:end]
-        if new == old or (start, end, new) in self.seen:
+        if self.stopped or new == old or (start, end, new) in self.seen:
+            return
+        if self.go_on is not None and not self.go_on():
+            self.stopped = True
             return
         self.seen.add((start, end, new))
         text = self.cut.file_text
-        first, last = self.cut.starts[0], self.cut.starts[-1]
-        function = text[first:start] + new + text[end:last]
         if _no_op(text, start, end, new):
             return
-        try:
-            compile(textwrap.dedent(function), "<mutant>", "exec", dont_inherit=True)
-        except (SyntaxError, ValueError):
+        if not self.compiles(start, end, new, line, operator in ("insert", "delete")):
             return
         self.found.append(
             Mutant(
@@ -123,8 +130,9 @@ def node_edit(
     return start, end, cut.indented(_codegen.code(bare, module, indent))
 
 
-def statement_edits(block: Block, copies: Sequence[str], cut: Cut, built: Builder) -> None:
-    """delete a statement (``pass`` if it is alone); insert a copy of a one-line statement."""
+def statement_edits(block: Block, copies: Mapping[str, int], cut: Cut, built: Builder) -> None:
+    """delete a statement (``pass`` if it is alone); insert a copy of a one-line statement (of
+    copies, each with its line: the nearest, nodes.NEAR)."""
     for statement in block:
         if statement.deletable:
             start, end = cut.line_start(statement.line), cut.line_start(statement.end + 1)
@@ -141,7 +149,7 @@ def statement_edits(block: Block, copies: Sequence[str], cut: Cut, built: Builde
             else ""
         )
         previous = block[index - 1].copy if index else None
-        for copy in copies:
+        for copy in nearest(copies, line):
             if copy != previous:  # the same file as the insert before that statement
                 built.add(line, "insert", 0.2, at, at, before + cut.indent + indent + copy)
 

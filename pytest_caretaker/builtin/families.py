@@ -21,6 +21,7 @@ integer literals are negated.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator, Mapping, Sequence
 
 import libcst as cst
@@ -41,6 +42,8 @@ from pytest_caretaker.builtin.sites import Replacement
 
 #: How many variables (to_variable) or other expressions (copy) one slot may be replaced by.
 NEAREST = 3
+#: How many expressions before and after a slot's line copy looks at for its nearest.
+REACH = 200
 #: How many attributes of ``self`` named elsewhere in the class a ``self.x`` may become.
 CLASS_ATTRIBUTES = 8
 
@@ -128,7 +131,10 @@ class Families(cst.CSTVisitor):
     def _copies(self, node: cst.BaseExpression, line: int) -> Iterator[NodeEdit]:
         code = self._code(node)
         others: dict[str, tuple[int, cst.BaseExpression]] = {}
-        for other, at, text in self._sources:
+        # The REACH expressions around its line: all of an ordinary function's (a 700-line one
+        # would compare every slot with every expression).
+        middle = bisect.bisect_left(self._sources, line, key=lambda source: source[1])
+        for other, at, text in self._sources[max(0, middle - REACH) : middle + REACH]:
             if _same_kind(node, other) and text not in code and code not in text:
                 distance = abs(at - line)
                 if text not in others or distance < others[text][0]:

@@ -6,7 +6,8 @@ own, and parsed with libcst once. One pass over its body (sites.py) finds where 
 deletion or insertion of a whole statement, then becomes a ``Mutant`` (edits.py): a text edit
 (start, end, replacement) of the file's text. A candidate file is then one string splice away,
 never a regeneration of the module, and every byte outside the edited node stays as it was. A
-mutant that does not compile is dropped.
+mutant that does not compile is dropped (compiles.py: its statement is compiled, not the whole
+function). Generation can be told to stop (``go_on``): the budget counts it (work.py).
 
 A module- or class-level assignment is a unit too: a lambda bound to a name is mutated like a
 function, and a constant's value gets the literal edits (literals.py) as well. A constant runs at
@@ -20,6 +21,7 @@ as candidates that only a fresh import can verify (``in_place=False``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from itertools import chain
 
@@ -50,27 +52,33 @@ def outermost(source: SourceFile) -> tuple[Definition, ...]:
 
 
 def mutants(
-    source: SourceFile, definition: Definition, vocabulary: Vocabulary | None = None
+    source: SourceFile,
+    definition: Definition,
+    vocabulary: Vocabulary | None = None,
+    go_on: Callable[[], bool] | None = None,
 ) -> list[Mutant]:
     """Every single-edit mutant of one function (duplicates removed), in the order found, then
     those of the constants of its file that it reads. Attributes and keys may become those of
-    the module and of vocabulary (the failure's: reach.py)."""
+    the module and of vocabulary (the failure's: reach.py). go_on is asked before each; once it
+    says no, those found so far."""
     constant = definition.kind != "function" and not definition.lambdas
     words = of_module(source) | (vocabulary or Vocabulary())
-    found = _mutants(source, definition, literals=constant, vocabulary=words)
+    found = _mutants(source, definition, literals=constant, vocabulary=words, go_on=go_on)
     if not definition.runs:
         return found
-    return found + _constants(source, definition) + _decorations(source, definition)
+    return found + _constants(source, definition, go_on) + _decorations(source, definition, go_on)
 
 
-def _decorations(source: SourceFile, definition: Definition) -> list[Mutant]:
+def _decorations(
+    source: SourceFile, definition: Definition, go_on: Callable[[], bool] | None
+) -> list[Mutant]:
     """The mutants of the arguments the function's decorators are called with (``@rounded(1)``,
     evaluated once, when the function is defined), on the line of its body's first statement."""
     header = source.lines[definition.start - 1 : definition.end]
     if definition.kind != "function" or not header or not header[0].lstrip().startswith("@"):
         return []
     found: list[Mutant] = []
-    for mutant in _mutants(source, definition, literals=True, decorators=True):
+    for mutant in _mutants(source, definition, literals=True, decorators=True, go_on=go_on):
         line = source.text.count("\n", 0, mutant.start) + 1
         said = f"{mutant.description} in the decorator of {definition.qualname} (line {line}),"
         said += " whose body starts"
@@ -78,7 +86,9 @@ def _decorations(source: SourceFile, definition: Definition) -> list[Mutant]:
     return found
 
 
-def _constants(source: SourceFile, definition: Definition) -> list[Mutant]:
+def _constants(
+    source: SourceFile, definition: Definition, go_on: Callable[[], bool] | None
+) -> list[Mutant]:
     """The mutants of the file's constants the definition reads, on the line that reads each."""
     found: list[Mutant] = []
     own = {source.path: source}.get
@@ -86,12 +96,12 @@ def _constants(source: SourceFile, definition: Definition) -> list[Mutant]:
         for target in source.definitions:
             if target.qualname != qualname or target.kind == "function" or target.lambdas:
                 continue  # a lambda runs, and its own lines rank its mutants
-            for mutant in _mutants(source, target, literals=True):
+            for mutant in _mutants(source, target, literals=True, go_on=go_on):
                 said = f"{mutant.description} in {qualname} (line {mutant.line}), read"
                 found.append(replace(mutant, line=line, description=said))
         for statement in changers(source, qualname) if "." not in qualname else ():
             # It ran at import: only a fresh import of the candidate shows its effect.
-            for mutant in _mutants(source, statement, literals=True):
+            for mutant in _mutants(source, statement, literals=True, go_on=go_on):
                 said = f"{mutant.description} in the statement on line {statement.start}, which"
                 said += f" changes {qualname}, read"
                 found.append(replace(mutant, line=line, description=said, in_place=False))
@@ -104,6 +114,7 @@ def _mutants(
     literals: bool,
     decorators: bool = False,
     vocabulary: Vocabulary | None = None,
+    go_on: Callable[[], bool] | None = None,
 ) -> list[Mutant]:
     cut = Cut.of(source, definition)
     if cut is None:
@@ -120,12 +131,14 @@ def _mutants(
     if vocabulary is not None and not literals:
         wrapper.visit(reach)
     positions = wrapper.resolve(PositionProvider)
-    built = Builder(source.path, definition.qualname, cut)
+    built = Builder(source.path, definition.qualname, cut, go_on)
     found = chain(
         sites.replacements(),
         () if literals else chain(families.replacements(), reach.replacements()),
     )
     for proposed in found:
+        if built.stopped:
+            return built.found
         replacement = families.tidy(proposed)
         if replacement is None:
             continue
@@ -141,6 +154,8 @@ def _mutants(
         )
     copies = sites.copies
     for block in sites.blocks:
+        if built.stopped:
+            break
         statement_edits(block, copies, cut, built)
     return built.found
 

@@ -1,8 +1,16 @@
-"""Kinds of libcst nodes the edit passes (sites.py, families.py) tell apart."""
+"""Kinds of libcst nodes the edit passes (sites.py, families.py) tell apart, and how many of a
+function's names or statements one place may take."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import libcst as cst
+
+#: The most other variables one name may become, and statements copied to one place: the nearest
+#: (by line). Every one in a function of ordinary size; in a 700-line function, all of them would
+#: make the candidates grow as the square of its length.
+NEAR = 24
 
 #: Nodes whose expressions belong to the line they start on (compound statements: the header).
 STATEMENTS = (
@@ -32,3 +40,11 @@ def is_text(node: cst.CSTNode) -> bool:
             return is_text(node.left) or is_text(node.right)
         return isinstance(node.operator, cst.Modulo) and is_text(node.left)
     return isinstance(node, _LITERALS)
+
+
+def nearest(lines: Mapping[str, int], line: int) -> list[str]:
+    """The NEAR keys of lines (each the line it is at) nearest line, in the order of lines."""
+    if len(lines) <= NEAR:
+        return list(lines)
+    near = set(sorted(lines, key=lambda key: abs(lines[key] - line))[:NEAR])
+    return [key for key in lines if key in near]

@@ -14,8 +14,10 @@
    patched file imported afresh, exactly as a model's fix is; only then is it reported, as a
    *plausible* fix.
 
-Everything stops when the per-failure budget (``--heal-builtin-budget``) is spent. One trial
-server serves the session, so one problem is searched at a time.
+Everything stops when the per-failure budget (``--heal-builtin-budget``) is spent: work counted,
+not seconds clocked (work.py), with the seconds a ceiling on the wall clock; generating the
+candidates counts too. One trial server serves the session, so one problem is searched at a
+time.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Se
 from contextlib import closing
 from dataclasses import dataclass, field, replace
 
-from pytest_caretaker.builtin import evidence, mutate, reverts, vocabulary
+from pytest_caretaker.builtin import evidence, mutate, ranking, reverts, vocabulary
 from pytest_caretaker.builtin.beyond import weighed_alone
 from pytest_caretaker.builtin.evidence import Evidence
 from pytest_caretaker.builtin.explain import explain
@@ -35,10 +37,10 @@ from pytest_caretaker.builtin.mutate import Mutant
 from pytest_caretaker.builtin.reach import Vocabulary
 from pytest_caretaker.builtin.search import STALE_SHARE, Bounds, Scan, pairs
 from pytest_caretaker.builtin.vetting import Vetting
+from pytest_caretaker.builtin.work import Work
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.problem import Check, Failed, Healed, Problem, Task
 from pytest_caretaker.project.files import ProjectFiles
-from pytest_caretaker.project.localize import line_scores
 from pytest_caretaker.results import Candidate, Edit, Executed, FileChange, Spend, Verdict
 from pytest_caretaker.settings import BUILTIN
 from pytest_caretaker.text import plural
@@ -63,15 +65,15 @@ class BuiltinRepairer:
     trials: Trials | None
     files: ProjectFiles
     editable: Editable
-    budget: float  # seconds per problem
+    budget: float  # per problem: the work a quiet machine does in this many seconds (work.py)
     name: str = BUILTIN
     #: Candidates that healed an earlier failure of this session: tried first, since one bug
     #: often fails several tests, and one fix then heals them all.
     fixes: list[Mutant] = field(default_factory=list)
     #: Candidates that failed an earlier problem's case: tried within a share (Scan.stale).
     failed: set[Mutant] = field(default_factory=set)
-    stale_share: float = STALE_SHARE  # of the budget, for those
-    _mutants: dict[tuple[str, str, Vocabulary], list[Mutant]] = field(default_factory=dict)
+    stale_share: float = STALE_SHARE  # of the budget's work, for those
+    _mutants: ranking.Made = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     #: What passing the check shows, when it is not tests (``caretaker run``'s command).
     proof: str | None = None
@@ -94,25 +96,25 @@ class BuiltinRepairer:
         return outcome
 
     def _search(self, task: Task) -> Healed | Failed:
-        started = time.monotonic()
-        session = task.limits.seconds_left()
-        own = session is None or self.budget <= session  # which budget ends the search
-        deadline = started + (self.budget if own else max(0.0, session or 0.0))
+        work = Work.of(self.budget, task.limits.seconds_left())
         problem = task.problem
         told = evidence.read(
             problem.cases, self.editable.tests, lambda path: _text(self.files, path)
         )
         words = vocabulary.of_failure(problem.cases, self.files)
         ranked = self.candidates(
-            problem.lead.nodeid, task.executed, problem.regression, problem.ids, told, words
+            problem.lead.nodeid, task.executed, problem.regression, problem.ids, told, words, work
         )
+        if work.over():  # generating them spent the budget
+            said = _session(work, task) or work.spent()
+            return Failed(f"{said} while generating candidate edits ({work.generated:,} generated)")
         ranked = reverts.first(task, ranked, self.files, self.editable)
         if not ranked:
             return Failed(NOTHING)
         earlier = [m for m in self.fixes if m in ranked]
         ranked = earlier + [m for m in ranked if m not in earlier]
-        share = self.stale_share * (deadline - started)
-        scan = Scan(self, task, started, deadline, frozenset(self.failed), share)
+        share = self.stale_share * work.seconds
+        scan = Scan(self, task, work, frozenset(self.failed), share)
         vetting = Vetting(self, scan, told.raised)
         found = vetting.run(ranked)
         total = len(ranked)
@@ -130,16 +132,12 @@ class BuiltinRepairer:
             return left
         refused = vetting.refusals()
         if scan.late:
-            spent = (
-                f"the built-in repairer's budget of {self.budget:g} s ran out"
-                if own
-                else task.limits.out_of_time() or "the session's healing budget is spent"
-            )
+            spent = _session(work, task) or work.spent()
             return Failed(
-                f"{spent} after {scan.tried:,} of {total:,} candidate edits{refused}",
+                f"{spent} after {scan.tried:,} of {total:,} candidate edits{work.which()}{refused}",
                 Spend(candidates=scan.tried),
             )
-        took = f"{time.monotonic() - started:.1f} s"
+        took = f"{time.monotonic() - work.started:.1f} s"
         tried = (
             f"{scan.tried:,} of {total:,} candidate edits in {took}, leaving out "
             f"{plural(len(scan.left_out), 'edit')} that failed the case of an earlier problem in "
@@ -169,43 +167,12 @@ class BuiltinRepairer:
         others: Sequence[str] = (),
         told: Evidence | None = None,
         words: Vocabulary | None = None,
+        work: Work | None = None,
     ) -> list[Mutant]:
-        """Every mutant on a line the failing test ran, best first: by each line's score over
-        all the failing cases of its problem (others besides nodeid), the edit's prior and what
-        the failure told of it (evidence.py); attributes and keys may take the failure's words
-        (vocabulary.py)."""
-        told = told if told is not None else Evidence()
-        words = words if words is not None else Vocabulary()
-        scores = line_scores(list(dict.fromkeys([nodeid, *others])), regression, executed)
-        scored: list[tuple[float, int, Mutant]] = []
-        for path in sorted({path for path, _ in scores}):
-            source = self.files.get(path)
-            # Never a test: an edit that makes a test pass by changing the test (deleting its
-            # assert, say) is no fix. Models may edit tests under --heal-scope; this does not.
-            if source is None or path in self.editable.tests or not self.editable.path(path):
-                continue
-            for definition in mutate.outermost(source):
-                lines = range(definition.start, definition.end + 1)
-                if not any((path, line) in scores for line in lines):
-                    continue
-                key = (path, definition.qualname, words)
-                if key not in self._mutants:
-                    self._mutants[key] = mutate.mutants(source, definition, words)
-                for mutant in self._mutants[key]:
-                    score = scores.get((path, mutant.line), 0.0) * mutant.prior
-                    score *= told.weight(mutant)
-                    if score > 0:
-                        scored.append((score, len(scored), mutant))
-        scored.sort(key=lambda item: (-item[0], item[1]))
-        # A constant read by two suspect functions is mutated with each: one try per edit.
-        seen: set[tuple[str, int, int, str]] = set()
-        ranked: list[Mutant] = []
-        for _, _, mutant in scored:
-            edit = (mutant.path, mutant.start, mutant.end, mutant.replacement)
-            if edit not in seen:
-                seen.add(edit)
-                ranked.append(mutant)
-        return ranked
+        """Every mutant on a line the failing test ran, best first (ranking.py); generating
+        them counts as work, and ends when it is over."""
+        made = (self.files, self.editable, self._mutants)
+        return ranking.ranked(made, nodeid, executed, regression, others, told, words, work)
 
     def trial_limit(self, tests: Sequence[str]) -> float:
         """Time one candidate may take: a multiple of the unchanged tests' time in a trial."""
@@ -290,6 +257,14 @@ class BuiltinRepairer:
         explanation = explain(mutant, len(problem.regression), self.proof)
         candidate = Candidate((edit,), (change,), explanation, passed=verdict.passed)
         return replace(candidate, reverts=mutant.reverts), verdict
+
+
+def _session(work: Work, task: Task) -> str | None:
+    """Why the search stopped when the session's healing time did (None if it did not, or the
+    work budget ran out too: that is the reason a quiet machine would give)."""
+    if not work.session or work.wall_left() > 0 or work.done() >= work.seconds:
+        return None
+    return task.limits.out_of_time() or "the session's healing budget is spent"
 
 
 def _text(files: ProjectFiles, path: str) -> str | None:

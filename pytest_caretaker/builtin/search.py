@@ -4,7 +4,6 @@ candidates (pairs) once single edits are exhausted, and the runner-ups after the
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field, replace
@@ -13,6 +12,7 @@ from typing import Protocol
 
 from pytest_caretaker.builtin.edits import Mutant
 from pytest_caretaker.builtin.explain import PAIR
+from pytest_caretaker.builtin.work import Work
 from pytest_caretaker.problem import Healed, Problem, Task
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.results import Candidate, Spend, Verdict
@@ -55,8 +55,9 @@ class Bounds(Protocol):
     def timeout(self) -> float: ...
 
 
-#: Seconds (at least) a search goes on for a fix of every case once it found one of some: as
-#: long again as it took to find that one, within the budget.
+#: The work (a quiet machine's seconds, work.py) a search goes on for, at least, for a fix of
+#: every case once it found one of some: as much again as it took to find that one, within
+#: the budget.
 PARTIAL_GRACE = 3.0
 
 
@@ -66,17 +67,15 @@ class Partial:
 
     cases: int  # of the problem
     found: tuple[Candidate, Verdict, int] | None = None  # and how many cases it heals
-    until: float = 0.0  # when to stop looking for a better one
+    until: float = 0.0  # the work done (Work.done) when to stop looking for a better one
 
-    def keep(
-        self, candidate: Candidate, verdict: Verdict, healed: set[str], started: float
-    ) -> None:
+    def keep(self, candidate: Candidate, verdict: Verdict, healed: set[str], work: Work) -> None:
         """Keep this fix if it heals more cases than the one kept."""
         if self.found is not None and len(healed) <= self.found[2]:
             return
         if self.found is None:
-            now = time.monotonic()
-            self.until = now + max(PARTIAL_GRACE, now - started)
+            done = work.done()
+            self.until = done + max(PARTIAL_GRACE, done)
         self.found = (candidate, verdict, len(healed))
 
     def healed(self, spend: Spend, by: str) -> Healed:
@@ -155,16 +154,16 @@ TRIED_NOTED = 5
 
 @dataclass
 class Scan:
-    """Tries candidates in order until one heals every case of the problem, the time is up, or
-    (with a fix of some cases kept) the grace for a better one is over."""
+    """Tries candidates in order until one heals every case of the problem, the work budget or
+    the wall-clock ceiling is spent (work.py), or (with a fix of some cases kept) the grace for
+    a better one is over."""
 
     repairer: Searcher
     task: Task
-    started: float
-    deadline: float
+    work: Work
     #: Candidates that failed the case of an earlier problem of the session: they rarely fix
-    #: this one, so they are tried (in rank order, among the others) only while what they took
-    #: stays within stale_share seconds; then they are left out.
+    #: this one, so they are tried (in rank order, among the others) only while the work they
+    #: took stays within stale_share (a quiet machine's seconds); then they are left out.
     stale: frozenset[Mutant] = frozenset()
     stale_share: float = 0.0
     left_out: set[Mutant] = field(default_factory=set)
@@ -192,18 +191,17 @@ class Scan:
         tried = self.repairer.tried(self._admitted(mutants), self.tests, self._trial_limit)
         try:
             for mutant, trial in tried:
-                left = self.deadline - time.monotonic()
-                if self.partial.found and time.monotonic() >= self.partial.until:
+                if self.partial.found and self.work.done() >= self.partial.until:
                     return None
-                if left <= 0:
+                if self.work.over():
                     self.late = True
                     return None
                 self.tried += 1
-                began = time.monotonic()
+                took = self.work.charge(trial, self.limit)
+                left = self.work.wall_left()
                 fixed = self.repairer.attempt(mutant, problem, trial, min(self.run_limit, left))
                 if mutant in self.stale:
-                    took = time.monotonic() - began
-                    self.stale_share -= took + (trial.seconds if trial is not None else 0.0)
+                    self.stale_share -= took
                 if fixed is None:
                     self.repairer.failed.add(mutant)
                     if len(self.rejected) < TRIED_NOTED:
@@ -225,7 +223,7 @@ class Scan:
                     candidate,
                     verdict,
                     {problem.lead.nodeid} | (set(problem.ids) & verdict.passed),
-                    self.started,
+                    self.work,
                 )
         finally:
             tried.close()
@@ -241,8 +239,8 @@ class Scan:
             yield mutant
 
     def _trial_limit(self) -> float:
-        """Time the next trial may take: the trial limit, within what is left of the budget."""
-        return max(0.0, min(self.limit, self.deadline - time.monotonic()))
+        """Time the next trial may take: the trial limit, within the wall-clock ceiling."""
+        return max(0.0, min(self.limit, self.work.wall_left()))
 
     def _alternatives(self, rest: Sequence[Mutant]) -> list[Mutant]:
         """The next candidates that pass every case of the problem and its regression set in a
@@ -266,7 +264,7 @@ class Scan:
                 hung += trial is not None and "did not finish" in trial.reason
                 if len(passed) >= ALTERNATIVES or hung >= ALTERNATIVES_HUNG:
                     break
-                if time.monotonic() >= self.deadline:
+                if self.work.wall_left() <= 0:
                     break
         if passed:
             self.task.log.add(

@@ -29,7 +29,7 @@ from libcst.metadata import (
 from pytest_caretaker.builtin.cut import indentation
 from pytest_caretaker.builtin.grouping import PRECEDENCE
 from pytest_caretaker.builtin.literals import decimal, magnitude
-from pytest_caretaker.builtin.nodes import STATEMENTS, is_docstring_or_pass, is_text
+from pytest_caretaker.builtin.nodes import STATEMENTS, is_docstring_or_pass, is_text, nearest
 from pytest_caretaker.builtin.operators import (
     NodeEdit,
     arithmetic,
@@ -89,7 +89,7 @@ class Sites(cst.CSTVisitor):
         #: of the body's first statement: what runs when the function is called.
         self.decorators = decorators
         self._found: list[Replacement] = []
-        self._names: dict[str, None] = {}  # locals and parameters, in order of appearance
+        self._names: dict[str, int] = {}  # locals and parameters (first line), in that order
         self._loads: list[tuple[cst.Name, int]] = []
         self._attribute_loads: list[tuple[cst.Attribute, str, int]] = []  # obj.attr reads
         self._attributes: dict[str, dict[str, None]] = {}  # each obj's attributes named anywhere
@@ -103,19 +103,21 @@ class Sites(cst.CSTVisitor):
         """Every proposal, once the visit is over: in the order found, then variables, then
         attributes of the same object (which need every name the function uses)."""
         yield from self._found
-        names = list(self._names)
         for name, line in self._loads:
             if name.value in self._names:
-                for new, prior in variable(name, names):
+                for new, prior in variable(name, nearest(self._names, line)):
                     yield Replacement(name, line, "variable", new, prior)
         for node, base, line in self._attribute_loads:
             for new, prior in attribute(node, list(self._attributes[base])):
                 yield Replacement(node, line, "variable", new, prior)
 
     @property
-    def copies(self) -> list[str]:
-        """The one-line statements that may be deleted, unindented: what an insertion copies."""
-        return [s.copy for block in self.blocks for s in block if s.copy]
+    def copies(self) -> dict[str, int]:
+        """The one-line statements that may be deleted, unindented (each at its first line)."""
+        found: dict[str, int] = {}
+        for statement in (s for block in self.blocks for s in block if s.copy):
+            found.setdefault(statement.copy, statement.line)
+        return found
 
     def _range(self, node: cst.CSTNode) -> CodeRange:
         return self.get_metadata(PositionProvider, node)
@@ -170,7 +172,7 @@ class Sites(cst.CSTVisitor):
         return False
 
     def visit_Param(self, node: cst.Param) -> bool:
-        self._names.setdefault(node.name.value)
+        self._names.setdefault(node.name.value, 0)
         return False
 
     # expressions ---------------------------------------------------------------------------------
@@ -278,7 +280,7 @@ class Sites(cst.CSTVisitor):
             return True
         context = self.get_metadata(ExpressionContextProvider, node, None)
         if context is ExpressionContext.STORE:
-            self._names.setdefault(node.value)
+            self._names.setdefault(node.value, self._range(node).start.line)
         elif context is ExpressionContext.LOAD and self._statement_lines:
             self._loads.append((node, self._statement_lines[-1]))
             self._add(node, "builtin_pair", builtin_pair(node))

@@ -2,16 +2,16 @@
 
 A fix that raises into its own function's fallback is refused, and the search goes on after it.
 A fix that heals by no longer reaching the line that raised, or that makes an example of its
-function's docstring false, is kept aside, and the search goes on for a while (as long again as
-it took, at least ``GRACE`` seconds, the raising line's candidates first) for one that heals
-without either. A fix kept aside for a docstring is given when nothing better is found, with the
-example named (the tests are the user's newer word). One that skips the line, and a fix of some
-of the problem's cases only, is reported for what it is and is a fix only under ``--heal-partial``.
+function's docstring false, is kept aside, and the search goes on for a while (as much work again
+as it took, at least ``GRACE`` of a quiet machine's seconds (work.py), the raising line's
+candidates first) for one that heals without either. A fix kept aside for a docstring is given
+when nothing better is found, with the example named (the tests are the user's newer word). One
+that skips the line, and a fix of some of the problem's cases only, is reported for what it is and
+is a fix only under ``--heal-partial``.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -24,7 +24,8 @@ from pytest_caretaker.results import Candidate, Spend
 from pytest_caretaker.text import plural
 from pytest_caretaker.verify.trials import Trial
 
-#: Seconds (at least) the search goes on for a better fix once it found one that skips a line.
+#: The work (a quiet machine's seconds, at least) the search goes on for a better fix once it
+#: found one that skips a line.
 GRACE = 3.0
 PARTIAL_NOTE = "--heal-partial writes such fixes"
 
@@ -40,7 +41,7 @@ class Vetting:
     aside: tuple[Healed, str] | None = None  # a fix kept aside (skips, contradicts), and why
     aside_edit: Mutant | None = None  # its edit
     contradicting: bool = False  # what is kept aside contradicts a docstring, skips no line
-    until: float = 0.0  # when to stop looking for a better one than that
+    until: float = 0.0  # the work done (Work.done) when to stop looking for a better one
 
     def run(self, mutants: Sequence[Mutant]) -> Healed | None:
         """The first fix among mutants that passes vetting; None when there is none (in time)."""
@@ -56,8 +57,8 @@ class Vetting:
                 self.refused.append(f"{said}: {finding.refused}")
             elif finding.skipped or finding.contradicts:
                 if self.aside is None:
-                    elapsed = time.monotonic() - self.scan.started
-                    self.until = time.monotonic() + max(GRACE, elapsed)
+                    done = self.scan.work.done()
+                    self.until = done + max(GRACE, done)
                 # Of the two, one that contradicts a docstring is the better: it skips no line.
                 if self.aside is None or (finding.contradicts and not self.contradicting):
                     self.aside = (
@@ -76,13 +77,14 @@ class Vetting:
         """scan.run, ending by the grace of a fix kept aside if there is one."""
         if self.aside is None:
             return self.scan.run(mutants)
-        deadline = self.scan.deadline
-        self.scan.deadline = min(deadline, self.until)
+        work = self.scan.work
+        limit = work.limit
+        work.limit = min(limit, self.until)
         try:
             return self.scan.run(mutants)
         finally:
-            self.scan.deadline = deadline
-            self.scan.late = time.monotonic() >= deadline
+            work.limit = limit
+            self.scan.late = work.over()
 
     def _after(self, mutants: list[Mutant], taken: Mutant) -> list[Mutant]:
         rest = mutants[mutants.index(taken) + 1 :]

@@ -77,9 +77,9 @@ BUILTIN = "builtin"
 DEFAULT_ATTEMPTS = 3
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_BUILTIN_BUDGET = 20.0
-#: Seconds per problem for the built-in repairer when a model found here follows it (the default
-#: chain): enough for the small edits it heals, most within a second or two; the rest is the
-#: model's.
+#: The built-in repairer's budget per problem when a model found here follows it (the default
+#: chain), in a quiet machine's seconds of work (builtin/work.py): enough for the small edits it
+#: heals, most within a second or two; the rest is the model's.
 DEFAULT_CHAIN_BUILTIN_BUDGET = 5.0
 #: Seconds a whole session may spend healing when the built-in repairer is in the chain (its
 #: search is bounded per failure only; a bug failing 100 tests would otherwise take an hour).

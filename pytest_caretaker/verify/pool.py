@@ -37,6 +37,9 @@ class Done:
     status: int  # the child's wait status
     seconds: float  # from its start to its end
     limit: float
+    #: CPU seconds the child used (user and system, its reaped children included): the work
+    #: a trial did, which a busy machine does not change as it changes seconds.
+    cpu: float = 0.0
 
 
 @dataclass
@@ -136,7 +139,8 @@ class Pool:
         # meant to go on.
         kill_group(running.pid)
         os.close(read)
-        _, status = os.waitpid(running.pid, 0)
+        _, status, usage = os.wait4(running.pid, 0)
         seconds = time.monotonic() - running.started
         data = bytes(running.data)
-        return Done(running.job.key, data, finished, status, seconds, running.job.limit)
+        cpu = usage.ru_utime + usage.ru_stime
+        return Done(running.job.key, data, finished, status, seconds, running.job.limit, cpu)

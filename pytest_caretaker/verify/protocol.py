@@ -166,6 +166,7 @@ class TrialReply(TypedDict, total=False):
     problem: str
     unsupported: bool
     seconds: float  # from the trial's start to its end, in the server
+    cpu: float  # CPU seconds the trial's process used
     behaviour: list[Compared]  # for a request to compare
 
 

@@ -124,7 +124,7 @@ class TrialPlugin(WorkerPlugin):
         self.pool.submit(request["id"], request["limit"], body)
 
     def _finished(self, job: Done) -> TrialReply:
-        return {"id": job.key, "seconds": job.seconds, **self._answer(job)}
+        return {"id": job.key, "seconds": job.seconds, "cpu": job.cpu, **self._answer(job)}
 
     def _answer(self, job: Done) -> TrialReply:
         if len(job.data) > MAX_REPLY:

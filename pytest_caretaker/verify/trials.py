@@ -58,6 +58,8 @@ class Trial:
     seconds: float = 0.0
     #: For a trial that compares variants (Trials.compare): each input and what each did.
     behaviour: tuple[Compared, ...] = ()
+    #: CPU seconds its process used: what the built-in repairer's budget counts (work.py).
+    cpu: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -256,12 +258,17 @@ def _busy(reply: TrialReply) -> bool:
 def _trial(reply: TrialReply, tests: Sequence[str], sent: float) -> Trial:
     # The server's own time: from when the trial started, not from when it was sent.
     seconds = reply.get("seconds", time.monotonic() - sent)
+    trial = _outcome(reply, tests)
+    return replace(trial, seconds=seconds, cpu=reply.get("cpu", 0.0))
+
+
+def _outcome(reply: TrialReply, tests: Sequence[str]) -> Trial:
     if reply.get("unsupported"):
-        return Trial(False, "the function cannot be swapped in place", True, seconds)
+        return Trial(False, "the function cannot be swapped in place", True)
     if reply.get("problem"):
-        return Trial(False, str(reply["problem"]), seconds=seconds)
+        return Trial(False, str(reply["problem"]))
     if "behaviour" in reply:
-        return Trial(True, seconds=seconds, behaviour=tuple(reply["behaviour"]))
+        return Trial(True, behaviour=tuple(reply["behaviour"]))
     outcomes = reply["outcomes"]
     for nodeid in tests:
         reported = outcomes.get(nodeid)
@@ -271,6 +278,6 @@ def _trial(reply: TrialReply, tests: Sequence[str], sent: float) -> Trial:
         detail = reported["detail"] if reported is not None else ""
         if HUNG in detail:  # a candidate under which the test still hangs says so
             said = detail[detail.rfind(HUNG) :].split("\n", 1)[0]
-            return Trial(False, f"{nodeid} {outcome}: {said}", seconds=seconds)
-        return Trial(False, f"{nodeid} {outcome}", seconds=seconds)
-    return Trial(True, seconds=seconds)
+            return Trial(False, f"{nodeid} {outcome}: {said}")
+        return Trial(False, f"{nodeid} {outcome}")
+    return Trial(True)
