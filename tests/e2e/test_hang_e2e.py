@@ -49,7 +49,7 @@ STILL_HANGS = STEPS.replace("steps += 1", "steps += 2")
 #: What one verification run may take: a hang that no test's limit cut short would cost it.
 HEAL_TIMEOUT = 300
 #: Half of that: far below what one hang left to the run's limit costs, and over ten times what
-#: the heal needs (5-8 s on a quiet machine; 16 s beside two busy processes on two cores).
+#: the heal takes on a quiet machine (it took 11-16 s here at a load of 10 on two cores).
 WALL = HEAL_TIMEOUT / 2
 
 

@@ -36,8 +36,8 @@ NETRC_SECRET = "netrc-secret-44d0"
 SSH_SECRET = "ssh-key-material-5f3a"
 SECRETS = (ENV_SECRET, PG_SECRET, NETRC_SECRET, SSH_SECRET)
 MARKER = f"caretaker-attack-{uuid.uuid4().hex[:12]}"
-#: The attack run's bound: ten times what it needs on a quiet machine (~30 s), a third of what its
-#: 66 verification runs would take if each waited for its --heal-timeout of 20 s.
+#: The attack run's bound: over ten times what it needs on a quiet machine (45 s at a load of 10
+#: on two cores), a third of what its 68 verification runs take if each waits out its 20 s.
 WALL = 400
 
 #: Each attack is a body indented under ``try:``; it sets hit = True when it worked. The
