@@ -36,6 +36,9 @@ NETRC_SECRET = "netrc-secret-44d0"
 SSH_SECRET = "ssh-key-material-5f3a"
 SECRETS = (ENV_SECRET, PG_SECRET, NETRC_SECRET, SSH_SECRET)
 MARKER = f"caretaker-attack-{uuid.uuid4().hex[:12]}"
+#: The attack run's bound: over ten times what it needs on a quiet machine (45 s at a load of 10
+#: on two cores), a third of what its 68 verification runs take if each waits out its 20 s.
+WALL = 400
 
 #: Each attack is a body indented under ``try:``; it sets hit = True when it worked. The
 #: candidate returns the right value only then, so a HEALED would mean the attack got through.
@@ -280,6 +283,10 @@ def test_hostile_candidates_change_nothing_leak_nothing_and_heal_nothing(
         ["HEALED test_faults.py::test_good", f"caretaker: 1 healed, {count} not healed*"]
     )
     result.stdout.no_fnmatch_line("*INTERNALERROR*")
+    # No attack held a run to its 20 s (a daemon keeping its output open, thirty children): each
+    # verification run ended by itself, and no reason says the run was cut at its limit ("the
+    # tests did not finish"; a test stopped at its own, "the test", is no attack's doing).
+    result.stdout.no_fnmatch_line("*the tests did not finish within*")
     time.sleep(0.5)  # the kernel ends a pid namespace whose pid 1 exited; give it a moment
     assert leftovers() == []
     assert received == []
@@ -302,7 +309,7 @@ def test_hostile_candidates_change_nothing_leak_nothing_and_heal_nothing(
         assert not [secret for secret in SECRETS if secret in sent]
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before
     assert grown < 200_000, f"the run grew this process by {grown} KiB"
-    assert seconds < 120, seconds
+    assert seconds < WALL, seconds
 
 
 GUARDED = """\

@@ -30,8 +30,10 @@ def fresh(code: str, *args: str) -> dict[str, Any]:
         "from pytest_caretaker.testing import ScriptedServer, fault, text, tool_call\n"
         "MESSAGES = [{'role': 'user', 'content': 'x'}]\n"
     )
+    # The limit only ends a child that hangs: importing litellm took 100 s (7 s of CPU) at a
+    # load of 14 on two cores, and 120 s cut a healthy child there.
     done = subprocess.run(
-        [sys.executable, "-c", prelude + code, *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", prelude + code, *args], capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.splitlines()[-1])

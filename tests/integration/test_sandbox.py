@@ -4,8 +4,10 @@ with the same run unconfined (where each attack works, so the test can fail)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import threading
@@ -90,7 +92,7 @@ def test_reach_a_socket_in_home():
 
 
 def test_leave_a_process_behind():
-    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", os.environ["MARKER"]],
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", os.environ["MARKER"]],
                      start_new_session=True)
     time.sleep(0.2)
 
@@ -181,11 +183,18 @@ def project(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("SERVICE_TOKEN", "tok-123456")
     monkeypatch.setenv("LISTENER_PORT", str(listener.getsockname()[1]))
-    monkeypatch.setenv("MARKER", f"caretaker-sandbox-test-{tmp_path.name}")
+    # The process left behind lives until the test ends it, not for a time a loaded machine's run
+    # may outlast (30 s did, and the unconfined run found none left); unique to this run, as
+    # /proc is the machine's.
+    marker = f"caretaker-sandbox-test-{uuid.uuid4().hex}"
+    monkeypatch.setenv("MARKER", marker)
     threads = [threading.Thread(target=accept, args=(one,), daemon=True) for one in listeners]
     for thread in threads:
         thread.start()
     yield root, home, received
+    for pid in marked(marker):  # left by an attack that got through
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pid), signal.SIGKILL)
     stop.set()
     for thread in threads:
         thread.join()

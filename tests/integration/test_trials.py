@@ -198,10 +198,10 @@ def test_a_candidate_that_still_hangs_fails_within_what_the_passing_tests_took(
 
     assert first.reason == "the tests did not finish within 1 s"
     assert reference is not None and reference.reason == f"{MEAN} failed"
+    # The reasons say which limit ended each trial: the trial's 1 s first, then the passing
+    # tests' 0.5 s (three times it where a busy machine starved the test: patience.py), not the
+    # trial's. No clock: which of two short runs ends first is the machine's load.
     assert again.reason.startswith(f"{MEAN} failed: ") and stopped_at(again.reason, 0.5), again
-    # Cut at the passing tests' limit, not the trial's; on a busy machine it was run again with
-    # three times that (a starved stop is no evidence), and took longer.
-    assert again.seconds < first.seconds or "a busy machine" in again.reason
 
 
 def test_before_any_trial_a_hanging_test_is_cut_at_the_sessions_limit_not_the_projects(
