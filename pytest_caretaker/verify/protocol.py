@@ -150,7 +150,6 @@ class TrialRequest(TypedDict):
     line: int  # the function's first line, decorators included
     source: str  # the whole new text of the file
     limit: float  # seconds
-    scale: float  # each test's limit, this many times as long (a trial again: trials.py)
     #: Set to compare variants of the function beyond the tests (behaviour.py): the tests run
     #: on source, every one, while the function's calls are captured.
     compare: Comparison | None

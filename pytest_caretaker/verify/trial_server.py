@@ -168,8 +168,7 @@ class TrialPlugin(WorkerPlugin):
             limits = self.time_limits.limits
             run = min(limits.run, request["limit"])
             cap = derived(self._durations.values(), TRIAL_FLOOR) or limits.test
-            scale = request.get("scale", 1.0)
-            self.time_limits.limits = replace(limits, run=run, cap=cap, scale=scale)
+            self.time_limits.limits = replace(limits, run=run, cap=cap)
             cap_memory(TRIAL_HEADROOM)
             reply = self._run(request, items, live)
         except pytest.exit.Exception:  # the candidate's pytest.exit(): no reply, so no pass

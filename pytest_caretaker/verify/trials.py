@@ -27,9 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pytest_caretaker.verify.channel import SERVER_START_TIMEOUT, Channel, kill_group
 from pytest_caretaker.verify.protocol import (
-    BUSY,
     HUNG,
-    RAISE,
     Cancel,
     Compared,
     Comparison,
@@ -77,7 +75,6 @@ class Candidate:
     line: int = 0
     source: str = ""
     compare: Comparison | None = None
-    scale: float = 1.0  # each test's limit, this many times as long
 
 
 def workers_default() -> int:
@@ -184,10 +181,6 @@ class Trials:
                     return
                 key, candidate, sent = flight.popleft()
                 reply = self._reply(key, candidate.limit)
-                if reply is not None and candidate.scale == 1.0 and _busy(reply):
-                    # A test stopped on a busy machine is no evidence: once more, with time.
-                    candidate = replace(candidate, limit=candidate.limit * RAISE, scale=RAISE)
-                    reply = self._reply(self._send(candidate), candidate.limit)
                 yield None if reply is None else _trial(reply, candidate.tests, sent)
         finally:
             unwanted = [key for key, _, _ in flight]
@@ -207,7 +200,6 @@ class Trials:
             "line": candidate.line,
             "source": candidate.source,
             "limit": candidate.limit,
-            "scale": candidate.scale,
             "compare": candidate.compare,
         }
         if not self._dead and not self.channel.send(json.dumps(request)):
@@ -246,13 +238,6 @@ def _message(line: str | None) -> dict[str, Any] | None:
     except ValueError:
         return None
     return message if isinstance(message, dict) else None
-
-
-def _busy(reply: TrialReply) -> bool:
-    """Whether a test of the trial was stopped by its limit having run for much less of it
-    (timer.py): the machine was busy, or the code waits (patience.py)."""
-    outcomes = reply.get("outcomes", {})
-    return any(HUNG in o["detail"] and BUSY in o["detail"] for o in outcomes.values())
 
 
 def _trial(reply: TrialReply, tests: Sequence[str], sent: float) -> Trial:

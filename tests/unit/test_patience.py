@@ -8,7 +8,6 @@ from pytest_caretaker.verify.patience import stopped
 from pytest_caretaker.verify.protocol import BUSY, HUNG
 from pytest_caretaker.verify.runner import Outcome, RunResult
 from pytest_caretaker.verify.timer import BUSY_SHARE, WAIT_SHARE, Waits, hung
-from pytest_caretaker.verify.trials import _busy
 
 LOOPED = hung(1.0, 0.98, 0.01)  # ran for all of its limit: a loop on a quiet machine
 STARVED = hung(1.0, 0.3, 0.7)  # waited for a processor most of it: a busy machine
@@ -102,13 +101,3 @@ def test_a_fix_that_passed_only_with_more_time_says_so() -> None:
         "and passed when run again with 3 times the limit",
     )
     assert judge(RunResult(outcomes, {}), ["t::lead"], ["t::other"]).notes == ()
-
-
-def test_a_trial_is_tried_again_only_for_a_starved_stop() -> None:
-    def reply(detail: str) -> dict[str, object]:
-        return {"id": 1, "outcomes": {"t::lead": {"outcome": "failed", "detail": detail}}}
-
-    assert _busy(reply(f"E  TimeLimitExceeded\n{STARVED}"))  # type: ignore[arg-type]
-    assert not _busy(reply(f"E  TimeLimitExceeded\n{LOOPED}"))  # type: ignore[arg-type]
-    assert not _busy(reply("assert 1 == 2"))  # type: ignore[arg-type]
-    assert not _busy({"id": 1, "problem": "the trial process crashed"})  # type: ignore[typeddict-item]
