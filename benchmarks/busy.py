@@ -19,31 +19,15 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from builtin_repair import BUGS, heal_collection
 
 from pytest_caretaker.builtin import compiles, mutate
 from pytest_caretaker.project.files import SourceFile
-
-
-@contextmanager
-def busy(processes: int) -> Iterator[None]:
-    spinning = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)
-    ]
-    try:
-        yield
-    finally:
-        for process in spinning:
-            process.kill()
-            process.wait()
+from pytest_caretaker.testing import busy
 
 
 def verdicts(results: dict[str, dict[str, object]]) -> dict[str, tuple[bool, int]]:

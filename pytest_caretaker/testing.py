@@ -8,14 +8,20 @@ It also speaks as much of Ollama as caretaker uses: ``GET /api/tags`` (the model
 ``POST /api/show`` (a model's capabilities and context length) and ``POST /api/chat`` (the same
 scripted replies in Ollama's format), for ``--heal-model ollama_chat/<name> --heal-api-base
 <server.root_url>`` and for finding a local Ollama (``OLLAMA_HOST=<server.host>``).
+
+``busy`` makes a busy machine beside a run, for the tests and benchmarks of what load must not
+change.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
@@ -258,3 +264,17 @@ class ScriptedServer:
         info = {"general.architecture": "scripted", "scripted.context_length": self.context_length}
         data = {"capabilities": capabilities, "model_info": info}
         return _Answer(200, json.dumps(data).encode())
+
+
+@contextmanager
+def busy(processes: int = 2) -> Iterator[None]:
+    """processes spinning on the CPU beside the run, ended when the block ends."""
+    spinning = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)
+    ]
+    try:
+        yield
+    finally:
+        for process in spinning:
+            process.kill()
+            process.wait()

@@ -4,14 +4,11 @@ verdicts, later, and a 700-line function costs its candidates, not a compile of 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 
 from pytest_caretaker.builtin.work import CANDIDATES_PER_SECOND
+from pytest_caretaker.testing import busy
 
 # No edit of one token makes this pass: the search tries candidates until its budget is spent.
 OUT_OF_REACH = """\
@@ -37,20 +34,6 @@ def test_score():
 def test_empty():
     assert score([]) == 2
 """
-
-
-@contextmanager
-def busy(processes: int = 2) -> Iterator[None]:
-    """processes spinning on the CPU beside the run, ended when the block ends."""
-    spinning = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)
-    ]
-    try:
-        yield
-    finally:
-        for process in spinning:
-            process.kill()
-            process.wait()
 
 
 def test_a_busy_machine_tries_the_same_candidates(pytester: pytest.Pytester) -> None:
