@@ -40,6 +40,16 @@ def _no_caretaker_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _quiet_pytester(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytester removes PYTEST_ADDOPTS when it is made: its runs, and every verification worker
+    and subprocess of theirs, then loaded hypothesis' plugin (1.3 s of CPU at each start) and
+    anyio's. A test that uses pytester gets the suite's variable back once pytester is made."""
+    if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester")
+        monkeypatch.setenv("PYTEST_ADDOPTS", QUIET_PLUGINS)
+
+
+@pytest.fixture(autouse=True)
 def _no_remembered_model_info() -> None:
     """What caretaker learnt of a model is remembered per process by (model, address); a later
     test's scripted server may get an earlier one's port."""
