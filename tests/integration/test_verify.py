@@ -310,16 +310,23 @@ def test_a_derived_limit_below_the_projects_timeout_is_each_tests_limit(steps: P
     assert result.outcomes[EVEN].outcome == "passed"
 
 
-def test_a_limit_is_at_most_a_share_of_the_runs(steps: Path) -> None:
-    # The run may take 5 s: the hanging test is cut at 80 % of that, and the 1 s left is for the
-    # test after it and the session's end (0.6 s, of a 3 s run, was too short on a loaded CI).
-    with steps_runner(steps, test_limit=60.0, timeout=5.0) as runner:
-        runner.run([EVEN])  # the server started: the run below is timed from its fork
-        result = runner.run([ODD, EVEN])
+def test_a_limit_is_at_most_a_share_of_the_runs(tmp_path: Path) -> None:
+    # The run may take 10 s: the hanging test is cut at 80 % of that, and the 2 s left are for
+    # the test after it and the session's end (a quiet machine needs ~0.1 s; 1 s, of a 5 s run,
+    # was too short at a load of 10 on two cores). The test hangs asleep, not in a loop: the 8 s
+    # cost the suite no processor.
+    tmp_path.joinpath("test_sleeps.py").write_text(
+        "import time\n\n\ndef test_sleeps():\n    time.sleep(3600)\n\n\n"
+        "def test_after():\n    assert True\n"
+    )
+    sleeps, after = "test_sleeps.py::test_sleeps", "test_sleeps.py::test_after"
+    with steps_runner(tmp_path, test_limit=60.0, timeout=10.0) as runner:
+        runner.run([after])  # the server started: the run below is timed from its fork
+        result = runner.run([sleeps, after])
 
     assert result.problem is None, result.output
-    assert "did not finish within 4 s" in result.outcomes[ODD].detail
-    assert result.outcomes[EVEN].outcome == "passed"
+    assert "did not finish within 8 s" in result.outcomes[sleeps].detail
+    assert result.outcomes[after].outcome == "passed"
 
 
 def test_a_hang_no_alarm_reaches_ends_with_the_whole_run(steps: Path) -> None:
