@@ -77,16 +77,22 @@ def step(code, event):
 
 
 def running():
-    # This process's children that have not ended: the git commands it started.
+    # This process's children that have not ended: the git commands it started. A process's
+    # name is read only for those (once per step, reading every process's was 12 ms of CPU).
     found = []
-    for entry in Path("/proc").iterdir():
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
         try:
-            state, parent = (entry / "stat").read_text().rpartition(")")[2].split()[:2]
-            name = (entry / "comm").read_text().strip()
+            with open(f"/proc/{entry}/stat") as stat:
+                state, parent = stat.read().rpartition(")")[2].split()[:2]
+            if int(parent) != me or state in "ZX":
+                continue
+            with open(f"/proc/{entry}/comm") as comm:
+                found.append(comm.read().strip())
         except (OSError, ValueError):
             continue
-        if int(parent) == os.getpid() and state not in "ZX":
-            found.append(name)
     return found
 
 
@@ -97,7 +103,8 @@ def run(stop):
     count = [0]
 
     def profile(frame, event, arg):
-        if step(frame.f_code, event):
+        # Most events are returns and C calls: they are no step, and cost no call of step().
+        if event == "call" and step(frame.f_code, event):
             count[0] += 1
             if count[0] == stop:
                 if mode == "group":

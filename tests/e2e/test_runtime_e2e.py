@@ -529,7 +529,11 @@ def transcripts(root: Path) -> str:
 
 def test_a_recorded_good_call_refuses_a_fix_that_changes_what_it_returns(tmp_path: Path) -> None:
     main = "from app.stats import mean_gap\n\nprint(mean_gap([1, 4, 9]))\nprint(mean_gap([5]))\n"
-    project(tmp_path, {"app/stats.py": STATS, "main.py": main})
+    # The fix the good call refuses is about the twelfth candidate edit; no edit heals the crash,
+    # so the default budget (20 s) tried all 105, each replayed in a process of its own (30 s of
+    # CPU). A budget of 0.25 s (25 candidates) reaches it with room, and the verdict is the same.
+    budget = "[project]\nname = 'shop'\n\n[tool.pytest.ini_options]\nheal_builtin_budget = '0.25'\n"
+    project(tmp_path, {"pyproject.toml": budget, "app/stats.py": STATS, "main.py": main})
     recorded = run(tmp_path, "main.py")
     assert (recorded.returncode, recorded.stdout) == (1, "4.0\n")
     (good,) = json.loads((tmp_path / ".caretaker/crashes/good/mean-gap.json").read_text())["calls"]
