@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from helpers import CALC, GOOD_MEAN, TEST_CALC, TEXT_MODEL, TOOLS_MODEL, heal_args, snapshot
@@ -259,15 +261,71 @@ REPLY_STYLES = {
 }
 
 
-@pytest.mark.parametrize("reply", REPLY_STYLES.values(), ids=REPLY_STYLES.keys())
-def test_text_reply_styles_heal(calc: pytest.Pytester, llm: ScriptedServer, reply: str) -> None:
-    llm.script(text(reply))
+#: Where each style's case lives in the shared run: calc_<n>.py and test_calc_<n>.py.
+STYLE_NUMBERS = {style: number for number, style in enumerate(REPLY_STYLES)}
 
-    result = calc.runpytest(*heal_args(llm, TEXT_MODEL))
 
-    result.stdout.fnmatch_lines(["HEALED test_calc.py::test_mean", "  1 attempt · *"])
-    assert "tools" not in llm.requests[0]
-    assert "```python" in llm.requests[0]["messages"][0]["content"]  # the text format is asked for
+@pytest.fixture(scope="module")
+def _styles_run() -> dict[str, tuple[list[str], list[dict[str, Any]]]]:
+    return {}
+
+
+@pytest.fixture
+def styles_run(
+    pytester: pytest.Pytester,
+    llm: ScriptedServer,
+    _styles_run: dict[str, tuple[list[str], list[dict[str, Any]]]],
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """One heal run for every reply style (each style a `pytest --heal` of its own cost ~2 s of
+    CPU, nearly all of it the same run's start, verification server and patch check): style n's
+    project is calc_<n>.py and test_calc_<n>.py, and the model answers each request with the
+    reply of the style whose test it names. Made by the first test that needs it, in its
+    pytester (its patch is judged at that test's end); its output and requests are kept."""
+    if not _styles_run:
+        for number in STYLE_NUMBERS.values():
+            test = TEST_CALC.replace("from calc import", f"from calc_{number} import")
+            pytester.makepyfile(**{f"calc_{number}": CALC, f"test_calc_{number}": test})
+        # A reply that names its file (`# file: calc.py`) names the style's own.
+        replies = {
+            f"test_calc_{n}.py::test_mean": text(REPLY_STYLES[s].replace("calc.py", f"calc_{n}.py"))
+            for s, n in STYLE_NUMBERS.items()
+        }
+
+        def respond(body: dict[str, Any]) -> Scripted:
+            found = re.match(r"The test `([^`]+)` fails", str(body["messages"][1]["content"]))
+            assert found is not None
+            return replies[found.group(1)]
+
+        llm.responder = respond
+        result = pytester.runpytest(*heal_args(llm, TEXT_MODEL))
+        _styles_run["run"] = (result.stdout.lines, list(llm.requests))
+    return _styles_run["run"]
+
+
+def block(lines: list[str], heading: str) -> list[str]:
+    """The heading's line of a summary and the indented lines under it (empty if none)."""
+    if heading not in lines:
+        return []
+    start = lines.index(heading)
+    end = start + 1
+    while end < len(lines) and lines[end].startswith("  "):
+        end += 1
+    return lines[start:end]
+
+
+@pytest.mark.parametrize("style", REPLY_STYLES, ids=REPLY_STYLES.keys())
+def test_text_reply_styles_heal(
+    styles_run: tuple[list[str], list[dict[str, Any]]], style: str
+) -> None:
+    lines, requests = styles_run
+    nodeid = f"test_calc_{STYLE_NUMBERS[style]}.py::test_mean"
+    healed = block(lines, f"HEALED {nodeid}")
+    pytest.LineMatcher(healed).fnmatch_lines([f"HEALED {nodeid}", "  1 attempt · *"])
+    request = next(
+        r for r in requests if f"The test `{nodeid}` fails" in r["messages"][1]["content"]
+    )
+    assert "tools" not in request
+    assert "```python" in request["messages"][0]["content"]  # the text format is asked for
 
 
 def test_text_reply_to_a_tool_model_is_parsed(calc: pytest.Pytester, llm: ScriptedServer) -> None:
