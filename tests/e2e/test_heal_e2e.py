@@ -8,6 +8,8 @@ import re
 import signal
 import subprocess
 import sys
+import threading
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -90,92 +92,149 @@ class Rectangle:
 """
 
 
-@pytest.mark.parametrize("mode", ["lenient", "strict"])  # a path entry; a tree of symlinks
-def test_method_in_editable_src_package(
+MODES = ("lenient", "strict")  # a path entry; a tree of symlinks
+TEST_SHAPES = """\
+from shapes_{mode} import Rectangle
+
+
+def test_area():
+    assert Rectangle(2, 3).area() == 6
+
+
+def test_square():
+    assert Rectangle(2, 2).area() == 4
+"""
+
+
+@dataclass
+class EditableRuns:
+    """The two heal runs of a project that installs one package in each editable mode."""
+
+    model: pytest.RunResult
+    builtin: pytest.RunResult
+    requests: list[dict[str, Any]]
+    unchanged: bool
+
+
+@pytest.fixture(scope="module")
+def _editable_runs() -> list[EditableRuns]:
+    return []
+
+
+@pytest.fixture
+def editable_runs(
     pytester: pytest.Pytester,
     llm: ScriptedServer,
-    mode: str,
     tmp_path_factory: pytest.TempPathFactory,
     monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    package = pytester.path / "src" / "shapes"
-    package.mkdir(parents=True)
-    package.joinpath("__init__.py").write_text(SRC_SHAPES)
-    pytester.makepyfile(
-        test_shapes="""
-        from shapes import Rectangle
-
-        def test_area():
-            assert Rectangle(2, 3).area() == 6
-
-        def test_square():
-            assert Rectangle(2, 2).area() == 4
-    """
-    )
-    pytester.path.joinpath("pyproject.toml").write_text(
-        '[project]\nname = "shapes"\nversion = "0.1"\n'
-        '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
-    )
+    _editable_runs: list[EditableRuns],
+) -> EditableRuns:
+    """One project with a src-layout package per editable mode (shapes_lenient, shapes_strict),
+    each installed by pip in its mode, and its two heal runs (the model's, then the built-in
+    repairer's): a project and runs of their own per mode cost ~15 s of CPU a mode, half of it
+    the model process's import of litellm in the model run. Made by the first test that needs
+    them; each mode's test asserts on its own package's lines and requests."""
+    if _editable_runs:
+        return _editable_runs[0]
     outside = tmp_path_factory.mktemp("editable")
     prefix = outside / "prefix"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--no-deps",
-            "--no-build-isolation",
-            "--prefix",
-            str(prefix),
-            "--config-settings",
-            f"editable_mode={mode}",
-            "-e",
-            str(pytester.path),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    for mode in MODES:
+        project = pytester.path / mode
+        package = project / "src" / f"shapes_{mode}"
+        package.mkdir(parents=True)
+        package.joinpath("__init__.py").write_text(SRC_SHAPES)
+        project.joinpath("pyproject.toml").write_text(
+            f'[project]\nname = "shapes_{mode}"\nversion = "0.1"\n[build-system]\n'
+            'requires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
+        )
+        pytester.makepyfile(**{f"test_{mode}": TEST_SHAPES.format(mode=mode)})
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--no-deps",
+                "--no-build-isolation",
+                "--prefix",
+                str(prefix),
+                "--config-settings",
+                f"editable_mode={mode}",
+                "-e",
+                str(project),
+            ],
+            check=True,
+            capture_output=True,
+        )
     (site,) = prefix.glob("lib/python*/site-packages")
     hook = outside / "hook"
     hook.mkdir()
     hook.joinpath("sitecustomize.py").write_text(f"import site\nsite.addsitedir({str(site)!r})\n")
     monkeypatch.setenv("PYTHONPATH", str(hook))
-    # A wrong fix, then the right one: the verdicts differ only if the candidate in memory is what
-    # the worker imports through the editable install.
-    llm.script(
-        text("```python\ndef area(self):\n    return self.width * self.width\n```"),
-        text("```python\ndef area(self):\n    return self.width * self.height\n```"),
-    )
+    # A wrong fix, then the right one, for each test: the verdicts differ only if the candidate
+    # in memory is what the worker imports through the editable install.
+    replies = {
+        f"test_{mode}.py::test_area": [
+            text("```python\ndef area(self):\n    return self.width * self.width\n```"),
+            text("```python\ndef area(self):\n    return self.width * self.height\n```"),
+        ]
+        for mode in MODES
+    }
+    lock = threading.Lock()
+
+    def respond(body: dict[str, Any]) -> Scripted:
+        found = re.match(r"The test `([^`]+)` fails", str(body["messages"][1]["content"]))
+        assert found is not None
+        with lock:
+            return replies[found.group(1)].pop(0)
+
+    llm.responder = respond
     before = snapshot(pytester.path)
 
-    result = pytester.runpytest_subprocess(*heal_args(llm, TEXT_MODEL))
+    model = pytester.runpytest_subprocess(*heal_args(llm, TEXT_MODEL))
 
-    result.stdout.fnmatch_lines(
-        [
-            "HEALED test_shapes.py::test_area",
-            "  patched src/shapes/__init__.py::Rectangle.area",
-            "  2 attempts · *",
-        ]
-    )
-    assert result.ret == 1
     after = snapshot(pytester.path)
     for capture in ("stdout", "stderr"):  # runpytest_subprocess's own capture files
         after.pop(capture)
-    assert after == before
-    retry = llm.requests[1]["messages"][-1]["content"]
-    assert "test_shapes.py::test_area still fails" in retry
+    # The built-in repairer heals through the editable install too.
+    # --cache-clear: otherwise the model's fix, remembered from the run above, heals it.
+    builtin = pytester.runpytest_subprocess("--heal", "--cache-clear")
+    _editable_runs.append(EditableRuns(model, builtin, list(llm.requests), after == before))
+    return _editable_runs[0]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_method_in_editable_src_package(editable_runs: EditableRuns, mode: str) -> None:
+    model = editable_runs.model
+    assert model.ret == 1
+    pytest.LineMatcher(
+        block(model.stdout.lines, f"HEALED test_{mode}.py::test_area")
+    ).fnmatch_lines(
+        [
+            f"HEALED test_{mode}.py::test_area",
+            f"  patched {mode}/src/shapes_{mode}/__init__.py::Rectangle.area",
+            "  2 attempts · *",
+        ]
+    )
+    assert editable_runs.unchanged
+    asked = [
+        r
+        for r in editable_runs.requests
+        if r["messages"][1]["content"].startswith(f"The test `test_{mode}.py::test_area` fails")
+    ]
+    assert len(asked) == 2
+    retry = asked[1]["messages"][-1]["content"]
+    assert f"test_{mode}.py::test_area still fails" in retry
     assert "assert 4 == 6" in retry  # the worker really ran the first candidate
 
     # The built-in repairer heals through the editable install too. (Its plausible fix may be
     # `self.width = height` in __init__: these two tests cannot tell it from the real one.)
-    # --cache-clear: otherwise the model's fix, remembered from the run above, heals it.
-    builtin = pytester.runpytest_subprocess("--heal", "--cache-clear")
-    builtin.stdout.fnmatch_lines(
+    healed = block(editable_runs.builtin.stdout.lines, f"HEALED test_{mode}.py::test_area")
+    pytest.LineMatcher(healed).fnmatch_lines(
         [
-            "HEALED test_shapes.py::test_area",
-            "  patched src/shapes/__init__.py::Rectangle.*",
+            f"HEALED test_{mode}.py::test_area",
+            f"  patched {mode}/src/shapes_{mode}/__init__.py::Rectangle.*",
             "  * tried · no model, no tokens · * s · builtin",
         ]
     )
