@@ -436,12 +436,12 @@ SHAPES = {
 # -- one heal run for every case of a prompt style --------------------------------------------
 #
 # Each case used to be a `pytest --heal` of its own: ~2.5 s of CPU apiece (the run, its warm
-# verification server, and the plain run that judges its patch), 90 % of it the same for every
-# case. Now one run per prompt style holds every case's project at once, each under module names
-# of its own (`calc` becomes `calc_3`, and so the test ids), and the scripted server answers each
-# request with the reply of the case whose test it names. Each case keeps its own test id and is
-# asserted on its own lines and requests; the run's patch is judged as every pytester run's is
-# (tests/e2e/conftest.py), for all the cases together.
+# verification server, and the plain run that judges its patch), nearly all of it the same for
+# every case. Now one run per prompt style holds every case's project at once, each under module
+# names of its own (`calc` becomes `calc_3`, and so the test ids), and the scripted server answers
+# each request with the reply of the case whose test it names. Each case keeps its own test id
+# and is asserted on its own lines and requests; the run's patch is judged as every pytester
+# run's is (tests/e2e/conftest.py), for all the cases together.
 
 
 @dataclass(frozen=True)
@@ -518,7 +518,8 @@ def shared(
     _shared_runs: dict[str, Shared],
 ) -> Shared:
     """The shared run of the model's prompt style: made by the first test of the module that
-    needs it (in its pytester, so its patch is judged at that test's end), then read by all."""
+    needs it (in its pytester, so its patch is judged at that test's end; under xdist, by the
+    first of each worker's), then read by all."""
     if model in _shared_runs:
         return _shared_runs[model]
     every = cases()
