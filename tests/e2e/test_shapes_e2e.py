@@ -8,11 +8,12 @@ import json
 import re
 import subprocess
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from helpers import heal_args
 
-from pytest_caretaker.testing import ScriptedServer, tool_call
+from pytest_caretaker.testing import Scripted, ScriptedServer, tool_call
 
 SHOP = """\
 # Prices, tax included.
@@ -70,30 +71,87 @@ def test_square():
 """
 
 
-def healed_patch_passes(pytester: pytest.Pytester) -> None:
-    """heal.patch applies with git, and a plain pytest run then passes every test."""
+#: The model's fix for each failing test of the model runs below.
+MODEL_FIXES = {
+    "test_shop.py::test_price": ("The VAT rate is 20 %.", "shop.py", "VAT", "VAT = 0.2\n"),
+    "test_cart.py::test_due": (
+        "10 % off.",
+        "cart.py",
+        "Cart",
+        "class Cart:\n    DISCOUNT: float = 0.1\n",
+    ),
+    "test_geom.py::test_area": (
+        "Width times height.",
+        "geom.py",
+        "area",
+        "area = lambda w, h: w * h\n",
+    ),
+}
+#: The model runs: shop alone (its tests read the session's count and the whole patch), and cart
+#: and geom together (each a problem of its own; their modules' names differ).
+MODEL_PROJECTS = {
+    "shop": {"shop": SHOP, "test_shop": TEST_SHOP},
+    "cart+geom": {"cart": CART, "test_cart": TEST_CART, "geom": GEOM, "test_geom": TEST_GEOM},
+}
+
+
+@dataclass
+class ModelRun:
+    """A model run's output, the first prompt about each failing test, its patch, and the plain
+    run after the patch was applied with git."""
+
+    lines: list[str]
+    prompts: dict[str, str]
+    patch: str
+    plain: pytest.RunResult
+
+
+@pytest.fixture(scope="module")
+def _model_runs() -> dict[str, ModelRun]:
+    return {}
+
+
+def model_run(
+    pytester: pytest.Pytester, llm: ScriptedServer, runs: dict[str, ModelRun], project: str
+) -> ModelRun:
+    """The project's heal run with the scripted model, then healed_patch_passes' checks: each
+    test of this file had a run of its own (~2.5 s of CPU apiece, most of it the run's start,
+    its verification server and the patch check); the tests of one project now share one. Made
+    by the first test that needs it, in its pytester (its patch is judged at that test's end)."""
+    if project in runs:
+        return runs[project]
+    pytester.makepyfile(**MODEL_PROJECTS[project])
+
+    def respond(body: dict[str, Any]) -> Scripted:
+        found = re.match(r"The test `([^`]+)` fails", str(body["messages"][1]["content"]))
+        assert found is not None
+        explanation, path, function, code = MODEL_FIXES[found.group(1)]
+        return tool_call(explanation, [{"path": path, "function": function, "code": code}])
+
+    llm.responder = respond
+    result = pytester.runpytest(*heal_args(llm))
+    prompts: dict[str, str] = {}
+    for request in llm.requests:
+        prompt = str(request["messages"][1]["content"])
+        found = re.match(r"The test `([^`]+)` fails", prompt)
+        assert found is not None
+        prompts.setdefault(found.group(1), prompt)
+    patch = (pytester.path / ".caretaker" / "heal.patch").read_text()
     for args in (["apply", "--check"], ["apply"]):
         subprocess.run(["git", *args, ".caretaker/heal.patch"], cwd=pytester.path, check=True)
     # In process: a subprocess cost ~0.6 s of CPU more for its interpreter and pytest's start.
     # The run imports the patched modules afresh (pytester restores sys.modules after each run).
-    result = pytester.runpytest("-p", "no:cacheprovider")
-    assert result.ret == 0, result.stdout.str()
-
-
-def user_prompt(llm: ScriptedServer) -> str:
-    return str(llm.requests[0]["messages"][1]["content"])
+    plain = pytester.runpytest("-p", "no:cacheprovider")
+    runs[project] = ModelRun(result.stdout.lines, prompts, patch, plain)
+    return runs[project]
 
 
 def test_wrong_module_constant_is_healed_by_the_model(
-    pytester: pytest.Pytester, llm: ScriptedServer
+    pytester: pytest.Pytester, llm: ScriptedServer, _model_runs: dict[str, ModelRun]
 ) -> None:
-    pytester.makepyfile(shop=SHOP, test_shop=TEST_SHOP)
-    edit = {"path": "shop.py", "function": "VAT", "code": "VAT = 0.2\n"}
-    llm.script(tool_call("The VAT rate is 20 %.", [edit]))
+    run = model_run(pytester, llm, _model_runs, "shop")
 
-    result = pytester.runpytest(*heal_args(llm))
-
-    result.stdout.fnmatch_lines(
+    pytest.LineMatcher(run.lines).fnmatch_lines(
         [
             "HEALED test_shop.py::test_price",
             "  patched shop.py::VAT",
@@ -103,22 +161,20 @@ def test_wrong_module_constant_is_healed_by_the_model(
         ]
     )
     # The model was shown the constant the suspect reads, as a target of its own.
-    assert "## shop.py::VAT (editable)\n```python\nVAT = 0.25  # the standard rate\n```" in (
-        user_prompt(llm)
+    assert (
+        "## shop.py::VAT (editable)\n```python\nVAT = 0.25  # the standard rate\n```"
+        in (run.prompts["test_shop.py::test_price"])
     )
-    healed_patch_passes(pytester)
+    # heal.patch applied with git, and a plain pytest run then passed every test.
+    assert run.plain.ret == 0, run.plain.stdout.str()
 
 
 def test_wrong_class_attribute_is_healed_by_the_model(
-    pytester: pytest.Pytester, llm: ScriptedServer
+    pytester: pytest.Pytester, llm: ScriptedServer, _model_runs: dict[str, ModelRun]
 ) -> None:
-    pytester.makepyfile(cart=CART, test_cart=TEST_CART)
-    code = "class Cart:\n    DISCOUNT: float = 0.1\n"
-    llm.script(tool_call("10 % off.", [{"path": "cart.py", "function": "Cart", "code": code}]))
+    run = model_run(pytester, llm, _model_runs, "cart+geom")
 
-    result = pytester.runpytest(*heal_args(llm))
-
-    result.stdout.fnmatch_lines(
+    pytest.LineMatcher(block(run.lines, "HEALED test_cart.py::test_due")).fnmatch_lines(
         [
             "HEALED test_cart.py::test_due",
             "  patched cart.py::Cart.DISCOUNT",
@@ -126,22 +182,17 @@ def test_wrong_class_attribute_is_healed_by_the_model(
             "  +    DISCOUNT: float = 0.1",
         ]
     )
-    assert "## cart.py::Cart.DISCOUNT (editable)" in user_prompt(llm)
-    healed_patch_passes(pytester)
+    assert "## cart.py::Cart.DISCOUNT (editable)" in run.prompts["test_cart.py::test_due"]
+    pytest.LineMatcher(run.plain.stdout.lines).fnmatch_lines(["test_cart.py ..*"])
+    assert run.plain.ret == 0, run.plain.stdout.str()
 
 
 def test_wrong_lambda_is_healed_by_the_model_and_is_no_test_code(
-    pytester: pytest.Pytester, llm: ScriptedServer
+    pytester: pytest.Pytester, llm: ScriptedServer, _model_runs: dict[str, ModelRun]
 ) -> None:
-    pytester.makepyfile(geom=GEOM, test_geom=TEST_GEOM)
-    code = "area = lambda w, h: w * h\n"
-    llm.script(
-        tool_call("Width times height.", [{"path": "geom.py", "function": "area", "code": code}])
-    )
+    run = model_run(pytester, llm, _model_runs, "cart+geom")
 
-    result = pytester.runpytest(*heal_args(llm))
-
-    result.stdout.fnmatch_lines(
+    pytest.LineMatcher(block(run.lines, "HEALED test_geom.py::test_area")).fnmatch_lines(
         [
             "HEALED test_geom.py::test_area",
             "  patched geom.py::area",
@@ -149,19 +200,16 @@ def test_wrong_lambda_is_healed_by_the_model_and_is_no_test_code(
             "  +area = lambda w, h: w * h",
         ]
     )
-    assert "## geom.py::area (editable)" in user_prompt(llm)
-    healed_patch_passes(pytester)
+    assert "## geom.py::area (editable)" in run.prompts["test_geom.py::test_area"]
+    pytest.LineMatcher(run.plain.stdout.lines).fnmatch_lines(["test_geom.py ..*"])
+    assert run.plain.ret == 0, run.plain.stdout.str()
 
 
 def test_the_healed_constant_is_what_the_transcript_records(
-    pytester: pytest.Pytester, llm: ScriptedServer
+    pytester: pytest.Pytester, llm: ScriptedServer, _model_runs: dict[str, ModelRun]
 ) -> None:
-    pytester.makepyfile(shop=SHOP, test_shop=TEST_SHOP)
-    llm.script(tool_call("20 %.", [{"path": "shop.py", "function": "VAT", "code": "VAT = 0.2\n"}]))
+    patch = model_run(pytester, llm, _model_runs, "shop").patch
 
-    pytester.runpytest(*heal_args(llm))
-
-    patch = (pytester.path / ".caretaker" / "heal.patch").read_text()
     assert "-VAT = 0.25  # the standard rate\n+VAT = 0.2  # the standard rate\n" in patch
     assert json.dumps("def price") not in patch  # price itself is untouched
 
