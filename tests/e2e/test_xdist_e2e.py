@@ -83,7 +83,8 @@ def test_n2_heals_what_n0_heals_with_the_same_summary(
     llm.requests.clear()
     # In process, as the serial run: the controller asks the model from this process, where
     # litellm is imported already; a subprocess started a model process that imported it again
-    # (~8 s of CPU, a third of the test). The workers are processes of their own either way.
+    # (~8 s of CPU). The workers are processes of their own either way; in process, a --heal run is
+    # also held to its patch (tests/e2e/conftest.py), by a plain -n 2 run.
     distributed = pytester.runpytest("-n", "2", *heal_args(llm), *more)
 
     for result in (serial, distributed):
