@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
+import threading
+from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from helpers import CALC, GOOD_MEAN, TEST_CALC, TEXT_MODEL, TOOLS_MODEL, heal_args, snapshot
@@ -88,92 +92,149 @@ class Rectangle:
 """
 
 
-@pytest.mark.parametrize("mode", ["lenient", "strict"])  # a path entry; a tree of symlinks
-def test_method_in_editable_src_package(
+MODES = ("lenient", "strict")  # a path entry; a tree of symlinks
+TEST_SHAPES = """\
+from shapes_{mode} import Rectangle
+
+
+def test_area():
+    assert Rectangle(2, 3).area() == 6
+
+
+def test_square():
+    assert Rectangle(2, 2).area() == 4
+"""
+
+
+@dataclass
+class EditableRuns:
+    """The two heal runs of a project that installs one package in each editable mode."""
+
+    model: pytest.RunResult
+    builtin: pytest.RunResult
+    requests: list[dict[str, Any]]
+    unchanged: bool
+
+
+@pytest.fixture(scope="module")
+def _editable_runs() -> list[EditableRuns]:
+    return []
+
+
+@pytest.fixture
+def editable_runs(
     pytester: pytest.Pytester,
     llm: ScriptedServer,
-    mode: str,
     tmp_path_factory: pytest.TempPathFactory,
     monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    package = pytester.path / "src" / "shapes"
-    package.mkdir(parents=True)
-    package.joinpath("__init__.py").write_text(SRC_SHAPES)
-    pytester.makepyfile(
-        test_shapes="""
-        from shapes import Rectangle
-
-        def test_area():
-            assert Rectangle(2, 3).area() == 6
-
-        def test_square():
-            assert Rectangle(2, 2).area() == 4
-    """
-    )
-    pytester.path.joinpath("pyproject.toml").write_text(
-        '[project]\nname = "shapes"\nversion = "0.1"\n'
-        '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
-    )
+    _editable_runs: list[EditableRuns],
+) -> EditableRuns:
+    """One project with a src-layout package per editable mode (shapes_lenient, shapes_strict),
+    each installed by pip in its mode, and its two heal runs (the model's, then the built-in
+    repairer's): a project and runs of their own per mode cost ~15 s of CPU a mode, half of it
+    the model process's import of litellm in the model run. Made by the first test that needs
+    them; each mode's test asserts on its own package's lines and requests."""
+    if _editable_runs:
+        return _editable_runs[0]
     outside = tmp_path_factory.mktemp("editable")
     prefix = outside / "prefix"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--no-deps",
-            "--no-build-isolation",
-            "--prefix",
-            str(prefix),
-            "--config-settings",
-            f"editable_mode={mode}",
-            "-e",
-            str(pytester.path),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    for mode in MODES:
+        project = pytester.path / mode
+        package = project / "src" / f"shapes_{mode}"
+        package.mkdir(parents=True)
+        package.joinpath("__init__.py").write_text(SRC_SHAPES)
+        project.joinpath("pyproject.toml").write_text(
+            f'[project]\nname = "shapes_{mode}"\nversion = "0.1"\n[build-system]\n'
+            'requires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
+        )
+        pytester.makepyfile(**{f"test_{mode}": TEST_SHAPES.format(mode=mode)})
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--no-deps",
+                "--no-build-isolation",
+                "--prefix",
+                str(prefix),
+                "--config-settings",
+                f"editable_mode={mode}",
+                "-e",
+                str(project),
+            ],
+            check=True,
+            capture_output=True,
+        )
     (site,) = prefix.glob("lib/python*/site-packages")
     hook = outside / "hook"
     hook.mkdir()
     hook.joinpath("sitecustomize.py").write_text(f"import site\nsite.addsitedir({str(site)!r})\n")
     monkeypatch.setenv("PYTHONPATH", str(hook))
-    # A wrong fix, then the right one: the verdicts differ only if the candidate in memory is what
-    # the worker imports through the editable install.
-    llm.script(
-        text("```python\ndef area(self):\n    return self.width * self.width\n```"),
-        text("```python\ndef area(self):\n    return self.width * self.height\n```"),
-    )
+    # A wrong fix, then the right one, for each test: the verdicts differ only if the candidate
+    # in memory is what the worker imports through the editable install.
+    replies = {
+        f"test_{mode}.py::test_area": [
+            text("```python\ndef area(self):\n    return self.width * self.width\n```"),
+            text("```python\ndef area(self):\n    return self.width * self.height\n```"),
+        ]
+        for mode in MODES
+    }
+    lock = threading.Lock()
+
+    def respond(body: dict[str, Any]) -> Scripted:
+        found = re.match(r"The test `([^`]+)` fails", str(body["messages"][1]["content"]))
+        assert found is not None
+        with lock:
+            return replies[found.group(1)].pop(0)
+
+    llm.responder = respond
     before = snapshot(pytester.path)
 
-    result = pytester.runpytest_subprocess(*heal_args(llm, TEXT_MODEL))
+    model = pytester.runpytest_subprocess(*heal_args(llm, TEXT_MODEL))
 
-    result.stdout.fnmatch_lines(
-        [
-            "HEALED test_shapes.py::test_area",
-            "  patched src/shapes/__init__.py::Rectangle.area",
-            "  2 attempts · *",
-        ]
-    )
-    assert result.ret == 1
     after = snapshot(pytester.path)
     for capture in ("stdout", "stderr"):  # runpytest_subprocess's own capture files
         after.pop(capture)
-    assert after == before
-    retry = llm.requests[1]["messages"][-1]["content"]
-    assert "test_shapes.py::test_area still fails" in retry
+    # The built-in repairer heals through the editable install too.
+    # --cache-clear: otherwise the model's fix, remembered from the run above, heals it.
+    builtin = pytester.runpytest_subprocess("--heal", "--cache-clear")
+    _editable_runs.append(EditableRuns(model, builtin, list(llm.requests), after == before))
+    return _editable_runs[0]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_method_in_editable_src_package(editable_runs: EditableRuns, mode: str) -> None:
+    model = editable_runs.model
+    assert model.ret == 1
+    pytest.LineMatcher(
+        block(model.stdout.lines, f"HEALED test_{mode}.py::test_area")
+    ).fnmatch_lines(
+        [
+            f"HEALED test_{mode}.py::test_area",
+            f"  patched {mode}/src/shapes_{mode}/__init__.py::Rectangle.area",
+            "  2 attempts · *",
+        ]
+    )
+    assert editable_runs.unchanged
+    asked = [
+        r
+        for r in editable_runs.requests
+        if r["messages"][1]["content"].startswith(f"The test `test_{mode}.py::test_area` fails")
+    ]
+    assert len(asked) == 2
+    retry = asked[1]["messages"][-1]["content"]
+    assert f"test_{mode}.py::test_area still fails" in retry
     assert "assert 4 == 6" in retry  # the worker really ran the first candidate
 
     # The built-in repairer heals through the editable install too. (Its plausible fix may be
     # `self.width = height` in __init__: these two tests cannot tell it from the real one.)
-    # --cache-clear: otherwise the model's fix, remembered from the run above, heals it.
-    builtin = pytester.runpytest_subprocess("--heal", "--cache-clear")
-    builtin.stdout.fnmatch_lines(
+    healed = block(editable_runs.builtin.stdout.lines, f"HEALED test_{mode}.py::test_area")
+    pytest.LineMatcher(healed).fnmatch_lines(
         [
-            "HEALED test_shapes.py::test_area",
-            "  patched src/shapes/__init__.py::Rectangle.*",
+            f"HEALED test_{mode}.py::test_area",
+            f"  patched {mode}/src/shapes_{mode}/__init__.py::Rectangle.*",
             "  * tried · no model, no tokens · * s · builtin",
         ]
     )
@@ -259,15 +320,71 @@ REPLY_STYLES = {
 }
 
 
-@pytest.mark.parametrize("reply", REPLY_STYLES.values(), ids=REPLY_STYLES.keys())
-def test_text_reply_styles_heal(calc: pytest.Pytester, llm: ScriptedServer, reply: str) -> None:
-    llm.script(text(reply))
+#: Where each style's case lives in the shared run: calc_<n>.py and test_calc_<n>.py.
+STYLE_NUMBERS = {style: number for number, style in enumerate(REPLY_STYLES)}
 
-    result = calc.runpytest(*heal_args(llm, TEXT_MODEL))
 
-    result.stdout.fnmatch_lines(["HEALED test_calc.py::test_mean", "  1 attempt · *"])
-    assert "tools" not in llm.requests[0]
-    assert "```python" in llm.requests[0]["messages"][0]["content"]  # the text format is asked for
+@pytest.fixture(scope="module")
+def _styles_run() -> dict[str, tuple[list[str], list[dict[str, Any]]]]:
+    return {}
+
+
+@pytest.fixture
+def styles_run(
+    pytester: pytest.Pytester,
+    llm: ScriptedServer,
+    _styles_run: dict[str, tuple[list[str], list[dict[str, Any]]]],
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """One heal run for every reply style (each style a `pytest --heal` of its own cost ~2 s of
+    CPU, nearly all of it the same run's start, verification server and patch check): style n's
+    project is calc_<n>.py and test_calc_<n>.py, and the model answers each request with the
+    reply of the style whose test it names. Made by the first test that needs it, in its
+    pytester (its patch is judged at that test's end); its output and requests are kept."""
+    if not _styles_run:
+        for number in STYLE_NUMBERS.values():
+            test = TEST_CALC.replace("from calc import", f"from calc_{number} import")
+            pytester.makepyfile(**{f"calc_{number}": CALC, f"test_calc_{number}": test})
+        # A reply that names its file (`# file: calc.py`) names the style's own.
+        replies = {
+            f"test_calc_{n}.py::test_mean": text(REPLY_STYLES[s].replace("calc.py", f"calc_{n}.py"))
+            for s, n in STYLE_NUMBERS.items()
+        }
+
+        def respond(body: dict[str, Any]) -> Scripted:
+            found = re.match(r"The test `([^`]+)` fails", str(body["messages"][1]["content"]))
+            assert found is not None
+            return replies[found.group(1)]
+
+        llm.responder = respond
+        result = pytester.runpytest(*heal_args(llm, TEXT_MODEL))
+        _styles_run["run"] = (result.stdout.lines, list(llm.requests))
+    return _styles_run["run"]
+
+
+def block(lines: list[str], heading: str) -> list[str]:
+    """The heading's line of a summary and the indented lines under it (empty if none)."""
+    if heading not in lines:
+        return []
+    start = lines.index(heading)
+    end = start + 1
+    while end < len(lines) and lines[end].startswith("  "):
+        end += 1
+    return lines[start:end]
+
+
+@pytest.mark.parametrize("style", REPLY_STYLES, ids=REPLY_STYLES.keys())
+def test_text_reply_styles_heal(
+    styles_run: tuple[list[str], list[dict[str, Any]]], style: str
+) -> None:
+    lines, requests = styles_run
+    nodeid = f"test_calc_{STYLE_NUMBERS[style]}.py::test_mean"
+    healed = block(lines, f"HEALED {nodeid}")
+    pytest.LineMatcher(healed).fnmatch_lines([f"HEALED {nodeid}", "  1 attempt · *"])
+    request = next(
+        r for r in requests if f"The test `{nodeid}` fails" in r["messages"][1]["content"]
+    )
+    assert "tools" not in request
+    assert "```python" in request["messages"][0]["content"]  # the text format is asked for
 
 
 def test_text_reply_to_a_tool_model_is_parsed(calc: pytest.Pytester, llm: ScriptedServer) -> None:

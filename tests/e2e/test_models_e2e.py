@@ -8,6 +8,7 @@ import ast
 import json
 import re
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -292,19 +293,6 @@ def test_an_automatically_chosen_local_ollama_heals_through_its_own_api(
 # -- done when 3: the fallback chain ------------------------------------------------------------
 
 
-def two_models(server: ScriptedServer, first: list[Scripted], second: list[Scripted]) -> None:
-    """The first model of the chain gets ``first`` in order (then 500s); the second, ``second``."""
-    queues = {TOOLS_MODEL.split("/")[1]: list(first), TEXT_MODEL.split("/")[1]: list(second)}
-    lock = threading.Lock()
-
-    def respond(body: dict[str, Any]) -> Scripted:
-        with lock:
-            queue = queues[str(body["model"])]
-            return queue.pop(0) if queue else fault(500, headers={"Retry-After": "0"})
-
-    server.responder = respond
-
-
 def chain(server: ScriptedServer) -> list[str]:
     return [*heal_args(server), "--heal-model", TEXT_MODEL]
 
@@ -315,63 +303,126 @@ def calc(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+#: The first model's answer when the prompt does not fit its context window.
+OVERFLOW = json.dumps(
+    {
+        "error": {
+            "message": "This model's maximum context length is 8192 tokens. However, your "
+            "messages resulted in 9000 tokens.",
+            "type": "invalid_request_error",
+            "code": "context_length_exceeded",
+        }
+    }
+).encode()
+#: The fallback cases of the shared chain run: what the first model answers (then 500s), and what
+#: the second answers. Each case's project is calc_<n>.py and test_calc_<n>.py (n: its position).
+FALLBACKS: dict[str, tuple[list[Scripted], list[Scripted]]] = {
+    "500s": ([], [text(f"Divide by the count.\n```python\n{GOOD_MEAN}```")]),
+    "never-parse": (
+        [text("I think the problem might be somewhere in the arithmetic.")] * 3,
+        [text(f"```python\n{GOOD_MEAN}```")],
+    ),
+    "overflow": ([fault(400, OVERFLOW)], [text(f"```python\n{GOOD_MEAN}```")]),
+}
+
+
+@dataclass
+class ChainRun:
+    lines: list[str]
+    requests: list[dict[str, Any]]
+
+    def healed(self, case: str) -> list[str]:
+        """The case's HEALED line and the indented lines under it."""
+        heading = f"HEALED test_calc_{list(FALLBACKS).index(case)}.py::test_mean"
+        if heading not in self.lines:
+            return []
+        start = end = self.lines.index(heading)
+        while end + 1 < len(self.lines) and self.lines[end + 1].startswith("  "):
+            end += 1
+        return self.lines[start : end + 1]
+
+    def asked(self, case: str) -> list[dict[str, Any]]:
+        """The requests about the case's test, in the order they came."""
+        test = f"The test `test_calc_{list(FALLBACKS).index(case)}.py::test_mean` fails"
+        return [r for r in self.requests if str(r["messages"][1]["content"]).startswith(test)]
+
+
+@pytest.fixture(scope="module")
+def _chain_run() -> list[ChainRun]:
+    return []
+
+
+@pytest.fixture
+def chain_run(
+    pytester: pytest.Pytester, llm: ScriptedServer, _chain_run: list[ChainRun]
+) -> ChainRun:
+    """One heal run through the chain for the three fallback cases (a run each cost ~2 s of CPU,
+    most of it the same start, verification server and patch check): each case's project under
+    module names of its own, and each model answers a request with the case's script for it (the
+    first model's, then 500s; the second's). Made by the first test that needs it, in its
+    pytester (its patch is judged at that test's end); each case is asserted on its own lines
+    and requests."""
+    if _chain_run:
+        return _chain_run[0]
+    queues: dict[tuple[str, str], list[Scripted]] = {}
+    for number, (first, second) in enumerate(FALLBACKS.values()):
+        test = TEST_CALC.replace("from calc import", f"from calc_{number} import")
+        pytester.makepyfile(**{f"calc_{number}": CALC, f"test_calc_{number}": test})
+        nodeid = f"test_calc_{number}.py::test_mean"
+        queues[(nodeid, TOOLS_MODEL.split("/")[1])] = list(first)
+        queues[(nodeid, TEXT_MODEL.split("/")[1])] = list(second)
+    lock = threading.Lock()
+
+    def respond(body: dict[str, Any]) -> Scripted:
+        found = re.match(r"The test `([^`]+)` fails", str(body["messages"][1]["content"]))
+        assert found is not None
+        with lock:
+            queue = queues[(found.group(1), str(body["model"]))]
+            return queue.pop(0) if queue else fault(500, headers={"Retry-After": "0"})
+
+    llm.responder = respond
+    result = pytester.runpytest(*chain(llm))
+    _chain_run.append(ChainRun(result.stdout.lines, list(llm.requests)))
+    return _chain_run[0]
+
+
 def test_a_chain_falls_back_to_the_second_model_when_the_first_returns_500s(
-    calc: pytest.Pytester, llm: ScriptedServer
+    chain_run: ChainRun,
 ) -> None:
-    two_models(llm, [], [text(f"Divide by the count.\n```python\n{GOOD_MEAN}```")])
-
-    result = calc.runpytest(*chain(llm))
-
-    result.stdout.fnmatch_lines(
+    pytest.LineMatcher(chain_run.lines).fnmatch_lines(
+        [f"caretaker: heal (in memory) · models {TOOLS_MODEL} → {TEXT_MODEL} · scope code"]
+    )
+    pytest.LineMatcher(chain_run.healed("500s")).fnmatch_lines(
         [
-            f"caretaker: heal (in memory) · models {TOOLS_MODEL} → {TEXT_MODEL} · scope code",
-            "HEALED test_calc.py::test_mean",
+            "HEALED test_calc_0.py::test_mean",
             f"  fix from {TEXT_MODEL}, after {TOOLS_MODEL}: model error: *500* (3 tries)",
             f"  1 attempt · 150 tokens · * · {TEXT_MODEL}",
         ]
     )
-    assert [r["model"] for r in llm.requests] == ["gpt-4o-mini"] * 3 + ["caretaker-scripted-text"]
+    asked = [r["model"] for r in chain_run.asked("500s")]
+    assert asked == ["gpt-4o-mini"] * 3 + ["caretaker-scripted-text"]
 
 
 def test_a_chain_falls_back_when_the_first_models_replies_never_parse(
-    calc: pytest.Pytester, llm: ScriptedServer
+    chain_run: ChainRun,
 ) -> None:
-    rambling = text("I think the problem might be somewhere in the arithmetic.")
-    two_models(llm, [rambling] * 3, [text(f"```python\n{GOOD_MEAN}```")])
-
-    result = calc.runpytest(*chain(llm))
-
-    result.stdout.fnmatch_lines(
+    pytest.LineMatcher(chain_run.healed("never-parse")).fnmatch_lines(
         [
-            "HEALED test_calc.py::test_mean",
+            "HEALED test_calc_1.py::test_mean",
             f"  fix from {TEXT_MODEL}, after {TOOLS_MODEL}: model output did not parse*",
             # Both models' tokens count: 3 replies of the first, 1 of the second.
             f"  1 attempt · 600 tokens · * · {TEXT_MODEL}",
         ]
     )
-    assert len(llm.requests) == 4
+    assert len(chain_run.asked("never-parse")) == 4
 
 
 def test_a_chain_falls_back_when_the_prompt_overflows_the_first_models_window(
-    calc: pytest.Pytester, llm: ScriptedServer
+    chain_run: ChainRun,
 ) -> None:
-    overflow = json.dumps(
-        {
-            "error": {
-                "message": "This model's maximum context length is 8192 tokens. However, your "
-                "messages resulted in 9000 tokens.",
-                "type": "invalid_request_error",
-                "code": "context_length_exceeded",
-            }
-        }
-    ).encode()
-    two_models(llm, [fault(400, overflow)], [text(f"```python\n{GOOD_MEAN}```")])
-
-    result = calc.runpytest(*chain(llm))
-
-    result.stdout.fnmatch_lines(
+    pytest.LineMatcher(chain_run.healed("overflow")).fnmatch_lines(
         [
-            "HEALED test_calc.py::test_mean",
+            "HEALED test_calc_2.py::test_mean",
             f"  fix from {TEXT_MODEL}, after {TOOLS_MODEL}: model error: the prompt does not "
             "fit the model's context window*",
         ]

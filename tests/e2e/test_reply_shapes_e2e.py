@@ -12,13 +12,16 @@ the docstring, a variant after the fix.
 
 from __future__ import annotations
 
+import re
+import threading
 from dataclasses import dataclass
 from textwrap import dedent
+from typing import Any
 
 import pytest
 from helpers import CALC, TEST_CALC, TEXT_MODEL, TOOLS_MODEL, heal_args
 
-from pytest_caretaker.testing import ScriptedServer, text
+from pytest_caretaker.testing import Scripted, ScriptedServer, text
 
 MODELS = [pytest.param(TEXT_MODEL, id="text-prompt"), pytest.param(TOOLS_MODEL, id="tool-prompt")]
 F = "```"  # a fence, to keep the replies below readable
@@ -430,26 +433,126 @@ SHAPES = {
 }
 
 
-def healed_lines(result: pytest.RunResult) -> list[str]:
-    return sorted(line for line in result.stdout.lines if line.startswith("HEALED "))
+# -- one heal run for every case of a prompt style --------------------------------------------
+#
+# Each case used to be a `pytest --heal` of its own: ~2.5 s of CPU apiece (the run, its warm
+# verification server, and the plain run that judges its patch), nearly all of it the same for
+# every case. Now one run per prompt style holds every case's project at once, each under module
+# names of its own (`calc` becomes `calc_3`, and so the test ids), and the scripted server answers
+# each request with the reply of the case whose test it names. Each case keeps its own test id
+# and is asserted on its own lines and requests; the run's patch is judged as every pytester
+# run's is (tests/e2e/conftest.py), for all the cases together.
+
+
+@dataclass(frozen=True)
+class Case:
+    """A problem of the shared run: its project's files and the replies to its requests, in
+    order (the last one again for every later request)."""
+
+    files: dict[str, str]
+    replies: tuple[str, ...]
+
+
+def cases() -> dict[str, Case]:
+    """Every case a shared run holds, by name; its position names its modules."""
+    found = {name: Case(shape.files, (shape.reply,)) for name, shape in SHAPES.items()}
+    found |= {name: Case(files, (reply,)) for name, (files, reply, _) in NOT_FIXES.items()}
+    found["second-round"] = Case(CALC_FILES, (WRONG, SECOND_ROUND))
+    return found
+
+
+def suffix(case: str) -> str:
+    return f"_{list(cases()).index(case)}"
+
+
+def renamed(case: str, text: str) -> str:
+    """text (a file of the case, or a line expected of it) with the case's module names."""
+    for module in cases()[case].files:
+        new = module + suffix(case)
+        text = re.sub(rf"(?m)^(from|import) {module}\b", rf"\1 {new}", text)
+        text = re.sub(rf"(?<!\w){module}\.py\b", f"{new}.py", text)
+    return text
+
+
+def of_case(case: str, nodeid: str) -> bool:
+    """Whether a test id is one of the case's (its file is one of the case's test files)."""
+    tests = [module + suffix(case) + ".py" for module in cases()[case].files]
+    return nodeid.split("::")[0] in tests
+
+
+@dataclass
+class Shared:
+    """What one heal run of every case printed and was asked."""
+
+    lines: list[str]
+    requests: list[dict[str, Any]]
+
+    def healed(self, case: str) -> list[str]:
+        return sorted(
+            line
+            for line in self.lines
+            if line.startswith("HEALED ") and of_case(case, line.split()[1])
+        )
+
+    def asked(self, case: str) -> list[dict[str, Any]]:
+        """The requests about the case's tests, in the order they came."""
+        return [r for r in self.requests if of_case(case, named_test(r))]
+
+
+def named_test(body: dict[str, Any]) -> str:
+    found = re.match(r"The test `([^`]+)` fails", str(body["messages"][1]["content"]))
+    assert found is not None, body["messages"][1]["content"]
+    return found.group(1)
+
+
+@pytest.fixture(scope="module")
+def _shared_runs() -> dict[str, Shared]:
+    return {}
+
+
+@pytest.fixture
+def shared(
+    pytester: pytest.Pytester,
+    llm: ScriptedServer,
+    model: str,
+    _shared_runs: dict[str, Shared],
+) -> Shared:
+    """The shared run of the model's prompt style: made by the first test of the module that
+    needs it (in its pytester, so its patch is judged at that test's end; under xdist, by the
+    first of each worker's), then read by all."""
+    if model in _shared_runs:
+        return _shared_runs[model]
+    every = cases()
+    for case, spec in every.items():
+        pytester.makepyfile(
+            **{
+                module + suffix(case): renamed(case, source)
+                for module, source in spec.files.items()
+            }
+        )
+    queues = {case: [text(reply) for reply in spec.replies] for case, spec in every.items()}
+    lock = threading.Lock()
+
+    def respond(body: dict[str, Any]) -> Scripted:
+        test = named_test(body)
+        (case,) = [case for case in every if of_case(case, test)]
+        with lock:
+            queue = queues[case]
+            return queue.pop(0) if len(queue) > 1 else queue[0]
+
+    llm.responder = respond
+    result = pytester.runpytest(*heal_args(llm, model))
+    _shared_runs[model] = Shared(result.stdout.lines, list(llm.requests))
+    return _shared_runs[model]
 
 
 @pytest.mark.parametrize("model", MODELS)
-@pytest.mark.parametrize("shape", list(SHAPES.values()), ids=list(SHAPES))
-def test_a_reply_that_holds_a_fix_heals_whatever_its_shape(
-    pytester: pytest.Pytester, llm: ScriptedServer, shape: Shape, model: str
-) -> None:
-    pytester.makepyfile(**shape.files)
-    reply = text(shape.reply)
-    llm.responder = lambda body: reply
-
-    result = pytester.runpytest(*heal_args(llm, model))
-
-    assert healed_lines(result) == [f"HEALED {nodeid}" for nodeid in shape.healed], (
-        result.stdout.str()
-    )
+@pytest.mark.parametrize("shape", list(SHAPES), ids=list(SHAPES))
+def test_a_reply_that_holds_a_fix_heals_whatever_its_shape(shared: Shared, shape: str) -> None:
+    expected = [f"HEALED {renamed(shape, nodeid)}" for nodeid in SHAPES[shape].healed]
+    assert shared.healed(shape) == expected, "\n".join(shared.lines)
     # The first reply was read right: one request a problem (the tests may be more than one).
-    assert len(llm.requests) <= len(shape.healed)
+    assert len(shared.asked(shape)) <= len(SHAPES[shape].healed)
 
 
 SECOND_ROUND = (
@@ -461,30 +564,18 @@ SECOND_ROUND = (
 
 
 @pytest.mark.parametrize("model", MODELS)
-def test_a_second_round_reply_to_the_failing_test_report_heals(
-    pytester: pytest.Pytester, llm: ScriptedServer, model: str
-) -> None:
+def test_a_second_round_reply_to_the_failing_test_report_heals(shared: Shared) -> None:
     # Replies to a rejection quote the failing line and show the session that now works.
-    pytester.makepyfile(**CALC_FILES)
-    llm.script(text(WRONG), text(SECOND_ROUND))
-
-    result = pytester.runpytest(*heal_args(llm, model))
-
-    assert healed_lines(result) == ["HEALED test_calc.py::test_mean"]
-    assert len(llm.requests) == 2
-    assert "still fails" in str(llm.requests[1]["messages"][-1]["content"])
+    assert shared.healed("second-round") == [f"HEALED {renamed('second-round', MEAN_HEALED[0])}"]
+    asked = shared.asked("second-round")
+    assert len(asked) == 2
+    assert "still fails" in str(asked[1]["messages"][-1]["content"])
 
 
-def test_the_prompt_fences_code_in_a_fence_its_docstring_cannot_close(
-    pytester: pytest.Pytester, llm: ScriptedServer
-) -> None:
-    pytester.makepyfile(slug=SLUGIFY, test_slug=TEST_SLUGIFY)
-    reply = text(f"Lower-case it:\n\n{F}python\n{FIXED_SLUGIFY}{F}\n")
-    llm.responder = lambda body: reply
-
-    pytester.runpytest(*heal_args(llm, TEXT_MODEL))
-
-    prompt = str(llm.requests[0]["messages"][1]["content"])
+@pytest.mark.parametrize("model", MODELS[:1])  # the text prompt
+def test_the_prompt_fences_code_in_a_fence_its_docstring_cannot_close(shared: Shared) -> None:
+    # The text prompt of the case whose reply is fenced `python` code holding SLUGIFY's fix.
+    prompt = str(shared.asked("fences-inside-the-docstring")[0]["messages"][1]["content"])
     assert f"````python\n{SLUGIFY}````" in prompt
 
 
@@ -539,23 +630,11 @@ NOT_FIXES = {
 
 
 @pytest.mark.parametrize("model", MODELS)
-@pytest.mark.parametrize(("files", "reply", "line"), list(NOT_FIXES.values()), ids=list(NOT_FIXES))
-def test_a_reply_that_does_not_fix_is_never_healed_and_says_why(
-    pytester: pytest.Pytester,
-    llm: ScriptedServer,
-    files: dict[str, str],
-    reply: str,
-    line: str,
-    model: str,
-) -> None:
-    pytester.makepyfile(**files)
-    scripted = text(reply)
-    llm.responder = lambda body: scripted
-
-    result = pytester.runpytest(*heal_args(llm, model))
-
-    assert healed_lines(result) == []
-    result.stdout.fnmatch_lines([line])
+@pytest.mark.parametrize("case", list(NOT_FIXES), ids=list(NOT_FIXES))
+def test_a_reply_that_does_not_fix_is_never_healed_and_says_why(shared: Shared, case: str) -> None:
+    assert shared.healed(case) == []
+    _, _, line = NOT_FIXES[case]
+    pytest.LineMatcher(shared.lines).fnmatch_lines([renamed(case, line)])
 
 
 # -- one conversation per problem, and the caps ----------------------------------------------

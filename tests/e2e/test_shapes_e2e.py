@@ -5,12 +5,15 @@ and (a constant one literal away) by the built-in repairer; the patch then makes
 from __future__ import annotations
 
 import json
+import re
 import subprocess
+from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from helpers import heal_args
 
-from pytest_caretaker.testing import ScriptedServer, tool_call
+from pytest_caretaker.testing import Scripted, ScriptedServer, tool_call
 
 SHOP = """\
 # Prices, tax included.
@@ -68,28 +71,87 @@ def test_square():
 """
 
 
-def healed_patch_passes(pytester: pytest.Pytester) -> None:
-    """heal.patch applies with git, and a plain pytest run then passes every test."""
+#: The model's fix for each failing test of the model runs below.
+MODEL_FIXES = {
+    "test_shop.py::test_price": ("The VAT rate is 20 %.", "shop.py", "VAT", "VAT = 0.2\n"),
+    "test_cart.py::test_due": (
+        "10 % off.",
+        "cart.py",
+        "Cart",
+        "class Cart:\n    DISCOUNT: float = 0.1\n",
+    ),
+    "test_geom.py::test_area": (
+        "Width times height.",
+        "geom.py",
+        "area",
+        "area = lambda w, h: w * h\n",
+    ),
+}
+#: The model runs: shop alone (its tests read the session's count and the whole patch), and cart
+#: and geom together (each a problem of its own; their modules' names differ).
+MODEL_PROJECTS = {
+    "shop": {"shop": SHOP, "test_shop": TEST_SHOP},
+    "cart+geom": {"cart": CART, "test_cart": TEST_CART, "geom": GEOM, "test_geom": TEST_GEOM},
+}
+
+
+@dataclass
+class ModelRun:
+    """A model run's output, the first prompt about each failing test, its patch, and the plain
+    run after the patch was applied with git."""
+
+    lines: list[str]
+    prompts: dict[str, str]
+    patch: str
+    plain: pytest.RunResult
+
+
+@pytest.fixture(scope="module")
+def _model_runs() -> dict[str, ModelRun]:
+    return {}
+
+
+def model_run(
+    pytester: pytest.Pytester, llm: ScriptedServer, runs: dict[str, ModelRun], project: str
+) -> ModelRun:
+    """The project's heal run with the scripted model, then healed_patch_passes' checks: each
+    test of this file had a run of its own (~2.5 s of CPU apiece, most of it the run's start,
+    its verification server and the patch check); the tests of one project now share one. Made
+    by the first test that needs it, in its pytester (its patch is judged at that test's end)."""
+    if project in runs:
+        return runs[project]
+    pytester.makepyfile(**MODEL_PROJECTS[project])
+
+    def respond(body: dict[str, Any]) -> Scripted:
+        found = re.match(r"The test `([^`]+)` fails", str(body["messages"][1]["content"]))
+        assert found is not None
+        explanation, path, function, code = MODEL_FIXES[found.group(1)]
+        return tool_call(explanation, [{"path": path, "function": function, "code": code}])
+
+    llm.responder = respond
+    result = pytester.runpytest(*heal_args(llm))
+    prompts: dict[str, str] = {}
+    for request in llm.requests:
+        prompt = str(request["messages"][1]["content"])
+        found = re.match(r"The test `([^`]+)` fails", prompt)
+        assert found is not None
+        prompts.setdefault(found.group(1), prompt)
+    patch = (pytester.path / ".caretaker" / "heal.patch").read_text()
     for args in (["apply", "--check"], ["apply"]):
         subprocess.run(["git", *args, ".caretaker/heal.patch"], cwd=pytester.path, check=True)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    assert result.ret == 0, result.stdout.str()
-
-
-def user_prompt(llm: ScriptedServer) -> str:
-    return str(llm.requests[0]["messages"][1]["content"])
+    # In process: a subprocess cost ~0.6 s of CPU more for its interpreter and pytest's start.
+    # The run imports the patched modules afresh (pytester restores sys.modules after each run).
+    plain = pytester.runpytest("-p", "no:cacheprovider")
+    runs[project] = ModelRun(result.stdout.lines, prompts, patch, plain)
+    return runs[project]
 
 
 def test_wrong_module_constant_is_healed_by_the_model(
-    pytester: pytest.Pytester, llm: ScriptedServer
+    pytester: pytest.Pytester, llm: ScriptedServer, _model_runs: dict[str, ModelRun]
 ) -> None:
-    pytester.makepyfile(shop=SHOP, test_shop=TEST_SHOP)
-    edit = {"path": "shop.py", "function": "VAT", "code": "VAT = 0.2\n"}
-    llm.script(tool_call("The VAT rate is 20 %.", [edit]))
+    run = model_run(pytester, llm, _model_runs, "shop")
 
-    result = pytester.runpytest(*heal_args(llm))
-
-    result.stdout.fnmatch_lines(
+    pytest.LineMatcher(run.lines).fnmatch_lines(
         [
             "HEALED test_shop.py::test_price",
             "  patched shop.py::VAT",
@@ -99,22 +161,20 @@ def test_wrong_module_constant_is_healed_by_the_model(
         ]
     )
     # The model was shown the constant the suspect reads, as a target of its own.
-    assert "## shop.py::VAT (editable)\n```python\nVAT = 0.25  # the standard rate\n```" in (
-        user_prompt(llm)
+    assert (
+        "## shop.py::VAT (editable)\n```python\nVAT = 0.25  # the standard rate\n```"
+        in (run.prompts["test_shop.py::test_price"])
     )
-    healed_patch_passes(pytester)
+    # heal.patch applied with git, and a plain pytest run then passed every test.
+    assert run.plain.ret == 0, run.plain.stdout.str()
 
 
 def test_wrong_class_attribute_is_healed_by_the_model(
-    pytester: pytest.Pytester, llm: ScriptedServer
+    pytester: pytest.Pytester, llm: ScriptedServer, _model_runs: dict[str, ModelRun]
 ) -> None:
-    pytester.makepyfile(cart=CART, test_cart=TEST_CART)
-    code = "class Cart:\n    DISCOUNT: float = 0.1\n"
-    llm.script(tool_call("10 % off.", [{"path": "cart.py", "function": "Cart", "code": code}]))
+    run = model_run(pytester, llm, _model_runs, "cart+geom")
 
-    result = pytester.runpytest(*heal_args(llm))
-
-    result.stdout.fnmatch_lines(
+    pytest.LineMatcher(block(run.lines, "HEALED test_cart.py::test_due")).fnmatch_lines(
         [
             "HEALED test_cart.py::test_due",
             "  patched cart.py::Cart.DISCOUNT",
@@ -122,22 +182,17 @@ def test_wrong_class_attribute_is_healed_by_the_model(
             "  +    DISCOUNT: float = 0.1",
         ]
     )
-    assert "## cart.py::Cart.DISCOUNT (editable)" in user_prompt(llm)
-    healed_patch_passes(pytester)
+    assert "## cart.py::Cart.DISCOUNT (editable)" in run.prompts["test_cart.py::test_due"]
+    pytest.LineMatcher(run.plain.stdout.lines).fnmatch_lines(["test_cart.py ..*"])
+    assert run.plain.ret == 0, run.plain.stdout.str()
 
 
 def test_wrong_lambda_is_healed_by_the_model_and_is_no_test_code(
-    pytester: pytest.Pytester, llm: ScriptedServer
+    pytester: pytest.Pytester, llm: ScriptedServer, _model_runs: dict[str, ModelRun]
 ) -> None:
-    pytester.makepyfile(geom=GEOM, test_geom=TEST_GEOM)
-    code = "area = lambda w, h: w * h\n"
-    llm.script(
-        tool_call("Width times height.", [{"path": "geom.py", "function": "area", "code": code}])
-    )
+    run = model_run(pytester, llm, _model_runs, "cart+geom")
 
-    result = pytester.runpytest(*heal_args(llm))
-
-    result.stdout.fnmatch_lines(
+    pytest.LineMatcher(block(run.lines, "HEALED test_geom.py::test_area")).fnmatch_lines(
         [
             "HEALED test_geom.py::test_area",
             "  patched geom.py::area",
@@ -145,51 +200,16 @@ def test_wrong_lambda_is_healed_by_the_model_and_is_no_test_code(
             "  +area = lambda w, h: w * h",
         ]
     )
-    assert "## geom.py::area (editable)" in user_prompt(llm)
-    healed_patch_passes(pytester)
-
-
-def test_wrong_module_constant_is_healed_by_the_builtin_repairer(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(shop=SHOP, test_shop=TEST_SHOP)
-
-    result = pytester.runpytest("--heal")
-
-    result.stdout.fnmatch_lines(
-        [
-            "HEALED test_shop.py::test_price",
-            "  patched shop.py::VAT",
-            "  -VAT = 0.25  # the standard rate",
-            "  +VAT = 0.2  # the standard rate",
-            "  Plausible fix by the built-in repairer (no model): `0.25` → `0.2` in VAT (line 2), "
-            "read on line 6 (constant).*",
-        ]
-    )
-    healed_patch_passes(pytester)
-
-
-def test_wrong_lambda_is_healed_by_the_builtin_repairer(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(geom=GEOM, test_geom=TEST_GEOM)
-
-    result = pytester.runpytest("--heal")
-
-    result.stdout.fnmatch_lines(["HEALED test_geom.py::test_area", "  patched geom.py::area"])
-    healed_patch_passes(pytester)
-    # w * h or h * w: the first variable swap that passes
-    assert (pytester.path / "geom.py").read_text().strip() in (
-        "area = lambda w, h: w * h",
-        "area = lambda w, h: h * w",
-    )
+    assert "## geom.py::area (editable)" in run.prompts["test_geom.py::test_area"]
+    pytest.LineMatcher(run.plain.stdout.lines).fnmatch_lines(["test_geom.py ..*"])
+    assert run.plain.ret == 0, run.plain.stdout.str()
 
 
 def test_the_healed_constant_is_what_the_transcript_records(
-    pytester: pytest.Pytester, llm: ScriptedServer
+    pytester: pytest.Pytester, llm: ScriptedServer, _model_runs: dict[str, ModelRun]
 ) -> None:
-    pytester.makepyfile(shop=SHOP, test_shop=TEST_SHOP)
-    llm.script(tool_call("20 %.", [{"path": "shop.py", "function": "VAT", "code": "VAT = 0.2\n"}]))
+    patch = model_run(pytester, llm, _model_runs, "shop").patch
 
-    pytester.runpytest(*heal_args(llm))
-
-    patch = (pytester.path / ".caretaker" / "heal.patch").read_text()
     assert "-VAT = 0.25  # the standard rate\n+VAT = 0.2  # the standard rate\n" in patch
     assert json.dumps("def price") not in patch  # price itself is untouched
 
@@ -272,28 +292,6 @@ def test_tip():
 """
 
 
-def test_a_wrong_decorator_argument_in_a_class_body_is_healed_by_the_builtin_repairer(
-    pytester: pytest.Pytester,
-) -> None:
-    # `digits=1` ran when the class was defined, before any test, and the method's own code is
-    # right: the fix is in the decorator's arguments, which the trials cannot swap in place.
-    pytester.makepyfile(till=ROUNDED, test_till=TEST_ROUNDED)
-
-    result = pytester.runpytest("--heal")
-
-    result.stdout.fnmatch_lines(
-        [
-            "HEALED test_till.py::test_total",
-            "  patched till.py::Till.total",
-            "  -    @rounded(digits=1)",
-            "  +    @rounded(digits=2)",
-            "  Plausible fix by the built-in repairer (no model): `1` → `2` in the decorator of "
-            "Till.total (line 12), whose body starts on line 14 (constant).*",
-        ]
-    )
-    healed_patch_passes(pytester)
-
-
 TARIFFS = """\
 RATES = {}
 
@@ -322,18 +320,126 @@ def test_reduced():
 """
 
 
+# -- the built-in repairer: one heal run for the four projects ----------------------------------
+
+
+@dataclass
+class BuiltinRun:
+    """The built-in repairer's heal run of shop, geom, till and tariffs together, and the plain
+    run after its patch was applied (-rA: each test's outcome)."""
+
+    lines: list[str]
+    plain: list[str]
+    geom: str  # geom.py once patched
+
+
+@pytest.fixture(scope="module")
+def _builtin_run() -> list[BuiltinRun]:
+    return []
+
+
+@pytest.fixture
+def builtin_run(pytester: pytest.Pytester, _builtin_run: list[BuiltinRun]) -> BuiltinRun:
+    """Each project had a `pytest --heal` of its own, ~2.5 s of CPU apiece, most of it the run's
+    start, its verification servers and the patch check; their modules' names differ, so one run
+    heals the four bugs (each a problem of its own). Made by the first test that needs it, in its
+    pytester (its patch is judged at that test's end too); each test asserts on its own bug's
+    HEALED block and on its own tests' outcomes after the patch."""
+    if not _builtin_run:
+        pytester.makepyfile(
+            shop=SHOP,
+            test_shop=TEST_SHOP,
+            geom=GEOM,
+            test_geom=TEST_GEOM,
+            till=ROUNDED,
+            test_till=TEST_ROUNDED,
+            tariffs=TARIFFS,
+            test_tariffs=TEST_TARIFFS,
+        )
+        result = pytester.runpytest("--heal")
+        for args in (["apply", "--check"], ["apply"]):
+            subprocess.run(["git", *args, ".caretaker/heal.patch"], cwd=pytester.path, check=True)
+        plain = pytester.runpytest("-p", "no:cacheprovider", "-rA")
+        geom = (pytester.path / "geom.py").read_text()
+        _builtin_run.append(BuiltinRun(result.stdout.lines, plain.stdout.lines, geom))
+    return _builtin_run[0]
+
+
+def block(lines: list[str], heading: str) -> list[str]:
+    """The heading's line of a summary and the indented lines under it (empty if none)."""
+    if heading not in lines:
+        return []
+    start = lines.index(heading)
+    end = start + 1
+    while end < len(lines) and lines[end].startswith("  "):
+        end += 1
+    return lines[start:end]
+
+
+def passes_after_the_patch(run: BuiltinRun, test_file: str) -> None:
+    """The patch applied with git, every test of test_file passes in a plain pytest run."""
+    outcomes = [
+        line.split()[0] for line in run.plain if re.match(rf"\w+ {re.escape(test_file)}::", line)
+    ]
+    assert outcomes == ["PASSED", "PASSED"], "\n".join(run.plain)
+
+
+def test_wrong_module_constant_is_healed_by_the_builtin_repairer(builtin_run: BuiltinRun) -> None:
+    heading = "HEALED test_shop.py::test_price"
+    pytest.LineMatcher(block(builtin_run.lines, heading)).fnmatch_lines(
+        [
+            heading,
+            "  patched shop.py::VAT",
+            "  -VAT = 0.25  # the standard rate",
+            "  +VAT = 0.2  # the standard rate",
+            "  Plausible fix by the built-in repairer (no model): `0.25` → `0.2` in VAT (line 2), "
+            "read on line 6 (constant).*",
+        ]
+    )
+    passes_after_the_patch(builtin_run, "test_shop.py")
+
+
+def test_wrong_lambda_is_healed_by_the_builtin_repairer(builtin_run: BuiltinRun) -> None:
+    heading = "HEALED test_geom.py::test_area"
+    pytest.LineMatcher(block(builtin_run.lines, heading)).fnmatch_lines(
+        [heading, "  patched geom.py::area"]
+    )
+    passes_after_the_patch(builtin_run, "test_geom.py")
+    # w * h or h * w: the first variable swap that passes
+    assert builtin_run.geom.strip() in (
+        "area = lambda w, h: w * h",
+        "area = lambda w, h: h * w",
+    )
+
+
+def test_a_wrong_decorator_argument_in_a_class_body_is_healed_by_the_builtin_repairer(
+    builtin_run: BuiltinRun,
+) -> None:
+    # `digits=1` ran when the class was defined, before any test, and the method's own code is
+    # right: the fix is in the decorator's arguments, which the trials cannot swap in place.
+    heading = "HEALED test_till.py::test_total"
+    pytest.LineMatcher(block(builtin_run.lines, heading)).fnmatch_lines(
+        [
+            heading,
+            "  patched till.py::Till.total",
+            "  -    @rounded(digits=1)",
+            "  +    @rounded(digits=2)",
+            "  Plausible fix by the built-in repairer (no model): `1` → `2` in the decorator of "
+            "Till.total (line 12), whose body starts on line 14 (constant).*",
+        ]
+    )
+    passes_after_the_patch(builtin_run, "test_till.py")
+
+
 def test_a_wrong_argument_of_a_statement_run_at_import_is_healed_by_the_builtin_repairer(
-    pytester: pytest.Pytester,
+    builtin_run: BuiltinRun,
 ) -> None:
     # `register("standard", 0.25)` ran at import and is neither a definition nor an assignment:
     # it is reached through the name it changes, which tax() reads.
-    pytester.makepyfile(tariffs=TARIFFS, test_tariffs=TEST_TARIFFS)
-
-    result = pytester.runpytest("--heal")
-
-    result.stdout.fnmatch_lines(
+    heading = "HEALED test_tariffs.py::test_standard"
+    pytest.LineMatcher(block(builtin_run.lines, heading)).fnmatch_lines(
         [
-            "HEALED test_tariffs.py::test_standard",
+            heading,
             "  patched tariffs.py::RATES",
             '  -register("standard", 0.25)',
             '  +register("standard", 0.2)',
@@ -341,4 +447,4 @@ def test_a_wrong_argument_of_a_statement_run_at_import_is_healed_by_the_builtin_
             "on line 8, which changes RATES, read on line 13 (constant).*",
         ]
     )
-    healed_patch_passes(pytester)
+    passes_after_the_patch(builtin_run, "test_tariffs.py")

@@ -81,7 +81,11 @@ def test_n2_heals_what_n0_heals_with_the_same_summary(
         for name, content in FILES.items():
             pytester.path.joinpath(name).write_text(content)
     llm.requests.clear()
-    distributed = pytester.runpytest_subprocess("-n", "2", *heal_args(llm), *more, timeout=120)
+    # In process, as the serial run: the controller asks the model from this process, where
+    # litellm is imported already; a subprocess started a model process that imported it again
+    # (~8 s of CPU). The workers are processes of their own either way; in process, a --heal run is
+    # also held to its patch (tests/e2e/conftest.py), by a plain -n 2 run.
+    distributed = pytester.runpytest("-n", "2", *heal_args(llm), *more)
 
     for result in (serial, distributed):
         assert result.ret == 1
@@ -100,6 +104,6 @@ def test_n2_heals_what_n0_heals_with_the_same_summary(
     assert SECRET not in json.dumps(llm.requests)  # a worker's secret local, redacted
     if write:
         assert "return n * 2" in pytester.path.joinpath("shop/prices.py").read_text()
-    else:  # --heal: every file of the project as it was (pytester adds its stdout/stderr logs)
+    else:  # --heal: every file of the project as it was
         after = snapshot(pytester.path)
         assert {name: after[name] for name in before} == before
