@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -60,7 +61,6 @@ def run_in_terminal(
     """Run pytest as a person at a terminal does: a pseudo-terminal as its stdin, stdout and
     stderr, no CI variable set. Each answer is typed once the prompt has been asked once more.
     The output, with the terminal's line ends as \\n (a redrawn line keeps its \\r)."""
-    import os
     import pty
     import select
 
@@ -284,3 +284,110 @@ class Recorded:
         self.runs.append(list(nodeids))
         outcomes = {n: Outcome("failed" if n in self.fails else "passed") for n in nodeids}
         return RunResult(outcomes, {})
+
+
+_WARM_CARETAKER = """\
+import json, os, sys, traceback
+from pytest_caretaker.llm import warmup
+import pytest_caretaker.cli
+warmup.warm(sys.argv[1:])
+for line in sys.stdin:
+    job = json.loads(line)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        os.chdir(job["cwd"])
+        os.environ.clear()
+        os.environ.update(job["env"])
+        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+        for fd, name in ((1, "out"), (2, "err")):
+            os.dup2(os.open(job[name], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), fd)
+        sys.argv = [pytest_caretaker.cli.__file__, *job["args"]]
+        try:
+            status = pytest_caretaker.cli.main(job["args"])
+        except SystemExit as exit:
+            code = exit.code
+            status = code if isinstance(code, int) else 0 if code is None else 1
+            if not isinstance(code, int) and code is not None:
+                print(code, file=sys.stderr)
+        except BaseException:
+            traceback.print_exc()
+            status = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    _, waited = os.waitpid(pid, 0)
+    print(os.waitstatus_to_exitcode(waited), flush=True)
+"""
+
+
+class WarmCaretaker:
+    """``python -m pytest_caretaker ARGS`` as a process of its own, started warm: each run is a
+    fork of one interpreter that has imported caretaker and litellm and made litellm's first
+    request (warmup.warm, refused at a closed port) once. A ``caretaker run --model`` started
+    cold imports litellm in its own process and pays ~8 s of CPU for that and the HTTP stack of
+    its first request, more than the whole heal; the import is no part of what the tests
+    claim (test_llm_client.py and test_model_process.py test it). The forked run has the
+    caller's working folder, environment, arguments, and its own stdout and stderr."""
+
+    def __init__(
+        self, folder: Path, env: Mapping[str, str], models: Sequence[str] = (TOOLS_MODEL,)
+    ) -> None:
+        self._folder = folder
+        self._runs = 0
+        # Nothing in it runs a thread when it forks (litellm's import and request start none).
+        # A process group of its own: a run that hangs is ended with it (close).
+        self._process = subprocess.Popen(
+            [sys.executable, "-c", _WARM_CARETAKER, *models],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=dict(env),
+            start_new_session=True,
+        )
+
+    def run(
+        self, cwd: Path, args: Sequence[str], env: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """What subprocess.run of ``python -m pytest_caretaker *args`` would give (text), with
+        its limit of 300 s."""
+        import select
+
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._runs += 1
+        out = self._folder / f"run-{self._runs}.out"
+        err = self._folder / f"run-{self._runs}.err"
+        job = {
+            "cwd": str(cwd),
+            "env": dict(os.environ if env is None else env),
+            "args": list(args),
+            "out": str(out),
+            "err": str(err),
+        }
+        self._process.stdin.write(json.dumps(job) + "\n")
+        self._process.stdin.flush()
+        if not select.select([self._process.stdout], [], [], 300)[0]:
+            self.close()
+            raise AssertionError(f"caretaker {' '.join(args)} did not end within 300 s")
+        status = self._process.stdout.readline()
+        assert status, "the warm caretaker process ended"
+        return subprocess.CompletedProcess(
+            [sys.executable, "-m", "pytest_caretaker", *args],
+            int(status),
+            out.read_text(encoding="utf-8"),
+            err.read_text(encoding="utf-8"),
+        )
+
+    def close(self) -> None:
+        if self._process.stdin is not None:
+            self._process.stdin.close()
+        try:
+            self._process.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # a run hangs: it and the process that forked it end
+            import signal
+
+            os.killpg(self._process.pid, signal.SIGKILL)
+            self._process.wait()
+        if self._process.stdout is not None:
+            self._process.stdout.close()

@@ -8,13 +8,14 @@ it (not caretaker); a run that selected by the cache (``--lf``…) gets a plain 
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import assert_patch_delivers, copy_project, healed_ids
+from helpers import WarmCaretaker, assert_patch_delivers, copy_project, healed_ids
 
 from pytest_caretaker.settings.options import OPTIONS
 
@@ -100,3 +101,18 @@ class _Passed:
             and (report.nodeid not in self.failed)
         ):
             self.passed.add(report.nodeid)
+
+
+@pytest.fixture(scope="session")
+def warm_caretaker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WarmCaretaker]:
+    """Runs ``python -m pytest_caretaker`` forked from an interpreter that imported litellm once
+    for the session (helpers.WarmCaretaker): for the `caretaker run --model` tests."""
+    from pytest_caretaker.llm.models import PROVIDERS
+
+    # Made before any test's environment: the developer's caretaker variables and provider keys
+    # stay out of it as _no_caretaker_env keeps them out of each run's.
+    keys = {key for provider in PROVIDERS for key in provider.keys}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CARETAKER_") and k not in keys}
+    warm = WarmCaretaker(tmp_path_factory.mktemp("warm-caretaker"), env)
+    yield warm
+    warm.close()

@@ -1,5 +1,6 @@
 """`caretaker run` on a check command (any program that names ``path:line``) and fix after fix:
-real processes, real git, the scripted server, the sandbox where this machine has it."""
+real processes, real git, the scripted server, the sandbox where this machine has it. The runs
+that ask a model are forked from a process that imported litellm once (helpers.WarmCaretaker)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import git, snapshot
+from helpers import WarmCaretaker, git, snapshot
 
 from pytest_caretaker.testing import ScriptedServer, tool_call
 from pytest_caretaker.verify.probe import unavailable
@@ -40,9 +41,15 @@ def example(tmp_path: Path, **replaced: str) -> Path:
     return root
 
 
-def caretaker(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def caretaker(
+    cwd: Path, *args: str, warm: WarmCaretaker | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``caretaker run ARGS`` in cwd; forked from warm (litellm imported) when given: the tests
+    that ask a model, whose own import of litellm would cost more than their heal."""
     command = [PYTHON, "-m", "pytest_caretaker", "run", *args]
     env = {**os.environ, "PYTHON": PYTHON}  # check.sh's interpreter
+    if warm is not None:
+        return warm.run(cwd, ["run", *args], env)
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
 
 
@@ -60,14 +67,18 @@ def one_finding(root: Path) -> None:
     git(root, "commit", "-qam", "one bug")
 
 
-def test_a_check_command_is_healed_by_a_model_on_a_scratch_copy(tmp_path: Path) -> None:
+def test_a_check_command_is_healed_by_a_model_on_a_scratch_copy(
+    tmp_path: Path, warm_caretaker: WarmCaretaker
+) -> None:
     root = example(tmp_path)
     one_finding(root)
     before = snapshot(root)
     with ScriptedServer().start() as server:
         edit = {"path": "invoice.py", "function": "discounted", "code": GOOD_DISCOUNTED}
         server.script(tool_call("A discount subtracts.", [edit]))
-        done = caretaker(root, *MODEL, "--api-base", server.base_url, "--", "sh", "check.sh")
+        done = caretaker(
+            root, *MODEL, "--api-base", server.base_url, "--", "sh", "check.sh", warm=warm_caretaker
+        )
 
     assert done.returncode == 1, done.stdout + done.stderr
     finding = "invoice.py:4: discounted(200, 10) returned 220.00000000000003, expected 180"
@@ -115,7 +126,9 @@ def test_two_findings_are_fixed_in_two_iterations_with_two_commits_and_a_log(
     assert check_passes(root)
 
 
-def test_a_fix_that_exits_early_to_pass_the_check_is_refused(tmp_path: Path) -> None:
+def test_a_fix_that_exits_early_to_pass_the_check_is_refused(
+    tmp_path: Path, warm_caretaker: WarmCaretaker
+) -> None:
     root = example(tmp_path)
     one_finding(root)
     forged = GOOD_DISCOUNTED.replace(
@@ -125,7 +138,9 @@ def test_a_fix_that_exits_early_to_pass_the_check_is_refused(tmp_path: Path) -> 
     with ScriptedServer().start() as server:
         bad = {"path": "invoice.py", "function": "discounted", "code": forged}
         server.script(*[tool_call("Exit early.", [bad])] * 3)
-        done = caretaker(root, *MODEL, "--api-base", server.base_url, "--", "sh", "check.sh")
+        done = caretaker(
+            root, *MODEL, "--api-base", server.base_url, "--", "sh", "check.sh", warm=warm_caretaker
+        )
 
     assert done.returncode == 1, done.stdout + done.stderr
     assert "caretaker: 0 healed, 1 not healed" in done.stdout
@@ -134,7 +149,9 @@ def test_a_fix_that_exits_early_to_pass_the_check_is_refused(tmp_path: Path) -> 
 
 
 @sandboxed
-def test_a_candidate_cannot_write_to_the_users_files_from_the_copy(tmp_path: Path) -> None:
+def test_a_candidate_cannot_write_to_the_users_files_from_the_copy(
+    tmp_path: Path, warm_caretaker: WarmCaretaker
+) -> None:
     root = example(tmp_path)
     one_finding(root)
     before = snapshot(root)
@@ -157,6 +174,7 @@ def test_a_candidate_cannot_write_to_the_users_files_from_the_copy(tmp_path: Pat
             "--",
             "sh",
             "check.sh",
+            warm=warm_caretaker,
         )
 
     assert "caretaker: 1 healed" in done.stdout, done.stdout + done.stderr

@@ -1,4 +1,5 @@
-"""`caretaker run -- COMMAND` end to end: real processes, real git, the scripted server."""
+"""`caretaker run -- COMMAND` end to end: real processes, real git, the scripted server. The runs
+that ask a model are forked from a process that imported litellm once (helpers.WarmCaretaker)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import git, last_run, snapshot
+from helpers import WarmCaretaker, git, last_run, snapshot
 
 from pytest_caretaker.testing import ScriptedServer, tool_call
 
@@ -56,7 +57,13 @@ def project(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def caretaker(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def caretaker(
+    cwd: Path, *args: str, warm: WarmCaretaker | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``caretaker run ARGS`` in cwd; forked from warm (litellm imported) when given: the tests
+    that ask a model, whose own import of litellm would cost more than their heal."""
+    if warm is not None:
+        return warm.run(cwd, ["run", *args])
     command = [PYTHON, "-m", "pytest_caretaker", "run", *args]
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300)
 
@@ -155,7 +162,9 @@ def test_a_script_crashing_twice_is_fixed_crash_after_crash_one_commit_each(
     assert len(git(tmp_path, "rev-list", f"{start}..HEAD").split()) == 2
 
 
-def test_a_model_sees_the_locals_of_the_next_crash_too(tmp_path: Path) -> None:
+def test_a_model_sees_the_locals_of_the_next_crash_too(
+    tmp_path: Path, warm_caretaker: WarmCaretaker
+) -> None:
     project(tmp_path, {"stats.py": TWO_CRASHES})
     mean = "def mean(values):\n    return sum(values) / len(values) if values else 0.0\n"
     ratio = "def ratio(part, whole):\n    return part / whole if whole else 0.0\n"
@@ -168,6 +177,7 @@ def test_a_model_sees_the_locals_of_the_next_crash_too(tmp_path: Path) -> None:
             tmp_path,
             *("--model", "openai/gpt-4o-mini", "--api-base", server.base_url),
             *("--", PYTHON, "stats.py"),
+            warm=warm_caretaker,
         )
     assert "caretaker: 2 healed, 0 not healed" in done.stdout, done.stdout + done.stderr
     first, second = (request["messages"][1]["content"] for request in server.requests)
@@ -191,7 +201,9 @@ def test_a_module_run_with_dash_m_is_healed_in_memory(tmp_path: Path) -> None:
     assert subprocess.run([PYTHON, "-m", "shop"], cwd=tmp_path).returncode == 0
 
 
-def test_a_model_heals_a_crash_in_an_imported_module(tmp_path: Path) -> None:
+def test_a_model_heals_a_crash_in_an_imported_module(
+    tmp_path: Path, warm_caretaker: WarmCaretaker
+) -> None:
     prices = PRICES.replace("):\n", "):\n    token = 'tok-4f9a8b7c6d5e3a2b'\n", 1)
     files = {"main.py": MAIN, "shop/__init__.py": "", "shop/prices.py": prices}
     project(tmp_path, files)
@@ -203,6 +215,7 @@ def test_a_model_heals_a_crash_in_an_imported_module(tmp_path: Path) -> None:
             tmp_path,
             *("--model", "openai/gpt-4o-mini", "--api-base", server.base_url),
             *("--sandbox", "off", "--", PYTHON, "main.py"),
+            warm=warm_caretaker,
         )
     assert done.returncode == 1, done.stderr
     assert "HEALED python main.py" in done.stdout.splitlines()
@@ -220,7 +233,9 @@ def test_a_model_heals_a_crash_in_an_imported_module(tmp_path: Path) -> None:
     assert subprocess.run([PYTHON, "main.py"], cwd=tmp_path).returncode == 0
 
 
-def test_a_fix_that_breaks_a_project_test_is_rejected_with_that_reason(tmp_path: Path) -> None:
+def test_a_fix_that_breaks_a_project_test_is_rejected_with_that_reason(
+    tmp_path: Path, warm_caretaker: WarmCaretaker
+) -> None:
     files = {
         "main.py": MAIN,
         "shop/__init__.py": "",
@@ -236,6 +251,7 @@ def test_a_fix_that_breaks_a_project_test_is_rejected_with_that_reason(tmp_path:
             tmp_path,
             *("--model", "openai/gpt-4o-mini", "--api-base", server.base_url),
             *("--sandbox", "off", "--", PYTHON, "main.py"),
+            warm=warm_caretaker,
         )
     # unit_price(0, 5) == 0 passes with the bug and with the fix, not with the constant.
     assert done.returncode == 1, done.stderr
@@ -423,7 +439,9 @@ def test_the_script_example_runs_from_its_own_folder_in_the_checkout(tmp_path: P
     assert not (checkout / ".caretaker").exists()
 
 
-def test_the_projects_session_token_cap_stops_the_model(tmp_path: Path) -> None:
+def test_the_projects_session_token_cap_stops_the_model(
+    tmp_path: Path, warm_caretaker: WarmCaretaker
+) -> None:
     files = {"main.py": MAIN, "shop/__init__.py": "", "shop/prices.py": PRICES}
     files["test_prices.py"] = TEST_PRICES  # the constant the model sends fails it
     files["pyproject.toml"] = "[tool.pytest.ini_options]\nheal_session_tokens = 1000\n"
@@ -435,6 +453,7 @@ def test_the_projects_session_token_cap_stops_the_model(tmp_path: Path) -> None:
             tmp_path,
             *("--model", "openai/gpt-4o-mini", "--api-base", server.base_url),
             *("--sandbox", "off", "--", PYTHON, "main.py"),
+            warm=warm_caretaker,
         )
     # The first request spends 1,250 tokens: over the project's cap, no second one is made.
     assert len(server.requests) == 1, done.stdout

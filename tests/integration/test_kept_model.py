@@ -3,7 +3,8 @@ only its own user, in its own environment, can talk to it, and it does not stay 
 
 Each session is a fresh interpreter (litellm is imported in the test process, where caretaker
 then asks in process). Every test names its kept process's socket (CARETAKER_MODEL_SOCKET) and
-ends the processes it started.
+ends the processes it started; the tests that only ask or probe a kept process share one
+(shared_env), ended when the module's tests are done.
 """
 
 from __future__ import annotations
@@ -59,6 +60,39 @@ def env(tmp_path: Path) -> Iterator[dict[str, str]]:
         end(holder(kept.address(environment)))
     for pid in started(environment):
         end(pid)
+
+
+@pytest.fixture(scope="module")
+def shared_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """Like env, for the tests that only need a kept process to be there, to ask it or probe it
+    (shared_pid): each started its own, and its import of litellm (~5 s of CPU) was most of
+    what the test cost. Made before any test's environment, it leaves out what
+    _no_caretaker_env keeps out of every test's."""
+    from pytest_caretaker.llm.models import PROVIDERS
+
+    keys = {key for provider in PROVIDERS for key in provider.keys}
+    folder = tmp_path_factory.mktemp("shared-kept")
+    environment = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith("CARETAKER_") and name not in keys
+    }
+    environment["KEPT_MODEL_TEST"] = str(folder)
+    environment[kept.SOCKET] = str(folder)
+    yield environment
+    with contextlib.suppress(OSError):
+        end(holder(kept.address(environment)))
+    for pid in started(environment):
+        end(pid)
+
+
+@pytest.fixture(scope="module")
+def shared_pid(shared_env: dict[str, str]) -> int:
+    """The pid of the kept process of shared_env, started by a first session. It stays 600 s,
+    not 60: the tests that use it need not follow one another within a minute (a loaded
+    machine, xdist's stealing); shared_env's teardown ends it."""
+    pid: int = session(shared_env, 600)["pid"]
+    return pid
 
 
 def started(env: dict[str, str]) -> list[int]:
@@ -371,11 +405,16 @@ def test_ask_the_users_model_process():
 @pytest.mark.skipif(unavailable(True) is not None, reason=f"no sandbox: {unavailable(True)}")
 @pytest.mark.parametrize("confined", [True, False], ids=["sandboxed", "unconfined"])
 def test_a_candidate_allowed_the_network_cannot_ask_the_model_process(
-    env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, confined: bool
+    shared_env: dict[str, str],
+    shared_pid: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    confined: bool,
 ) -> None:
     # With --heal-sandbox-network the candidate shares the network namespace, so it reaches the
     # socket; mapped to the user's very uid, only its user namespace tells it apart.
-    pid = session(env, 60)["pid"]
+    assert alive(shared_pid)
+    env = shared_env
     monkeypatch.setenv("KEPT_MODEL_NAME", kept.address(remote.environment(env)))
     monkeypatch.setenv("KEPT_MODEL_STAMP", kept.stamp(remote.environment(env)))
     project = tmp_path / "project"
@@ -385,16 +424,18 @@ def test_a_candidate_allowed_the_network_cannot_ask_the_model_process(
     confinement = Confinement(True) if confined else None
     with Runner(project, project, args, 30, warm=False, confinement=confinement) as runner:
         result = runner.run(["test_asks.py"])
-    end(pid)
 
     outcome = result.outcomes["test_asks.py::test_ask_the_users_model_process"].outcome
     assert outcome == ("failed" if confined else "passed"), result.output[-2000:]
 
 
-def test_a_process_in_a_user_namespace_of_its_own_gets_no_answer(env: dict[str, str]) -> None:
+def test_a_process_in_a_user_namespace_of_its_own_gets_no_answer(
+    shared_env: dict[str, str], shared_pid: int
+) -> None:
     # What a sandboxed candidate allowed the network is where the kernel does not scope abstract
     # sockets (Landlock before ABI 6): the user's very uid, in a user namespace of its own.
-    pid = session(env, 60)["pid"]
+    assert alive(shared_pid)
+    env = shared_env
     name = kept.address(remote.environment(env))
     stamp = kept.stamp(remote.environment(env))
     asker = (
@@ -413,24 +454,24 @@ def test_a_process_in_a_user_namespace_of_its_own_gets_no_answer(env: dict[str, 
         "    print('no answer')\n"
     )
     seen = {}
-    try:
-        for where in ("own namespace", "user's namespace"):
-            done = subprocess.run(
-                [sys.executable, "-c", asker, name, where, MODEL, stamp],
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
-            assert done.returncode == 0, done.stderr[-2000:]
-            seen[where] = done.stdout.strip()
-    finally:
-        end(pid)
+    for where in ("own namespace", "user's namespace"):
+        done = subprocess.run(
+            [sys.executable, "-c", asker, name, where, MODEL, stamp],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        seen[where] = done.stdout.strip()
 
     assert seen["own namespace"] in ("none", "no answer")
     assert '"info"' in seen["user's namespace"]
 
 
-def test_a_connection_that_says_nothing_changes_nothing(env: dict[str, str]) -> None:
+def test_a_connection_that_says_nothing_changes_nothing(
+    shared_env: dict[str, str], shared_pid: int
+) -> None:
+    env = shared_env
     first = session(env, 60)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:  # connects, says nothing
         probe.connect("\0" + kept.address(env))
@@ -439,4 +480,4 @@ def test_a_connection_that_says_nothing_changes_nothing(env: dict[str, str]) -> 
         garbled.sendall(b'{"hello": 7}\n')
     second = session(env, 60)
 
-    assert first["pid"] == second["pid"]  # neither made it retire
+    assert first["pid"] == second["pid"] == shared_pid  # neither made it retire

@@ -232,28 +232,42 @@ def test_a_rate_limit_backs_off_every_thread_asking_that_provider(
 
 def test_warming_up_leaves_nothing_for_the_first_request_to_import() -> None:
     # The first request after a bare import loads the provider's client (hundreds of modules);
-    # after the warm-up, whose request is refused on this machine, it loads none.
+    # after the warm-up, whose request is refused on this machine, it loads none. Both start
+    # from one interpreter's bare import (warm-up without models: litellm and its preloads):
+    # a forked copy makes the cold request, then the interpreter itself warms up and makes the
+    # warm one. A second fresh interpreter would import litellm again, ~5 s of CPU, for the
+    # same state the fork copies.
     code = (
-        "import sys\n"
+        "import os, sys\n"
         "from pytest_caretaker.llm import client, warmup\n"
         "from pytest_caretaker.testing import ScriptedServer, text\n"
-        "warmup.warm(sys.argv[1:])\n"
-        "before = set(sys.modules)\n"
-        "messages = [{'role': 'user', 'content': 'x'}]\n"
-        "with ScriptedServer([text('hi')]).start() as server:\n"
-        "    reply = client.ask('openai/m', messages, server.base_url, True)\n"
-        "print(reply.text, len(set(sys.modules) - before), len(server.requests))\n"
+        "def first_request(models):\n"
+        "    warmup.warm(models)\n"
+        "    before = set(sys.modules)\n"
+        "    messages = [{'role': 'user', 'content': 'x'}]\n"
+        "    with ScriptedServer([text('hi')]).start() as server:\n"
+        "        reply = client.ask('openai/m', messages, server.base_url, True)\n"
+        "    print(reply.text, len(set(sys.modules) - before), len(server.requests), flush=True)\n"
+        "warmup.warm(())\n"
+        "child = os.fork()\n"
+        "if child == 0:\n"
+        "    try:\n"
+        "        first_request(())\n"
+        "        os._exit(0)\n"
+        "    finally:\n"
+        "        os._exit(1)\n"
+        "assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0\n"
+        "first_request(sys.argv[1:])\n"
     )
     # The limit only ends a child that hangs: importing litellm took 100 s (7 s of CPU) at a
     # load of 14 on two cores, and 120 s cut a healthy child there.
-    runs = {
-        models: subprocess.run(
-            [sys.executable, "-c", code, *models], capture_output=True, text=True, timeout=600
-        )
-        for models in ((), ("builtin", "openai/m"))
-    }
-    for done in runs.values():
-        assert done.returncode == 0, done.stderr[-2000:]
-    cold, warm = (runs[models].stdout.split() for models in runs)
+    done = subprocess.run(
+        [sys.executable, "-c", code, "builtin", "openai/m"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    cold, warm = (line.split() for line in done.stdout.splitlines()[-2:])
     assert cold[0] == warm[0] == "hi" and cold[2] == warm[2] == "1"
     assert int(cold[1]) > 50 and int(warm[1]) == 0

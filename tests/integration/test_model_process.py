@@ -2,7 +2,7 @@
 process of its own, answering exactly what this process would, and never a reason to lose a call.
 
 Each scenario runs in a fresh interpreter, where litellm is not imported yet (in the test process
-it is, and then caretaker asks in process).
+it is, and then caretaker asks in process); the three of SCENARIOS share one.
 """
 
 from __future__ import annotations
@@ -39,9 +39,13 @@ def fresh(code: str, *args: str) -> dict[str, Any]:
     return json.loads(done.stdout.splitlines()[-1])
 
 
-@pytest.mark.usefixtures("_litellm_loaded")
-def test_the_model_process_answers_what_this_process_would_and_litellm_stays_out_of_it() -> None:
-    seen = fresh(
+#: Three scenarios that each only need a warm model process, run one after the other in one
+#: fresh interpreter (one_model_process): each had an interpreter and a model process of its own,
+#: and the model process's import of litellm (~5 s of CPU) was most of what each test cost. The
+#: forked copy comes last: its child stops its copy of the link, and then the process is asked
+#: again. Each scenario starts with warmup.start, which finds the model process running.
+SCENARIOS = {
+    "answers": (
         "warmup.start([sys.argv[1]], 0)\n"
         "out = {}\n"
         "replies = [tool_call('e', [], prompt_tokens=7, completion_tokens=3), fault(401)]\n"
@@ -57,24 +61,11 @@ def test_the_model_process_answers_what_this_process_would_and_litellm_stays_out
         "out['context'] = capabilities.info(sys.argv[1]).context\n"
         "out['warm'] = remote.running().ready.wait(60)\n"
         "out['litellm here'] = 'litellm' in sys.modules\n"
-        "remote.stop()\n"
-        "print(json.dumps(out))\n",
-        MODEL,
-    )
-
-    with ScriptedServer([fault(401)]).start() as server, pytest.raises(llm.ModelError) as here:
-        llm.ask(MODEL, MESSAGES, server.base_url, True)
-    assert seen["reply"] == [['{"explanation": "e", "edits": []}'], 7, 3, True]
-    assert seen["error"] == str(here.value)  # the same one-line reason, across the pipe
-    assert seen["tools"] is True and seen["context"] > 100_000  # litellm's map, over there
-    assert seen["warm"] is True
-    assert seen["litellm here"] is False
-
-
-def test_requests_in_flight_together_each_get_their_own_answer() -> None:
+        "seen['answers'] = out\n"
+    ),
     # The slow request is sent first and answered last: the answers are matched by id, and the
     # fast one does not wait behind it.
-    seen = fresh(
+    "in flight": (
         "def respond(body):\n"
         "    word = body['messages'][-1]['content']\n"
         "    return text(word + ' answered', delay=1.5 if word == 'slow' else 0)\n"
@@ -91,9 +82,57 @@ def test_requests_in_flight_together_each_get_their_own_answer() -> None:
         "    time.sleep(0.3)\n"
         "    ask('fast')\n"
         "    slow.join(30)\n"
-        "print(json.dumps({**got, 'litellm here': 'litellm' in sys.modules}))\n",
-        MODEL,
-    )
+        "seen['in flight'] = {**got, 'litellm here': 'litellm' in sys.modules}\n"
+    ),
+    # A runtime heal lives in the user's process, which may fork (multiprocessing, servers): the
+    # copy has no thread reading the model process's answers, and must not end it either.
+    "forked": (
+        "import os\n"
+        "warmup.start([sys.argv[1]], 0)\n"
+        "with ScriptedServer(responder=lambda body: text('hi')).start() as server:\n"
+        "    reader, writer = os.pipe()\n"
+        "    child = os.fork()\n"
+        "    if child == 0:\n"
+        "        reply = client.ask(sys.argv[1], MESSAGES, server.base_url, False)\n"
+        "        remote.stop()\n"
+        "        line = json.dumps([reply.text, 'litellm' in sys.modules])\n"
+        "        os.write(writer, line.encode())\n"
+        "        os._exit(0)\n"
+        "    os.waitpid(child, 0)\n"
+        "    forked = json.loads(os.read(reader, 1000))\n"
+        "    reply = client.ask(sys.argv[1], MESSAGES, server.base_url, False)\n"
+        "    seen['forked'] = {'forked': forked, 'here': [reply.text, 'litellm' in sys.modules],\n"
+        "                      'running': remote.running() is not None}\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def one_model_process() -> dict[str, Any]:
+    """What each of SCENARIOS saw, by name, run in that order in one fresh interpreter."""
+    code = "seen = {}\n" + "".join(SCENARIOS.values())
+    return fresh(code + "remote.stop()\nprint(json.dumps(seen))\n", MODEL)
+
+
+@pytest.mark.usefixtures("_litellm_loaded")
+def test_the_model_process_answers_what_this_process_would_and_litellm_stays_out_of_it(
+    one_model_process: dict[str, Any],
+) -> None:
+    seen = one_model_process["answers"]
+
+    with ScriptedServer([fault(401)]).start() as server, pytest.raises(llm.ModelError) as here:
+        llm.ask(MODEL, MESSAGES, server.base_url, True)
+    assert seen["reply"] == [['{"explanation": "e", "edits": []}'], 7, 3, True]
+    assert seen["error"] == str(here.value)  # the same one-line reason, across the pipe
+    assert seen["tools"] is True and seen["context"] > 100_000  # litellm's map, over there
+    assert seen["warm"] is True
+    assert seen["litellm here"] is False
+
+
+def test_requests_in_flight_together_each_get_their_own_answer(
+    one_model_process: dict[str, Any],
+) -> None:
+    seen = one_model_process["in flight"]
 
     assert seen["slow"][0] == "slow answered" and seen["fast"][0] == "fast answered"
     assert seen["fast"][1] < seen["slow"][1]
@@ -155,27 +194,9 @@ def test_a_model_process_that_does_not_answer_fails_the_call_within_its_limit() 
     assert silent.returncode is not None  # closed means ended, not left behind
 
 
-def test_a_forked_copy_of_the_process_asks_in_itself_and_leaves_the_model_process_alone() -> None:
-    # A runtime heal lives in the user's process, which may fork (multiprocessing, servers): the
-    # copy has no thread reading the model process's answers, and must not end it either.
-    seen = fresh(
-        "import os\n"
-        "warmup.start([sys.argv[1]], 0)\n"
-        "with ScriptedServer(responder=lambda body: text('hi')).start() as server:\n"
-        "    reader, writer = os.pipe()\n"
-        "    child = os.fork()\n"
-        "    if child == 0:\n"
-        "        reply = client.ask(sys.argv[1], MESSAGES, server.base_url, False)\n"
-        "        remote.stop()\n"
-        "        line = json.dumps([reply.text, 'litellm' in sys.modules])\n"
-        "        os.write(writer, line.encode())\n"
-        "        os._exit(0)\n"
-        "    os.waitpid(child, 0)\n"
-        "    forked = json.loads(os.read(reader, 1000))\n"
-        "    reply = client.ask(sys.argv[1], MESSAGES, server.base_url, False)\n"
-        "    print(json.dumps({'forked': forked, 'here': [reply.text, 'litellm' in sys.modules],\n"
-        "                      'running': remote.running() is not None}))\n",
-        MODEL,
-    )
+def test_a_forked_copy_of_the_process_asks_in_itself_and_leaves_the_model_process_alone(
+    one_model_process: dict[str, Any],
+) -> None:
+    seen = one_model_process["forked"]
 
     assert seen == {"forked": ["hi", True], "here": ["hi", False], "running": True}
