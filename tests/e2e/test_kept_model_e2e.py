@@ -56,7 +56,9 @@ def project(tmp_path: Path) -> Path:
 
 def test_the_next_session_heals_with_the_model_process_the_first_one_kept(project: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CARETAKER_")}
-    env["KEPT_E2E"] = str(project)  # a kept process of this test's own
+    # A kept process of this test's own: under the interpreter's name, another test's (a
+    # parallel worker's, another checkout's suite) answered for it.
+    env[kept.SOCKET] = str(project)
     for name in ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILD_NUMBER", "JENKINS_URL"):
         env.pop(name, None)
     fix = tool_call("divide by the count", [{"path": "calc.py", "code": GOOD_MEAN}])
@@ -80,7 +82,7 @@ def test_the_next_session_heals_with_the_model_process_the_first_one_kept(projec
 
 def test_in_ci_the_model_process_ends_with_the_session(project: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CARETAKER_")}
-    env["KEPT_E2E"] = str(project)
+    env[kept.SOCKET] = str(project)  # else another test's kept process may answer
     env["CI"] = "true"
     fix = tool_call("divide by the count", [{"path": "calc.py", "code": GOOD_MEAN}])
     with ScriptedServer(responder=lambda body: fix).start() as server:
