@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -10,6 +11,14 @@ from pytest_caretaker.testing import ScriptedServer, text
 
 # Importing litellm must never reach the network for its price table.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+# A shell without job control starts a background job (`.ci/run &` in a script) with Ctrl-C
+# ignored, and every process it starts inherits that: the tests that press Ctrl-C (to a run
+# in process or to one they start) then saw nothing happen, 12 of them. The suite takes Ctrl-C
+# as a terminal gives it; a process it starts gets the default again (an ignored signal stays
+# ignored across exec, a handled one does not).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 #: The installed pytest plugins the suite's pytest processes go without (see _no_caretaker_env).
