@@ -391,3 +391,14 @@ class WarmCaretaker:
             self._process.wait()
         if self._process.stdout is not None:
             self._process.stdout.close()
+
+
+def block(lines: list[str], heading: str) -> list[str]:
+    """The heading's line of a summary and the indented lines under it (empty if none)."""
+    if heading not in lines:
+        return []
+    start = lines.index(heading)
+    end = start + 1
+    while end < len(lines) and lines[end].startswith("  "):
+        end += 1
+    return lines[start:end]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from helpers import CALC, GOOD_MEAN, TEST_CALC, TEXT_MODEL, TOOLS_MODEL, heal_args, snapshot
+from helpers import CALC, GOOD_MEAN, TEST_CALC, TEXT_MODEL, TOOLS_MODEL, block, heal_args, snapshot
 
 from pytest_caretaker.testing import Scripted, ScriptedServer, fault, text, tool_call
 
@@ -359,17 +359,6 @@ def styles_run(
         result = pytester.runpytest(*heal_args(llm, TEXT_MODEL))
         _styles_run["run"] = (result.stdout.lines, list(llm.requests))
     return _styles_run["run"]
-
-
-def block(lines: list[str], heading: str) -> list[str]:
-    """The heading's line of a summary and the indented lines under it (empty if none)."""
-    if heading not in lines:
-        return []
-    start = lines.index(heading)
-    end = start + 1
-    while end < len(lines) and lines[end].startswith("  "):
-        end += 1
-    return lines[start:end]
 
 
 @pytest.mark.parametrize("style", REPLY_STYLES, ids=REPLY_STYLES.keys())

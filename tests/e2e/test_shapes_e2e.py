@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from helpers import heal_args
+from helpers import block, heal_args
 
 from pytest_caretaker.testing import Scripted, ScriptedServer, tool_call
 
@@ -363,17 +363,6 @@ def builtin_run(pytester: pytest.Pytester, _builtin_run: list[BuiltinRun]) -> Bu
         geom = (pytester.path / "geom.py").read_text()
         _builtin_run.append(BuiltinRun(result.stdout.lines, plain.stdout.lines, geom))
     return _builtin_run[0]
-
-
-def block(lines: list[str], heading: str) -> list[str]:
-    """The heading's line of a summary and the indented lines under it (empty if none)."""
-    if heading not in lines:
-        return []
-    start = lines.index(heading)
-    end = start + 1
-    while end < len(lines) and lines[end].startswith("  "):
-        end += 1
-    return lines[start:end]
 
 
 def passes_after_the_patch(run: BuiltinRun, test_file: str) -> None:
