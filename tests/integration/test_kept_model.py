@@ -56,10 +56,7 @@ def env(tmp_path: Path) -> Iterator[dict[str, str]]:
     environment[kept.SOCKET] = str(tmp_path)
     environment.pop("CARETAKER_MODEL_KEEP", None)
     yield environment
-    with contextlib.suppress(OSError):
-        end(holder(kept.address(environment)))
-    for pid in started(environment):
-        end(pid)
+    end_all(environment)
 
 
 @pytest.fixture(scope="module")
@@ -80,10 +77,7 @@ def shared_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, s
     environment["KEPT_MODEL_TEST"] = str(folder)
     environment[kept.SOCKET] = str(folder)
     yield environment
-    with contextlib.suppress(OSError):
-        end(holder(kept.address(environment)))
-    for pid in started(environment):
-        end(pid)
+    end_all(environment)
 
 
 @pytest.fixture(scope="module")
@@ -131,6 +125,14 @@ def holder(name: str) -> int:
 def end(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
+
+
+def end_all(environment: dict[str, str]) -> None:
+    """End the kept process listening under environment's name and every one it started."""
+    with contextlib.suppress(OSError):
+        end(holder(kept.address(environment)))
+    for pid in started(environment):
+        end(pid)
 
 
 def gone(pid: int, seconds: float = 10) -> None:
