@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_caretaker import syntax
 from pytest_caretaker.plugin.addopts import runner_for
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.settings import Settings
@@ -44,6 +45,7 @@ def start(
     runner = runner_for(config, settings.timeout, confinement, parser)
     runner.collect = collected_files(runner.root, nodeid, items)
     runner.prestart()
+    syntax.hold()  # caretaker's threads parse from now on beside pytest's; ending() releases
     threading.Thread(target=_import_heal, name="caretaker-import", daemon=True).start()
     return runner
 
@@ -64,6 +66,7 @@ def ending(notes: list[str]) -> Iterator[None]:
     try:
         yield
     finally:
+        syntax.release()
         kept = remote.stop()
         if kept:
             notes.append(

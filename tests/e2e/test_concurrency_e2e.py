@@ -113,3 +113,31 @@ def test_ctrl_c_stops_concurrent_repairs_and_keeps_the_finished_ones(
     assert any("not attempted: healing was interrupted" in line for line in lines)
     result.stdout.no_fnmatch_line("*Traceback*")
     assert snapshot(four.path) == before
+
+
+def test_from_the_first_failure_to_the_heals_end_every_ast_parse_takes_the_lock(
+    pytester: pytest.Pytester,
+) -> None:
+    """CPython 3.11 shares the AST constructor's counter between threads: pytest formatting a
+    failure beside caretaker's threads' parses ended a session in INTERNALERROR. The tests after
+    the first failure see ast.parse locked; after the session it is the standard library's."""
+    import ast
+
+    from pytest_caretaker import syntax
+
+    original = ast.parse
+    pytester.makepyfile(
+        lib="def f(x):\n    return x + 1\n",
+        test_lib="import ast\nimport lib\n\n\n"
+        "def test_before():\n    assert ast.parse.__module__ == 'ast'\n\n\n"
+        "def test_fails():\n    assert lib.f(1) == 1\n\n\n"
+        "def test_after():\n"
+        "    print('PARSE', ast.parse.__module__)\n"
+        "    assert False\n",
+    )
+    result = pytester.runpytest_inprocess("--heal", "-s")
+    held = "pytest_caretaker.syntax" if syntax.SHARED_COUNTER else "ast"
+    result.stdout.fnmatch_lines([f"*PARSE {held}*"])
+    result.stdout.no_fnmatch_line("*INTERNALERROR*")
+    assert result.parseoutcomes()["passed"] == 1
+    assert ast.parse is original
