@@ -97,6 +97,9 @@ class Proposal:
 @dataclass(frozen=True)
 class Unparsed:
     reason: str
+    #: The reply as a whole is refused, whatever else it holds (it leaves open where an edit
+    #: goes): not only the block that says so.
+    whole: bool = False
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ definitions it took; the repairer proves them in turn.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from pytest_caretaker.llm import reply as replies
 from pytest_caretaker.llm.parse_code import Code, Piece, read_code
@@ -63,9 +63,11 @@ def read_reply(
     suspects: Sequence[Suspect],
     editable: Callable[[Suspect], bool],
     files: Files,
+    shown: Collection[tuple[str, str]] | None = None,
 ) -> tuple[Proposal, ...] | Unparsed:
-    """Every reading of a reply that proposes a fix, best first (at most MAX_READINGS)."""
-    targets = Targets(suspects, editable, files)
+    """Every reading of a reply that proposes a fix, best first (at most MAX_READINGS).
+    shown: the definitions the prompt showed (every suspect when not told)."""
+    targets = Targets(suspects, editable, files, shown)
     try:
         if tool_arguments:
             return parse_tool_calls(tool_arguments, targets, text)
@@ -86,6 +88,8 @@ def _parse_text(text: str, targets: Targets) -> tuple[Proposal, ...] | Unparsed:
             found.failed.append(block)
             continue
         code = read_code(block.code, None, None, targets)
+        if isinstance(code, Unparsed) and code.whole:
+            return code
         if isinstance(code, Unparsed):
             found.refused.append(code)
         elif block.whole or not code.body:  # a run salvaged from broken code is no body

@@ -18,11 +18,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pytest_caretaker import syntax
+from pytest_caretaker.llm.parse_body import reads_like_body, wrap_body
 from pytest_caretaker.llm.parse_targets import Targets
-from pytest_caretaker.llm.restated import function_of, same
+from pytest_caretaker.llm.restated import same
+from pytest_caretaker.llm.same_names import Ambiguous, parameters_of
 from pytest_caretaker.results import Edit, Unparsed
 
-FILE_HINT = re.compile(r"^\s*#\s*(?:file|path)\s*:\s*(\S+\.py)\s*$", re.I | re.M)
+#: ``# file: pkg/mod.py``, and with what it replaces: ``# file: pkg/mod.py::Class.method``.
+FILE_HINT = re.compile(r"^\s*#\s*(?:file|path)\s*:\s*(\S+?\.py)(?:::([\w.]+))?\s*$", re.I | re.M)
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
@@ -57,6 +60,8 @@ def read_code(
     hint = FILE_HINT.search(code)
     if path is None and hint:
         path = hint.group(1).lstrip("./")
+        if function is None and hint.group(2):  # the file line names what it replaces
+            function, named = hint.group(2), True
     source = textwrap.dedent(code.replace("\r\n", "\n")).strip("\n") + "\n"
     tree = module(source)
     if isinstance(tree, Unparsed):
@@ -90,6 +95,7 @@ class _Reader:
         self.pieces: list[Piece] = []
         self.outside: list[Edit] = []
         self.notes: list[str] = []
+        self.ambiguous: Ambiguous | None = None  # a name the reply leaves open: it is refused
 
     def read(self, tree: ast.Module, function: str | None, named: bool) -> Code | Unparsed:
         body = tree.body
@@ -111,6 +117,8 @@ class _Reader:
         for statement in imports:
             text = ast.get_source_segment(self.source, statement) or ""
             self.pieces.append(Piece(Edit("import", self.path or "", "", text)))
+        if self.ambiguous is not None:
+            return Unparsed(self.ambiguous.reason, whole=True)
         return Code(tuple(self.pieces), tuple(self.notes), outside=tuple(self.outside))
 
     # -- definitions ---------------------------------------------------------------------------
@@ -119,9 +127,11 @@ class _Reader:
         text = segment(self.lines, node)
         first = node.args.posonlyargs + node.args.args
         method = bool(first) and first[0].arg in ("self", "cls")
-        found = self.targets.resolve(name, self.path, method=method)
+        found = self.targets.resolve(name, self.path, method, parameters_of(node))
         path = self.path
-        if found is None and path is not None and self.targets.files(path) is None:
+        if isinstance(found, Ambiguous):
+            self.ambiguous = found
+        elif found is None and path is not None and self.targets.files(path) is None:
             # A file caretaker cannot read (outside the project, missing): the guard says why.
             self.pieces.append(Piece(Edit("replace", path, name, text), restated))
         elif found is None and "." in name:
@@ -202,6 +212,8 @@ class _Reader:
         """Code without a definition as the new body of the function a tool call named, else of
         the best-ranked function whose parameters it reads (not at all when it reads none)."""
         target = self.targets.resolve(function, self.path) if function else None
+        if isinstance(target, Ambiguous):
+            return Unparsed(target.reason, whole=True)
         options = [(s.path, s.qualname) for s in self.targets.functions()]
         if target is None and not options:
             return Unparsed(
@@ -212,7 +224,7 @@ class _Reader:
             target = options[0]
         if target is None:
             target = next(
-                (o for o in options if _reads_like_body(tree, self.targets.original(*o))), None
+                (o for o in options if reads_like_body(tree, self.targets.original(*o))), None
             )
             if target is None:
                 return Code()  # an example, a call, a print, an output: no fix
@@ -233,68 +245,3 @@ def segment(lines: Sequence[str], node: Function | ast.ClassDef) -> str:
     chosen = lines[start - 1 : node.end_lineno]
     indent = chosen[0][: len(chosen[0]) - len(chosen[0].lstrip())] if chosen else ""
     return "\n".join(line.removeprefix(indent) for line in chosen) + "\n"
-
-
-def wrap_body(body: str, original: str | None) -> str | None:
-    """The original definition (decorators, comments after the colon) around a new body."""
-    if original is None:
-        return None
-    import libcst as cst
-
-    try:
-        definition = cst.parse_module(original).body[0]
-        statements = cst.parse_module(body).body
-    except (cst.ParserSyntaxError, IndexError):
-        return None
-    if not isinstance(definition, cst.FunctionDef) or not isinstance(
-        definition.body, cst.IndentedBlock
-    ):
-        return None
-    replaced = definition.with_changes(body=definition.body.with_changes(body=statements))
-    return cst.Module(body=[replaced]).code
-
-
-def _reads_like_body(tree: ast.Module, original: str | None) -> bool:
-    """Whether statements without a definition are a function's new body: more than
-    expressions (a call, a print, an output), and reading a parameter of the function before
-    assigning it (an example sets up its own values)."""
-    statements = [s for s in tree.body if not isinstance(s, (ast.Import, ast.ImportFrom))]
-    if all(isinstance(s, (ast.Expr, ast.Pass)) or _bare_annotation(s) for s in statements):
-        return False
-    if any(_is_main_guard(s) for s in statements):
-        return False
-    parameters = _parameters(original)
-    if not parameters:
-        return any(isinstance(n, (ast.Return, ast.Raise)) for n in ast.walk(tree))
-    assigned: set[str] = set()
-    for statement in statements:
-        read = {
-            n.id
-            for n in ast.walk(statement)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-        }
-        if read & parameters - assigned:
-            return True
-        assigned |= {
-            n.id
-            for n in ast.walk(statement)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-        }
-    return False
-
-
-def _bare_annotation(statement: ast.stmt) -> bool:
-    return isinstance(statement, ast.AnnAssign) and statement.value is None
-
-
-def _is_main_guard(statement: ast.stmt) -> bool:
-    return isinstance(statement, ast.If) and "__name__" in ast.dump(statement.test)
-
-
-def _parameters(original: str | None) -> set[str]:
-    node = function_of(original)
-    if node is None:
-        return set()
-    args = node.args
-    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-    return {a.arg for a in every if a is not None} - {"self", "cls"}

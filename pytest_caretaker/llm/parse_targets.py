@@ -7,6 +7,12 @@ of that name in the suspects' files. A name that matches nothing is a new functi
 accepts it only as a helper the fix calls. A definition whose first parameter is ``self`` or
 ``cls`` is a method and replaces only a method, never a module-level function of that name.
 
+A bare method name (``def __init__``, ``def run``) is never simply the first method of that name:
+when several classes of those files have one, it is the one whose parameters the reply's def
+keeps, else the one the prompt showed, else a method of the class whose method the prompt
+showed; when that leaves more than one, the name is ``Ambiguous`` and the reply is refused with
+the places it could mean, never written over one of them.
+
 An assignment in a reply (``VAT = 0.2``, ``RATE: float = 0.2``, ``LIMIT += 5``) is matched only to
 a module- or class-level assignment of that name (``assignment``), never to a function: a reply's
 ``total = 0`` is a function's body, not a replacement of ``def total``.
@@ -16,9 +22,11 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 
 from pytest_caretaker import syntax
+from pytest_caretaker.llm.restated import function_of
+from pytest_caretaker.llm.same_names import Ambiguous, one_of, parameters_of
 from pytest_caretaker.project.files import Kind, SourceFile
 from pytest_caretaker.project.localize import Suspect
 
@@ -27,14 +35,20 @@ Files = Callable[[str], SourceFile | None]
 
 
 class Targets:
-    """The functions a reply may replace: the ranked suspects, and the files that hold them."""
+    """The functions a reply may replace: the ranked suspects, and the files that hold them.
+    shown: the definitions the prompt showed (every suspect when not told)."""
 
     def __init__(
-        self, suspects: Sequence[Suspect], editable: Callable[[Suspect], bool], files: Files
+        self,
+        suspects: Sequence[Suspect],
+        editable: Callable[[Suspect], bool],
+        files: Files,
+        shown: Collection[tuple[str, str]] | None = None,
     ) -> None:
         self.suspects = suspects
         self.editable = [s for s in suspects if editable(s)]
         self.files = files
+        self.shown = set(shown) if shown is not None else {(s.path, s.qualname) for s in suspects}
         self._bound: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
 
     def may_edit(self, rel: str) -> bool:
@@ -92,9 +106,16 @@ class Targets:
         refs = [s.ref for s in self.editable[:6]] or [s.ref for s in self.suspects[:6]]
         return ", ".join(refs) if refs else "(none)"
 
-    def resolve(self, name: str, path: str | None, method: bool = False) -> tuple[str, str] | None:
+    def resolve(
+        self,
+        name: str,
+        path: str | None,
+        method: bool = False,
+        parameters: Sequence[str] | None = None,
+    ) -> tuple[str, str] | Ambiguous | None:
         """(path, qualname) of the function called name (plain or qualified) in suspects' files;
-        with method, only a method (the reply's def takes self or cls)."""
+        with method, only a method (the reply's def takes self or cls). parameters: those of
+        the reply's def, which tell same-named methods apart."""
         pool = self.editable + [s for s in self.suspects if s not in self.editable]
         if path is not None:
             pool = [s for s in pool if s.path == path]
@@ -104,8 +125,29 @@ class Targets:
             pool = [s for s in pool if self._is_method(s.path, s.qualname)]
         found = _suspect(pool, name) or self._defined(pool, paths, name)
         if found is not None and method and not self._is_method(*found):
-            return self._nested(paths, name, methods_only=True)
+            found = self._nested(paths, name, methods_only=True)
+        if found is None or found[1] == name:
+            return found  # named in full, or a function of the module itself
+        rivals = self._rivals(paths, name, method)
+        return one_of(name, rivals, parameters, self.shown, self._parameters) or found
+
+    def _rivals(self, paths: Sequence[str], name: str, method: bool) -> list[tuple[str, str]]:
+        """Every method (or inner function) of those files that name, not in full, may mean."""
+        found: list[tuple[str, str]] = []
+        for rel in paths:
+            source = self.files(rel)
+            for definition in source.definitions if source is not None else ():
+                if (
+                    definition.runs
+                    and definition.qualname.endswith("." + name)
+                    and (definition.method or not method)
+                ):
+                    found.append((rel, definition.qualname))
         return found
+
+    def _parameters(self, rel: str, qualname: str) -> tuple[str, ...] | None:
+        node = function_of(self.original(rel, qualname))
+        return parameters_of(node) if node is not None else None
 
     def functions(self) -> list[Suspect]:
         """The editable suspects that are functions (a bare body replaces one of their bodies)."""

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_caretaker.guard.scope import Editable
-from pytest_caretaker.llm import client, context, conversation, models, prompts
+from pytest_caretaker.llm import attempts, client, context, conversation, models, prompts
 from pytest_caretaker.llm.parse import read_reply
-from pytest_caretaker.problem import Failed, Healed, Log, Task
+from pytest_caretaker.problem import Failed, Healed, Task
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.record.redact import Redactor
-from pytest_caretaker.results import Accepted, Edit, Proposal, Rejected, Spend, Unparsed
+from pytest_caretaker.results import Accepted, Rejected, Spend, Unparsed
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.text import plural
 
@@ -80,7 +80,8 @@ class ModelRepairer:
             + (f" · at {self.api_base}" if self.api_base else ""),
         )
         task.log.prompt(self.redactor.messages(messages))
-        return _Conversation(self, task, tools, room, messages).run()
+        showing = frozenset((f.path, f.qualname) for f in material.functions)
+        return _Conversation(self, task, tools, room, messages, showing).run()
 
     def _render(self, name: str, tools: bool, **variables: object) -> str:
         return prompts.render(name, tools, self.settings.prompt_dir, **variables)
@@ -95,6 +96,7 @@ class _Conversation:
     tools: bool
     room: int
     messages: list[dict[str, Any]]
+    shown: frozenset[tuple[str, str]]  # the definitions the prompt showed (a reply means them)
     spend: Spend = field(default_factory=Spend)
     #: The best fix so far that heals some but not all cases of the problem: kept while the
     #: model is asked for one that heals them all, returned if it finds none.
@@ -148,8 +150,8 @@ class _Conversation:
                 decided = Rejected(ECHO)
             else:
                 decided = self._attempt(reply, number)
-            parsed_any = parsed_any or _edits(decided) is not None
-            _log_attempt(log, number, repairer.name, reply, decided)
+            parsed_any = parsed_any or attempts.edits_of(decided) is not None
+            attempts.log_attempt(log, number, repairer.name, reply, decided)
             if isinstance(decided, Accepted):
                 healed = self._partial(
                     Healed(decided.candidate, self.spend, reply.model, decided.verdict)
@@ -200,6 +202,7 @@ class _Conversation:
             self.task.suspects,
             lambda suspect: repairer.editable.path(suspect.path),
             repairer.files.get,
+            self.shown,
         )
         if isinstance(readings, Unparsed):
             return Rejected(f"model output did not parse: {readings.reason}")
@@ -213,7 +216,7 @@ class _Conversation:
             )
             decided = self.task.prove(replace(proposal, edits=edits))
             if len(readings) > 1 or proposal.note:  # say what was taken of the reply
-                _log_reading(self.task.log, number, index, len(readings), proposal, decided)
+                attempts.log_reading(self.task.log, number, index, len(readings), proposal, decided)
             if isinstance(decided, Rejected):
                 first = first or decided
                 continue
@@ -255,46 +258,3 @@ class _Conversation:
         else:
             self.messages.append({"role": "user", "content": feedback})
         return None
-
-
-def _edits(decided: Accepted | Rejected) -> tuple[Edit, ...] | None:
-    """The edits the reply parsed into; None when it parsed into none."""
-    if isinstance(decided, Accepted):
-        return decided.candidate.edits
-    return decided.proposal.edits if decided.proposal is not None else None
-
-
-def _log_reading(
-    log: Log, number: int, index: int, count: int, proposal: Proposal, decided: Accepted | Rejected
-) -> None:
-    verdict = "accepted" if isinstance(decided, Accepted) else f"rejected: {decided.reason}"
-    which = f"reading {index} of {count}" if count > 1 else "reading"
-    log.add(
-        f"Attempt {number}: {which} of the reply",
-        f"{proposal.note or 'the definitions the reply gives first'} · {verdict}",
-    )
-
-
-def _log_attempt(
-    log: Log, number: int, model: str, reply: client.Reply, decided: Accepted | Rejected
-) -> None:
-    log.add(
-        f"Attempt {number}: reply from {reply.model or model}",
-        f"{reply.prompt_tokens:,} prompt + {reply.completion_tokens:,} completion tokens"
-        f" · ${reply.cost:.4f}",
-        code="\n\n".join([reply.text, *reply.tool_arguments]).strip(),
-    )
-    edits = _edits(decided)
-    if edits is not None:
-        log.add(
-            f"Attempt {number}: parsed edits",
-            code="\n\n".join(f"# {e.kind} {e.ref}\n{e.source}" for e in edits),
-            language="python",
-        )
-    log.add(
-        f"Attempt {number}: verdict",
-        "accepted: the failing test passes and its neighbours still pass"
-        if isinstance(decided, Accepted)
-        else f"rejected: {decided.reason}",
-        code=(decided.detail or None) if isinstance(decided, Rejected) else None,
-    )

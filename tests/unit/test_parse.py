@@ -775,3 +775,101 @@ def test_a_left_out_definition_is_said_to_be_code_under_test_when_it_is() -> Non
     assert proposal(tests_only).note == (
         "calc.py::mean is left out: it may not change (it is code under test)"
     )
+
+
+# -- where a method lands ------------------------------------------------------------------------
+
+ERRORS = dedent(
+    """\
+    class ParseError(Exception):
+        def __init__(self, message, position):
+            super().__init__(message)
+            self.position = position
+
+
+    class RangeError(Exception):
+        def __init__(self, message, position):
+            super().__init__(message)
+            self.where = position
+
+
+    def check(value, low, high):
+        if not low <= value <= high:
+            raise ParseError(f"{value} is out of range", value)
+        return value
+    """
+)
+FIXED_CHECK = (
+    "def check(value, low, high):\n    if not low <= value <= high:\n"
+    '        raise RangeError(f"{value} is out of range", value)\n    return value\n'
+)
+FIXED_INIT = (
+    "def __init__(self, message, position):\n    super().__init__(message)\n"
+    "    self.position = position\n"
+)
+
+
+def parse_errors(text: str, tool_arguments: Sequence[str] = ()) -> Proposal | Unparsed:
+    ranked = [Suspect("errors.py", "check", is_test=False, score=1.0)]
+    return parse(text, tool_arguments, ranked, {"errors.py": ERRORS})
+
+
+def test_a_bare_method_two_classes_have_refuses_the_whole_reply_never_the_first_class() -> None:
+    reply = (
+        "Raise RangeError, and keep its position.\n\n"
+        f"```python\n# file: errors.py\n{FIXED_CHECK}```\n\n"
+        f"```python\n# file: errors.py\n{FIXED_INIT}```\n"
+    )
+    reason = unparsed(parse_errors(reply))
+
+    assert "errors.py::ParseError.__init__" in reason and "errors.py::RangeError.__init__" in reason
+    assert "class RangeError:" in reason
+
+
+@pytest.mark.parametrize(
+    ("text", "tool_arguments"),
+    [
+        pytest.param(
+            f"Fix.\n\n```python\n# file: errors.py\n{FIXED_CHECK}```\n\n"
+            f"```python\n# file: errors.py::RangeError.__init__\n{FIXED_INIT}```\n",
+            (),
+            id="file-line-with-the-qualified-name",
+        ),
+        pytest.param(
+            f"Fix.\n\n```python\n# file: errors.py\n{FIXED_CHECK}\n\nclass RangeError(Exception):\n"
+            + "\n".join("    " + line if line else "" for line in FIXED_INIT.splitlines())
+            + "\n```\n",
+            (),
+            id="inside-its-class-block",
+        ),
+        pytest.param(
+            "",
+            (
+                tool_call(
+                    [
+                        {"path": "errors.py", "function": "check", "code": FIXED_CHECK},
+                        {
+                            "path": "errors.py",
+                            "function": "RangeError.__init__",
+                            "code": FIXED_INIT,
+                        },
+                    ]
+                ),
+            ),
+            id="tool-call-qualified-name",
+        ),
+    ],
+)
+def test_a_method_named_with_its_class_lands_in_that_class(
+    text: str, tool_arguments: tuple[str, ...]
+) -> None:
+    assert refs(parse_errors(text, tool_arguments)) == [
+        ("replace", "errors.py", "RangeError.__init__"),
+        ("replace", "errors.py", "check"),
+    ]
+
+
+def test_a_tool_call_naming_a_bare_method_two_classes_have_is_refused() -> None:
+    arguments = tool_call([{"path": "errors.py", "function": "__init__", "code": FIXED_INIT}])
+
+    assert "RangeError.__init__" in unparsed(parse_errors("", (arguments,)))

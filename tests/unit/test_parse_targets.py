@@ -7,6 +7,7 @@ from textwrap import dedent
 import pytest
 
 from pytest_caretaker.llm.parse_targets import Targets
+from pytest_caretaker.llm.same_names import Ambiguous
 from pytest_caretaker.project.files import SourceFile
 from pytest_caretaker.project.localize import Suspect
 
@@ -228,3 +229,111 @@ def test_a_def_never_resolves_to_a_constant_and_a_body_goes_to_a_function() -> N
 
     assert found.resolve("VAT", None) is None
     assert [s.qualname for s in found.functions()] == ["total"]
+
+
+# -- same-named methods --------------------------------------------------------------------------
+
+ERRORS = dedent(
+    """\
+    class ParseError(Exception):
+        def __init__(self, message, position):
+            super().__init__(message)
+            self.position = position
+
+
+    class RangeError(Exception):
+        def __init__(self, message, position):
+            super().__init__(message)
+            self.where = position
+
+
+    class Span:
+        def __init__(self, low, high):
+            self.low, self.high = low, high
+
+
+    def check(value, low, high):
+        if not low <= value <= high:
+            raise ParseError(f"{value} is out of range", value)
+        return value
+    """
+)
+
+
+def errors_targets(*suspects: Suspect, shown: list[tuple[str, str]] | None = None) -> Targets:
+    source = SourceFile("errors.py", ERRORS.encode())
+    return Targets(
+        suspects, lambda s: True, lambda rel: source if rel == "errors.py" else None, shown
+    )
+
+
+SAME = ("self", "message", "position")
+
+
+@pytest.mark.parametrize(
+    ("suspects", "shown", "parameters", "expected"),
+    [
+        pytest.param(
+            ["check"],
+            [],
+            SAME,
+            ("ParseError.__init__", "RangeError.__init__"),
+            id="neither-shown-never-the-first-of-the-file",
+        ),
+        pytest.param(
+            ["check", "ParseError.__init__", "RangeError.__init__"],
+            ["check", "ParseError.__init__", "RangeError.__init__"],
+            SAME,
+            ("ParseError.__init__", "RangeError.__init__"),
+            id="both-shown",
+        ),
+        pytest.param(
+            ["check", "RangeError.__init__", "ParseError.__init__"],
+            ["check", "RangeError.__init__"],
+            SAME,
+            "RangeError.__init__",
+            id="the-one-the-prompt-showed",
+        ),
+        pytest.param(
+            ["check"],
+            [],
+            ("self", "low", "high"),
+            "Span.__init__",
+            id="the-one-whose-parameters-it-keeps",
+        ),
+        pytest.param(
+            ["RangeError.__init__"],
+            None,
+            SAME,
+            "RangeError.__init__",
+            id="every-suspect-when-not-told",
+        ),
+    ],
+)
+def test_a_bare_method_name_is_the_one_the_reply_or_prompt_names_or_ambiguous(
+    suspects: list[str],
+    shown: list[str] | None,
+    parameters: tuple[str, ...],
+    expected: str | tuple[str, ...],
+) -> None:
+    found = errors_targets(
+        *(suspect("errors.py", q) for q in suspects),
+        shown=None if shown is None else [("errors.py", q) for q in shown],
+    ).resolve("__init__", "errors.py", method=True, parameters=parameters)
+
+    if isinstance(expected, str):
+        assert found == ("errors.py", expected)
+    else:
+        assert isinstance(found, Ambiguous)
+        assert [q for _, q in found.places] == list(expected)
+        assert "RangeError" in found.reason and "class RangeError:" in found.reason
+
+
+def test_a_name_given_in_full_or_a_module_function_is_never_ambiguous() -> None:
+    targets = errors_targets(suspect("errors.py", "check"), shown=[])
+
+    assert targets.resolve("RangeError.__init__", None, method=True) == (
+        "errors.py",
+        "RangeError.__init__",
+    )
+    assert targets.resolve("check", None) == ("errors.py", "check")
