@@ -123,12 +123,14 @@ class _Reader:
 
     # -- definitions ---------------------------------------------------------------------------
 
-    def _define(self, node: Function, name: str, restated: bool = False) -> None:
+    def _define(
+        self, node: Function, name: str, restated: bool = False, path: str | None = None
+    ) -> None:
         text = segment(self.lines, node)
         first = node.args.posonlyargs + node.args.args
         method = bool(first) and first[0].arg in ("self", "cls")
-        found = self.targets.resolve(name, self.path, method, parameters_of(node))
-        path = self.path
+        path = path or self.path
+        found = self.targets.resolve(name, path, method, parameters_of(node))
         if isinstance(found, Ambiguous):
             self.ambiguous = found
         elif found is None and path is not None and self.targets.files(path) is None:
@@ -169,10 +171,11 @@ class _Reader:
             return
         methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
         before = len(self.pieces), len(self.notes)
-        for edit in self._assignments(cls.body, f"{cls.name}.", None):
+        # The class's members are its own file's, also when the reply named a module importing it.
+        for edit in self._assignments(cls.body, f"{cls.name}.", None, home[0]):
             self._replace(edit, restated=True)
         for node in methods:
-            self._define(node, f"{cls.name}.{node.name}", restated=True)
+            self._define(node, f"{cls.name}.{node.name}", restated=True, path=home[0])
         if (len(self.pieces), len(self.notes)) == before:
             self.notes.append(
                 f"class {cls.name} has no methods nor known attributes to replace; reply with "
@@ -180,7 +183,7 @@ class _Reader:
             )
 
     def _assignments(
-        self, body: Sequence[ast.stmt], prefix: str, function: str | None
+        self, body: Sequence[ast.stmt], prefix: str, function: str | None, path: str | None = None
     ) -> list[Edit]:
         """The assignments of body (``X = …``, ``X: T = …``, ``X += …``) that name an
         assignment of the project: each replaces it. Any other is a function's body or loose
@@ -198,7 +201,7 @@ class _Reader:
             if function is not None and function.rsplit(".", 1)[-1] == target.id:
                 name = function  # the tool call's qualified name
             augmented = isinstance(node, ast.AugAssign)
-            found = self.targets.assignment(name, self.path, augmented=augmented)
+            found = self.targets.assignment(name, path or self.path, augmented=augmented)
             if found is not None:
                 lines = self.lines[node.lineno - 1 : node.end_lineno]
                 edits.append(

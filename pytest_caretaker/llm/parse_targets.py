@@ -20,15 +20,14 @@ a module- or class-level assignment of that name (``assignment``), never to a fu
 
 from __future__ import annotations
 
-import ast
 import textwrap
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Sequence
 
-from pytest_caretaker import syntax
 from pytest_caretaker.llm.restated import function_of
 from pytest_caretaker.llm.same_names import Ambiguous, one_of, parameters_of
 from pytest_caretaker.project.files import Kind, SourceFile
 from pytest_caretaker.project.localize import Suspect
+from pytest_caretaker.project.names import ModuleNames
 
 #: A project file by its path relative to the root, or None when caretaker cannot read it.
 Files = Callable[[str], SourceFile | None]
@@ -49,7 +48,7 @@ class Targets:
         self.editable = [s for s in suspects if editable(s)]
         self.files = files
         self.shown = set(shown) if shown is not None else {(s.path, s.qualname) for s in suspects}
-        self._bound: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+        self.names = ModuleNames(files)
 
     def may_edit(self, rel: str) -> bool:
         """Whether a fix may change rel, as far as the suspects tell (the guard decides)."""
@@ -68,23 +67,6 @@ class Targets:
             return None
         return textwrap.dedent(source.source_of(definition))
 
-    def bound(self, rel: str) -> frozenset[str]:
-        """The names rel binds at module level: definitions, classes, imports, assignments."""
-        return self._names(rel)[0]
-
-    def _names(self, rel: str) -> tuple[frozenset[str], frozenset[str]]:
-        """The names rel binds at module level, and those of its classes."""
-        if rel not in self._bound:
-            source = self.files(rel)
-            try:
-                tree = syntax.parse(source.text) if source is not None else None
-            except (SyntaxError, ValueError, RecursionError):
-                tree = None
-            body = tree.body if tree is not None else []
-            classes = frozenset(n.name for n in body if isinstance(n, ast.ClassDef))
-            self._bound[rel] = (frozenset(_bound_names(body)), classes)
-        return self._bound[rel]
-
     def home(self, path: str | None) -> list[str]:
         """The files a new definition may belong to: path, else the suspects' files."""
         if path is not None:
@@ -92,13 +74,18 @@ class Targets:
         return list(dict.fromkeys(s.path for s in self.editable + list(self.suspects)))
 
     def class_file(self, name: str, path: str | None) -> tuple[str, bool] | None:
-        """(file, defined) for a class called name in home(path): the file that defines it,
-        else one that imports it (defined False); None for a class the project lacks."""
+        """(file, defined) for a class called name in home(path): the file that defines it (or
+        the project module one of them imports it from), else one that imports it from outside
+        (defined False); None for a class the project lacks."""
         for rel in self.home(path):
-            if name in self._names(rel)[1]:
+            if name in self.names.classes(rel):
                 return rel, True
         for rel in self.home(path):
-            if name in self.bound(rel):
+            origin = self.names.origin(rel, name)
+            if origin is not None and origin[1] == name and name in self.names.classes(origin[0]):
+                return origin[0], True  # the class is the module's it comes from
+        for rel in self.home(path):
+            if name in self.names.bound(rel):
                 return rel, False
         return None
 
@@ -126,10 +113,22 @@ class Targets:
         found = _suspect(pool, name) or self._defined(pool, paths, name)
         if found is not None and method and not self._is_method(*found):
             found = self._nested(paths, name, methods_only=True)
+        if found is None and not method and "." not in name:
+            found = self._imported_function(paths, name)
         if found is None or found[1] == name:
             return found  # named in full, or a function of the module itself
         rivals = self._rivals(paths, name, method)
         return one_of(name, rivals, parameters, self.shown, self._parameters) or found
+
+    def _imported_function(self, paths: Sequence[str], name: str) -> tuple[str, str] | None:
+        """A function of another project module that one of paths imports by name."""
+        for rel in paths:
+            origin = self.names.origin(rel, name)
+            source = self.files(origin[0]) if origin is not None else None
+            definition = source.find(origin[1]) if origin and source else None
+            if origin is not None and definition is not None and definition.runs:
+                return origin
+        return None
 
     def _rivals(self, paths: Sequence[str], name: str, method: bool) -> list[tuple[str, str]]:
         """Every method (or inner function) of those files that name, not in full, may mean."""
@@ -242,19 +241,3 @@ def _suspect(pool: Sequence[Suspect], name: str) -> tuple[str, str] | None:
         ):
             return suspect.path, suspect.qualname
     return None
-
-
-def _bound_names(body: Sequence[ast.stmt]) -> Iterator[str]:
-    for node in body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield node.name
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield from ((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            yield from (t.id for t in targets if isinstance(t, ast.Name))
-        elif isinstance(node, (ast.If, ast.Try)):
-            yield from _bound_names(node.body)
-            for handler in getattr(node, "handlers", ()):
-                yield from _bound_names(handler.body)
-            yield from _bound_names(node.orelse)

@@ -873,3 +873,57 @@ def test_a_tool_call_naming_a_bare_method_two_classes_have_is_refused() -> None:
     arguments = tool_call([{"path": "errors.py", "function": "__init__", "code": FIXED_INIT}])
 
     assert "RangeError.__init__" in unparsed(parse_errors("", (arguments,)))
+
+
+# -- a definition the prompt did not show, in the module it comes from -----------------------------
+
+CORE = dedent(
+    """\
+    class Config:
+        def load(self, text):
+            return dict(line.split("=") for line in text.splitlines())
+
+
+    def normalize(key):
+        return key.strip()
+    """
+)
+APP = dedent(
+    """\
+    from .core import Config, normalize
+
+
+    def run(text):
+        return {normalize(k): v for k, v in Config().load(text).items()}
+    """
+)
+INIT_REEXPORTS = "from .core import Config, normalize\n"
+FIXED_LOAD = (
+    "class Config:\n    def load(self, text):\n"
+    '        return dict(line.split("=", 1) for line in text.splitlines() if line)\n'
+)
+FIXED_NORMALIZE = "def normalize(key):\n    return key.strip().lower()\n"
+
+
+@pytest.mark.parametrize(
+    "file_line",
+    [
+        pytest.param("", id="no-file-line"),
+        pytest.param("# file: pkg/app.py\n", id="the-importing-file"),
+        pytest.param("# file: pkg/__init__.py\n", id="a-re-exporting-package"),
+    ],
+)
+def test_a_class_or_function_a_shown_file_imports_is_changed_where_it_is_defined(
+    file_line: str,
+) -> None:
+    sources = {"pkg/__init__.py": INIT_REEXPORTS, "pkg/core.py": CORE, "pkg/app.py": APP}
+    ranked = [Suspect("pkg/app.py", "run", is_test=False, score=1.0)]
+    reply = (
+        "Split at the first `=`, skip empty lines, and compare keys in lower case.\n\n"
+        f"```python\n{file_line}{FIXED_LOAD}```\n\n```python\n{file_line}{FIXED_NORMALIZE}```\n"
+    )
+
+    assert refs(parse(reply, (), ranked, sources)) == [
+        ("replace", "pkg/core.py", "Config.load"),
+        ("replace", "pkg/core.py", "normalize"),
+    ]
