@@ -18,11 +18,10 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from pytest_caretaker.apply.additions import Helper, add_statements, helper_of
 from pytest_caretaker.apply.nodes import Key, New, bound_name, parse_new, slot
 from pytest_caretaker.apply.strings import Indenting, restored
 from pytest_caretaker.results import Edit, FileChange, NotApplied
-
-Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
 
 
 class _Replace(Indenting):
@@ -114,7 +113,7 @@ def apply_edits(path: str, before: bytes, edits: Sequence[Edit]) -> FileChange |
     if missing:
         return NotApplied(f"{path} has no {_missing(*missing[0], replacements[missing[0]])}")
     qualnames = sorted({qualname for qualname, _ in replacements})
-    updated = _add_statements(updated, helpers, imports, first_target=qualnames)
+    updated = add_statements(updated, helpers, imports, first_target=qualnames)
     try:
         after = updated.bytes
     except UnicodeEncodeError:
@@ -137,8 +136,6 @@ def _missing(qualname: str, slot: str, new: New) -> str:
     return f"assignment {qualname} (or function of that name) to replace"
 
 
-#: A new definition added beside the fix: a function, or a class the fix needs.
-Helper = cst.FunctionDef | cst.ClassDef
 _Parsed = tuple[dict[Key, New], list[Helper], list[cst.SimpleStatementLine]]
 
 
@@ -158,7 +155,7 @@ def _parse_edits(edits: Sequence[Edit]) -> _Parsed | NotApplied:
             continue
         name = edit.qualname.rsplit(".", 1)[-1]
         node = parse_new(edit.source, name)
-        if edit.kind == "helper" and (helper := _helper(edit.source)) is not None:
+        if edit.kind == "helper" and (helper := helper_of(edit.source)) is not None:
             helpers.append(helper)
         elif node is None or edit.kind == "helper":
             return NotApplied(
@@ -169,76 +166,6 @@ def _parse_edits(edits: Sequence[Edit]) -> _Parsed | NotApplied:
         else:
             replacements[(edit.qualname, slot(node))] = node
     return replacements, helpers, imports
-
-
-def _helper(source: str) -> Helper | None:
-    """The function or class a helper edit's source defines (its first)."""
-    try:
-        body = cst.parse_module(source).body
-    except cst.ParserSyntaxError:
-        return None
-    return next((s for s in body if isinstance(s, (cst.FunctionDef, cst.ClassDef))), None)
-
-
-def _add_statements(
-    module: cst.Module,
-    helpers: Sequence[Helper],
-    imports: Sequence[cst.SimpleStatementLine],
-    first_target: Sequence[str],
-) -> cst.Module:
-    if not helpers and not imports:
-        return module
-    body = list(module.body)
-    existing = {module.code_for_node(s).strip() for s in body if _is_import(s)}
-    new_imports = [s for s in imports if module.code_for_node(s).strip() not in existing]
-    if helpers:
-        top_names = [name.split(".", 1)[0] for name in first_target]
-        at = next(
-            (
-                index
-                for index, statement in enumerate(body)
-                if isinstance(statement, (cst.FunctionDef, cst.ClassDef))
-                and statement.name.value in top_names
-            ),
-            len(body),
-        )
-        spaced = [h.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]) for h in helpers]
-        if at < len(body):
-            body[at : at + 1] = [*spaced, _two_blank_lines(body[at])]
-        else:
-            body.extend(spaced)
-    if new_imports:
-        at = 0
-        for index, statement in enumerate(body):
-            if _is_import(statement) or (index == 0 and _is_docstring(statement)):
-                at = index + 1
-        body[at:at] = new_imports
-    return module.with_changes(body=body)
-
-
-def _two_blank_lines(statement: Statement) -> Statement:
-    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-        blank = [line for line in statement.leading_lines if line.comment is None]
-        if len(blank) < 2:
-            return statement.with_changes(
-                leading_lines=[cst.EmptyLine()] * (2 - len(blank)) + list(statement.leading_lines)
-            )
-    return statement
-
-
-def _is_import(statement: cst.BaseStatement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and any(
-        isinstance(part, (cst.Import, cst.ImportFrom)) for part in statement.body
-    )
-
-
-def _is_docstring(statement: cst.BaseStatement) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
 
 
 def merge(path: str, before: bytes, afters: Sequence[bytes]) -> bytes | None:

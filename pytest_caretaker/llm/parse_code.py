@@ -104,11 +104,16 @@ class _Reader:
         imports = [n for n in body if isinstance(n, (ast.Import, ast.ImportFrom))]
         alone = function if function is not None and len(body) - len(imports) == 1 else None
         assigned = self._assignments(body, "", alone)
+        constants = self._new_constants(body, assigned)
+        # A tool call's edit that names a constant the project lacks and assigns just it.
+        added = alone is not None and [n for n, _ in constants] == [alone.rsplit(".", 1)[-1]]
         loose = len(body) - len(imports) - len(assigned)
-        if not defs and not classes and (loose or not assigned) and len(imports) != len(body):
+        if not (defs or classes or added) and (loose or not assigned) and len(imports) != len(body):
             return self._body(tree, function, named)
         for edit in assigned:
             self._replace(edit)
+        for name, text in constants:  # kept when the fix uses them (parse_finish)
+            self.pieces.append(Piece(Edit("helper", self.path or "", name, text)))
         for node in defs:
             name = function if function is not None and len(defs) == 1 else node.name
             self._define(node, name)
@@ -208,6 +213,25 @@ class _Reader:
                     Edit("replace", found[0], found[1], textwrap.dedent("\n".join(lines)) + "\n")
                 )
         return edits
+
+    def _new_constants(
+        self, body: Sequence[ast.stmt], assigned: Sequence[Edit]
+    ) -> list[tuple[str, str]]:
+        """(name, source) of the module-level assignments of body to a name the project's file
+        does not bind: new constants, added like helpers when the fix uses them."""
+        replaced = {edit.qualname.rsplit(".", 1)[-1] for edit in assigned}
+        bound = self.targets.names.bound(self.path) if self.path else frozenset()
+        found: list[tuple[str, str]] = []
+        for node in body:
+            target = node.targets[0] if isinstance(node, ast.Assign) else None
+            if isinstance(node, ast.AnnAssign) and node.value is not None:
+                target = node.target
+            if isinstance(node, ast.Assign) and len(node.targets) != 1:
+                continue
+            if isinstance(target, ast.Name) and target.id not in replaced | bound:
+                lines = self.lines[node.lineno - 1 : node.end_lineno]
+                found.append((target.id, textwrap.dedent("\n".join(lines)) + "\n"))
+        return found
 
     # -- bodies ---------------------------------------------------------------------------------
 

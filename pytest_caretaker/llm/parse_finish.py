@@ -104,7 +104,9 @@ def finish(edits: list[Edit], explanation: str, notes: Sequence[str]) -> Proposa
     helpers = [e for e in edits if e.kind == "helper"]
     kept = _called(helpers, replaced)
     said += [
-        f"{e.qualname} is left out: the fix does not call it" for e in helpers if e not in kept
+        f"{e.qualname} is left out: the fix does not {'call' if _defines(e) else 'use'} it"
+        for e in helpers
+        if e not in kept
     ]
     finished = list(replaced)
     for edit in kept:
@@ -157,6 +159,11 @@ def _called(helpers: list[Edit], replaced: list[Edit]) -> list[Edit]:
             return [h for h in helpers if h in kept]
         kept += more
         callers += more
+
+
+def _defines(edit: Edit) -> bool:
+    """Whether a helper is a function or class (not a constant)."""
+    return edit.source.lstrip().startswith(("def ", "async ", "class ", "@"))
 
 
 def _is_called(name: str, edits: Sequence[Edit]) -> bool:

@@ -585,7 +585,7 @@ def test_generated_text_never_raises(text: str) -> None:
     _check_result(parse(text))
 
 
-# -- assignments: module- and class-level constants, lambdas bound to names ---------------------
+# -- assignments: module- and class-level constants, lambdas bound to names ------------------------
 
 SHOP = dedent(
     """\
@@ -777,7 +777,7 @@ def test_a_left_out_definition_is_said_to_be_code_under_test_when_it_is() -> Non
     )
 
 
-# -- where a method lands ------------------------------------------------------------------------
+# -- where a method lands --------------------------------------------------------------------------
 
 ERRORS = dedent(
     """\
@@ -927,3 +927,54 @@ def test_a_class_or_function_a_shown_file_imports_is_changed_where_it_is_defined
         ("replace", "pkg/core.py", "Config.load"),
         ("replace", "pkg/core.py", "normalize"),
     ]
+
+
+# -- new constants ---------------------------------------------------------------------------------
+
+LIMITED = {"a.py": "import os\n\n\ndef f(x):\n    return x\n"}
+LIMITED_SUSPECTS = [Suspect("a.py", "f", is_test=False, score=1.0)]
+
+
+@pytest.mark.parametrize(
+    ("text", "tool_arguments"),
+    [
+        pytest.param(
+            "Cap it.\n\n```python\n# file: a.py\nLIMIT = 5\n\n\n"
+            "def f(x):\n    return min(x, LIMIT)\n```\n",
+            (),
+            id="beside-the-fix-in-a-block",
+        ),
+        pytest.param(
+            "",
+            (
+                tool_call(
+                    [
+                        {"path": "a.py", "function": "LIMIT", "code": "LIMIT = 5\n"},
+                        {
+                            "path": "a.py",
+                            "function": "f",
+                            "code": "def f(x):\n    return min(x, LIMIT)\n",
+                        },
+                    ]
+                ),
+            ),
+            id="an-edit-of-its-own",
+        ),
+    ],
+)
+def test_a_new_constant_the_fix_uses_is_added(text: str, tool_arguments: tuple[str, ...]) -> None:
+    result = parse(text, tool_arguments, LIMITED_SUSPECTS, LIMITED)
+
+    assert refs(result) == [("helper", "a.py", "LIMIT"), ("replace", "a.py", "f")]
+    assert edit_of(result, "helper").source == "LIMIT = 5\n"
+
+
+def test_a_new_constant_the_fix_does_not_use_or_a_name_the_file_binds_is_not_added() -> None:
+    reply = (
+        "Fix.\n\n```python\n# file: a.py\nos = None\nresult = f(3)\n\n\n"
+        "def f(x):\n    return x + 1\n```\n"
+    )
+    result = parse(reply, (), LIMITED_SUSPECTS, LIMITED)
+
+    assert refs(result) == [("replace", "a.py", "f")]
+    assert "result is left out: the fix does not use it" in proposal(result).note
