@@ -187,12 +187,15 @@ class Spend:
     """What a repair cost. A model's rounds and the built-in repairer's candidates are counted
     apart: they are different things, and the report words each its own way."""
 
-    rounds: int = 0  # model requests answered
+    rounds: int = 0  # model attempts answered (requests to see code are not attempts)
     candidates: int = 0  # built-in candidate edits tried
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0  # US dollars
     seconds: float = 0.0
+    #: What a model asked to see before proposing a fix, each with what it got: "Stack.push
+    #: (shown)", ".env (refused)" (llm/show.py).
+    asked: tuple[str, ...] = ()
 
     @property
     def tokens(self) -> int:
