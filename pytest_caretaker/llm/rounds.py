@@ -17,6 +17,7 @@ from pytest_caretaker.llm.show import MAX_SHOWN, Index
 from pytest_caretaker.llm.tools import MAX_ROUNDS
 from pytest_caretaker.problem import Failed, Healed, Task
 from pytest_caretaker.project.files import ProjectFiles
+from pytest_caretaker.project.localize import Suspect
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.results import Proposal, Spend, Unparsed
 from pytest_caretaker.settings import Settings
@@ -57,6 +58,8 @@ class Rounds:
     seen: set[str]  # the definitions the model has seen (names and refs): not offered again
     spend: Spend = field(default_factory=Spend)
     prompt: str = ""  # the failure as last sent (an echo of it is no fix)
+    #: The definitions shown on request: a fix may replace them as it replaces a suspect.
+    shown: list[Suspect] = field(default_factory=list)
     _read_last: tuple[client.Reply, tuple[Proposal, ...] | Unparsed] | None = None
 
     def _not_asked(self, number: int) -> Healed | Failed | None:
@@ -140,6 +143,12 @@ class Rounds:
         answers = asking.answer(wanted, self.index, budget)
         self.messages += asking.messages(wanted, answers, left, self.tools)
         self.seen.update(request.name for request in wanted)
+        tests = self.repairer.editable.tests
+        self.shown += [
+            Suspect(a.place.path, a.place.qualname, a.place.path in tests, 0.0)
+            for a in answers
+            if a.place is not None and a.place.qualname
+        ]
         self.spend = replace(self.spend, asked=self.spend.asked + tuple(a.said for a in answers))
         transcribe.shown(self.task.log, number, self.repairer.name, reply, answers)
 
@@ -150,7 +159,7 @@ class Rounds:
             readings = read_reply(
                 reply.text,
                 reply.tool_arguments,
-                self.task.suspects,
+                (*self.task.suspects, *self.shown),
                 lambda suspect: repairer.editable.path(suspect.path),
                 repairer.files.get,
             )

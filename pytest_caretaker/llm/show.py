@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -37,20 +38,9 @@ MAX_SHOWN = 12_000
 #: Candidates an answer lists for a name it cannot show.
 MAX_NEAREST = 5
 PYTHON = (".py", ".pyi")
+#: A name (qualified or dotted); anything else asked for is a path.
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 Outcome = Literal["shown", "cut", "not found", "ambiguous", "refused", "not shown"]
-
-
-@dataclass(frozen=True)
-class Shown:
-    """What one request to see code got: the model reads ``answer``; ``said`` is the report's."""
-
-    asked: str
-    outcome: Outcome
-    answer: str
-
-    @property
-    def said(self) -> str:
-        return f"{self.asked} ({'shown, cut' if self.outcome == 'cut' else self.outcome})"
 
 
 @dataclass(frozen=True)
@@ -63,6 +53,20 @@ class Place:
     @property
     def ref(self) -> str:
         return f"{self.path}::{self.qualname}" if self.qualname else self.path
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What one request to see code got: the model reads ``answer``; ``said`` is the report's."""
+
+    asked: str
+    outcome: Outcome
+    answer: str
+    place: Place | None = None  # what was shown
+
+    @property
+    def said(self) -> str:
+        return f"{self.asked} ({'shown, cut' if self.outcome == 'cut' else self.outcome})"
 
 
 def refusal(rel: str, root: Path) -> str | None:
@@ -191,7 +195,7 @@ class Index:
         if "::" in name:
             path, name = name.split("::", 1)
         asked = f"{path}::{name}" if path and name else (path or name)
-        if not name or name.endswith(PYTHON) or "/" in name:
+        if not name or name.endswith(PYTHON) or not _IDENTIFIER.fullmatch(name):  # a path
             path, name = path or name, ""
         if path is not None:
             why = refusal(path, self.files.root)
@@ -243,9 +247,9 @@ class Index:
         fence = fence_for(code)
         text = f"{title}\n{fence}python\n{''.join(kept)}{fence}" if kept else title
         if len(kept) == len(lines):
-            return Shown(asked, "shown", text)
+            return Shown(asked, "shown", text, place)
         note = f"Cut to fit the token budget: {len(kept)} of {len(lines)} lines shown."
-        return Shown(asked, "cut", f"{text}\n{note}")
+        return Shown(asked, "cut", f"{text}\n{note}", place)
 
 
 def _unknown(asked: str, why: str, nearest: list[str]) -> Shown:
