@@ -5,9 +5,9 @@ attacker too: a ``show`` of the project's ``.env``, of a link to it, or of a fil
 project root is refused, and nothing of them reaches any request. A model that never stops
 asking is stopped after MAX_ROUNDS rounds.
 
-The project's bug is where a trace cannot see it: ``build_table`` ran at import, when ``TABLE``
-was built, so the failing test ran ``square`` and read ``TABLE`` but never ran ``build_table``,
-and the first prompt does not show it.
+The project's bug is where a trace cannot see it: ``build_table`` (builder.py) ran at import,
+when ``TABLE`` was built (table.py), so the failing test ran ``square`` and read ``TABLE`` but
+never ran ``build_table``, and the first prompt does not show it.
 """
 
 from __future__ import annotations
@@ -22,16 +22,14 @@ from helpers import TEXT_MODEL, heal_args
 from pytest_caretaker.llm.tools import MAX_ROUNDS
 from pytest_caretaker.testing import ScriptedServer, show_call, text, tool_call
 
-UTIL = """\
+BUILDER = """\
 def build_table():
     table = {}
     for n in range(1, 6):
         table[n] = n * n + 1
     return table
-
-
-TABLE = build_table()
 """
+TABLE = "from builder import build_table\n\nTABLE = build_table()\n"
 FIXED = """\
 def build_table():
     table = {}
@@ -39,10 +37,10 @@ def build_table():
         table[n] = n * n
     return table
 """
-SQUARE = "from util import TABLE\n\n\ndef square(n):\n    return TABLE[n]\n"
+SQUARE = "from table import TABLE\n\n\ndef square(n):\n    return TABLE[n]\n"
 TESTS = """\
 from square import square
-from util import TABLE
+from table import TABLE
 
 
 def test_square():
@@ -55,13 +53,13 @@ def test_five_entries():
 SECRET = "Wombat-Relay-Pass-5531"
 OUTSIDE = "OUTSIDE_MARKER = 'quokka-beyond-the-root-7781'\n"
 FIX = tool_call(
-    "build_table adds one.", [{"path": "util.py", "function": "build_table", "code": FIXED}]
+    "build_table adds one.", [{"path": "builder.py", "function": "build_table", "code": FIXED}]
 )
 
 
 @pytest.fixture
 def table(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makepyfile(util=UTIL, square=SQUARE, test_square=TESTS)
+    pytester.makepyfile(builder=BUILDER, table=TABLE, square=SQUARE, test_square=TESTS)
     return pytester
 
 
@@ -82,12 +80,12 @@ def test_a_tool_model_asks_to_see_a_function_and_its_fix_to_it_heals(
     assert [t["function"]["name"] for t in llm.requests[0]["tools"]] == ["propose_fix", "show"]
     answer = llm.requests[1]["messages"][-1]
     assert answer["role"] == "tool" and answer["tool_call_id"] == "call_1"
-    assert "`util.py::build_table` (lines 1–5 of util.py)" in answer["content"]
+    assert "`builder.py::build_table` (lines 1–5 of builder.py)" in answer["content"]
     assert "table[n] = n * n + 1" in answer["content"]
     result.stdout.fnmatch_lines(
         [
             "HEALED test_square.py::test_square",
-            "  patched util.py::build_table",
+            "  patched builder.py::build_table",
             "  1 attempt · asked to see 1 definition · 300 tokens · $* · * s · openai/gpt-4o-mini",
             "  asked to see 1 definition: build_table (shown)",
         ]
@@ -109,7 +107,8 @@ def test_a_tool_model_asks_to_see_a_function_and_its_fix_to_it_heals(
 def test_a_text_model_that_asks_or_names_a_function_gets_it_in_its_next_round(
     table: pytest.Pytester, llm: ScriptedServer, asking: str
 ) -> None:
-    fix = f"It adds one to each square.\n\n```python\n# file: util.py\n{FIXED}```\n"
+    # No `# file:` line: the definition shown is one the fix may replace, like a suspect.
+    fix = f"It adds one to each square.\n\n```python\n{FIXED}```\n"
     llm.script(text(asking), text(fix))
 
     result = table.runpytest(*heal_args(llm, TEXT_MODEL))
@@ -174,6 +173,6 @@ def test_a_model_that_only_asks_is_stopped_after_the_rounds_of_each_attempt(
     result.stdout.fnmatch_lines(
         [
             "NOT HEALED test_square.py::test_square: the reply asks to see more code after *",
-            "  2 attempts · asked to see 6 definitions · * tokens · *",
+            f"  2 attempts · asked to see {2 * MAX_ROUNDS} definitions · * tokens · *",
         ]
     )
