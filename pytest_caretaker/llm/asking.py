@@ -26,6 +26,8 @@ from pytest_caretaker.text import plural
 MAX_REQUESTS = 5
 #: Names taken from a reply that names, rather than asks for, what it needs.
 MAX_NAMED = 3
+#: Characters a round's answers leave for what follows them (messages: what to do next).
+CLOSING = 200
 
 _SHOW_LINE = re.compile(r"(?im)^[ \t>*_\-]*`?SHOW:(?P<name>[^\n]*)$")
 _NAMED = re.compile(
@@ -84,6 +86,7 @@ def named(text: str, shown: Collection[str], known: Callable[[str], bool]) -> li
 def answer(requests: Sequence[Request], index: Index, budget: int) -> list[Shown]:
     """What each request gets, in order, the round's answers within budget characters."""
     answers: list[Shown] = []
+    budget -= CLOSING
     for number, request in enumerate(requests):
         asked = request.name or SHOW_NAME
         if request.error:

@@ -195,7 +195,7 @@ class Index:
         if "::" in name:
             path, name = name.split("::", 1)
         asked = f"{path}::{name}" if path and name else (path or name)
-        if not name or name.endswith(PYTHON) or not _IDENTIFIER.fullmatch(name):  # a path
+        if not name or not _IDENTIFIER.fullmatch(name) or name.endswith(PYTHON) or self._file(name):
             path, name = path or name, ""
         if path is not None:
             why = refusal(path, self.files.root)
@@ -218,6 +218,13 @@ class Index:
         return _unknown(
             asked, "it is not defined in the project's Python files", self._near_to(name)
         )
+
+    def _file(self, name: str) -> bool:
+        """Whether a dotted name is a file's path (``README.md``), not a module's name."""
+        try:
+            return (self.files.root / name).is_file()
+        except OSError:
+            return False
 
     def _near_to(self, name: str) -> list[str]:
         """The refs of the defined names closest to name."""
