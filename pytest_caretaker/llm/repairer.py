@@ -57,28 +57,24 @@ class ModelRepairer:
         described = self.describe(self.name, self.api_base)
         tools = described.tools is True
         room = conversation.room_for(described.context)
-        material = context.build(
-            task.problem.lead,
-            task.suspects,
-            self.files,
-            lambda suspect: self.editable.path(suspect.path),
-            min(context.DEFAULT_BUDGET, room),
-        )
-        # What changed in the suspects since the test last passed, with the commits' subjects.
-        changed = task.changes.shown(task.suspects, self.files) if task.changes else ""
         try:
-            messages: list[dict[str, Any]] = [
-                {
-                    "role": "system",
-                    "content": self._render("system", tools, scope=self.settings.scope),
-                },
-                {
-                    "role": "user",
-                    "content": self._render("user", tools, **material.as_vars()) + changed,
-                },
-            ]
+            system = self._render("system", tools, scope=self.settings.scope)
+            material = context.build(
+                task.problem.lead,
+                task.suspects,
+                self.files,
+                lambda suspect: self.editable.path(suspect.path),
+                min(context.DEFAULT_BUDGET, room - len(system)),  # the system prompt is sent too
+            )
+            # What changed in the suspects since the test last passed, with the commits' subjects.
+            changed = task.changes.shown(task.suspects, self.files) if task.changes else ""
+            user = self._render("user", tools, **material.as_vars()) + changed
         except prompts.PromptError as error:
             return Failed(str(error), decisive=True)
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": user},
+        ]
         window = f"{described.context:,} tokens" if described.context else "unknown"
         task.log.add(
             f"Model {self.name}",
