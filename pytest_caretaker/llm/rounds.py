@@ -147,7 +147,7 @@ class Rounds:
         self.shown += [
             Suspect(a.place.path, a.place.qualname, a.place.path in tests, 0.0)
             for a in answers
-            if a.place is not None and a.place.qualname
+            if a.place is not None and a.place.kind == "definition"
         ]
         self.spend = replace(self.spend, asked=self.spend.asked + tuple(a.said for a in answers))
         transcribe.shown(self.task.log, number, self.repairer.name, reply, answers)

@@ -32,11 +32,14 @@ from pytest_caretaker.project.reads import module_file
 from pytest_caretaker.record.dotenvs import python_files
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.record.sources import SKIPPED
+from pytest_caretaker.text import short
 
 #: Characters one round of showing holds at most, whatever room the conversation has.
 MAX_SHOWN = 12_000
 #: Candidates an answer lists for a name it cannot show.
 MAX_NEAREST = 5
+#: Characters of a name or path a request may give (longer is none of the project's).
+MAX_NAME = 200
 PYTHON = (".py", ".pyi")
 #: A name (qualified or dotted); anything else asked for is a path.
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
@@ -49,6 +52,7 @@ class Place:
     qualname: str  # "" for a whole file
     start: int
     end: int
+    kind: Literal["definition", "class", "file"] = "definition"  # a definition: files.py's
 
     @property
     def ref(self) -> str:
@@ -66,7 +70,9 @@ class Shown:
 
     @property
     def said(self) -> str:
-        return f"{self.asked} ({'shown, cut' if self.outcome == 'cut' else self.outcome})"
+        """``Stack.push (shown)``: on one line, and short, whatever the model asked."""
+        asked = short(" ".join(self.asked.split()), MAX_NAME)
+        return f"{asked} ({'shown, cut' if self.outcome == 'cut' else self.outcome})"
 
 
 def refusal(rel: str, root: Path) -> str | None:
@@ -114,7 +120,7 @@ def named(source: SourceFile) -> list[Place]:
             if isinstance(node, ast.ClassDef):
                 start = min([node.lineno] + [d.lineno for d in node.decorator_list])
                 end = node.end_lineno or node.lineno
-                places.append(Place(source.path, prefix + node.name, start, end))
+                places.append(Place(source.path, prefix + node.name, start, end, "class"))
             if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 walk(node.body, f"{prefix}{node.name}.")
             elif isinstance(node, ast.stmt):  # if/try/with…: the statements they hold
@@ -184,7 +190,7 @@ class Index:
             if rel is None or source is None or not self._showable(rel):
                 continue
             if cut == len(parts):
-                return [Place(rel, "", 1, len(source.lines))]
+                return [Place(rel, "", 1, len(source.lines), "file")]
             return self.find(".".join(parts[cut:]), rel)
         return []
 
@@ -195,6 +201,8 @@ class Index:
         if "::" in name:
             path, name = name.split("::", 1)
         asked = f"{path}::{name}" if path and name else (path or name)
+        if len(asked) > MAX_NAME:
+            return Shown(asked, "not found", f"`{short(asked, MAX_NAME)}` is no name or path here.")
         if not name or not _IDENTIFIER.fullmatch(name) or name.endswith(PYTHON) or self._file(name):
             path, name = path or name, ""
         if path is not None:
@@ -206,7 +214,7 @@ class Index:
                 nearest = difflib.get_close_matches(path, self.near() + self.rest(), MAX_NEAREST)
                 return _unknown(asked, f"there is no file {path} in the project", nearest)
             if not name:
-                return self._show(asked, Place(path, "", 1, len(source.lines)), budget)
+                return self._show(asked, Place(path, "", 1, len(source.lines), "file"), budget)
         found = self.find(name, path)
         if len(found) == 1:
             return self._show(asked, found[0], budget)

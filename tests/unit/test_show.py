@@ -114,6 +114,9 @@ def test_the_answer_is_the_source_fenced_with_its_lines(project: Path) -> None:
         "    def push(self, item):\n        self.items.append(item)\n```"
     )
     assert shown.said == "Stack.push (shown)"
+    # What a fix may replace next, like a suspect: a definition, not a class or a file.
+    kinds = [show(project, name).place for name in ("Stack.push", "Stack", "util.py")]
+    assert [place.kind for place in kinds if place is not None] == ["definition", "class", "file"]
 
 
 def test_an_ambiguous_name_lists_where_it_is_defined(project: Path) -> None:
@@ -277,3 +280,12 @@ def test_more_requests_than_a_round_answers_are_told_to_ask_again(project: Path)
     answers = asking.answer(requests, index(project), 10_000)
 
     assert [a.outcome for a in answers] == ["shown"] * asking.MAX_REQUESTS + ["not shown"]
+
+
+def test_a_name_no_project_has_is_answered_short_and_said_on_one_line(project: Path) -> None:
+    shown = show(project, "x" * 5_000)
+    assert shown.outcome == "not found" and len(shown.answer) < 300
+    assert len(shown.said) < 250
+
+    said = Shown("a\nb  c", "not found", "").said
+    assert said == "a b c (not found)"
