@@ -159,6 +159,11 @@ class Index:
     def _showable(self, rel: str) -> bool:
         return refusal(rel, self.files.root) is None
 
+    def _holds(self, rel: str, word: str) -> bool:
+        """Whether the file at rel holds word at all (a file that does not is not parsed)."""
+        source = self.files.get(rel)
+        return source is not None and word.encode() in source.data
+
     def places(self, rel: str) -> list[Place]:
         if rel not in self._named:
             source = self.files.get(rel)
@@ -174,9 +179,11 @@ class Index:
             lambda place: place.qualname == name,
             lambda place: place.qualname.endswith(f".{name}"),
         ]
+        word = name.rpartition(".")[2]
         for matches in matchers:
             for tier in tiers:
-                found = [p for rel in tier() for p in self.places(rel) if matches(p)]
+                files = [rel for rel in tier() if self._holds(rel, word)]  # the rest: unparsed
+                found = [p for rel in files for p in self.places(rel) if matches(p)]
                 if found:
                     return found
         return self._dotted(name) if path is None else []
@@ -237,7 +244,8 @@ class Index:
     def _near_to(self, name: str) -> list[str]:
         """The refs of the defined names closest to name."""
         refs: dict[str, list[str]] = {}
-        for rel in self.near() + self.rest():
+        start = name.rpartition(".")[2][:4]  # of the rest, the files that may hold a near name
+        for rel in self.near() + [rel for rel in self.rest() if self._holds(rel, start)]:
             for place in self.places(rel):
                 for key in (place.qualname, place.qualname.rpartition(".")[2]):
                     refs.setdefault(key, []).append(place.ref)
