@@ -97,9 +97,7 @@ class Proposal:
 @dataclass(frozen=True)
 class Unparsed:
     reason: str
-    #: The reply as a whole is refused, whatever else it holds (it leaves open where an edit
-    #: goes): not only the block that says so.
-    whole: bool = False
+    whole: bool = False  # the whole reply is refused (it leaves open where an edit goes)
 
 
 @dataclass(frozen=True)
@@ -190,12 +188,14 @@ class Spend:
     """What a repair cost. A model's rounds and the built-in repairer's candidates are counted
     apart: they are different things, and the report words each its own way."""
 
-    rounds: int = 0  # model requests answered
+    rounds: int = 0  # model attempts answered (requests to see code are not attempts)
     candidates: int = 0  # built-in candidate edits tried
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0  # US dollars
     seconds: float = 0.0
+    #: What a model asked to see, each with what it got: "Stack.push (shown)" (llm/show.py).
+    asked: tuple[str, ...] = ()
 
     @property
     def tokens(self) -> int:

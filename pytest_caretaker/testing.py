@@ -29,10 +29,11 @@ from typing import Any, ClassVar
 
 @dataclass(frozen=True)
 class Scripted:
-    """One reply: text content, or a propose_fix tool call, or a fault."""
+    """One reply: text content, or a tool call (propose_fix, or show), or a fault."""
 
     text: str = ""
     tool_arguments: dict[str, Any] | str | None = None  # a dict is sent as JSON
+    tool_name: str = "propose_fix"
     status: int = 200
     body: bytes | None = None  # sent as is, instead of a well-formed completion
     delay: float = 0.0
@@ -50,6 +51,12 @@ def tool_call(explanation: str, edits: list[dict[str, str]], **options: Any) -> 
     return Scripted(tool_arguments={"explanation": explanation, "edits": edits}, **options)
 
 
+def show_call(name: str, path: str | None = None, **options: Any) -> Scripted:
+    """A call of the show tool: the model asks to see a definition or a file."""
+    arguments = {"name": name, **({"path": path} if path is not None else {})}
+    return Scripted(tool_arguments=arguments, tool_name="show", **options)
+
+
 def fault(status: int = 500, body: bytes | None = None, **options: Any) -> Scripted:
     default = json.dumps({"error": {"message": f"scripted fault {status}"}}).encode()
     return Scripted(status=status, body=body if body is not None else default, **options)
@@ -62,7 +69,7 @@ def ollama_chat(reply: Scripted, model: str) -> dict[str, Any]:
         arguments = reply.tool_arguments
         if isinstance(arguments, str):
             arguments = json.loads(arguments)
-        message["tool_calls"] = [{"function": {"name": "propose_fix", "arguments": arguments}}]
+        message["tool_calls"] = [{"function": {"name": reply.tool_name, "arguments": arguments}}]
     return {
         "model": model,
         "created_at": "2026-01-01T00:00:00Z",
@@ -84,7 +91,7 @@ def completion(reply: Scripted, model: str, number: int) -> dict[str, Any]:
                 "id": f"call_{number}",
                 "type": "function",
                 "function": {
-                    "name": "propose_fix",
+                    "name": reply.tool_name,
                     "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
                 },
             }

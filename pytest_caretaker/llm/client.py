@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_caretaker.llm import remote
-from pytest_caretaker.llm.prompts import TOOL, TOOL_NAME
 from pytest_caretaker.llm.ratelimits import RATE_LIMITS, retry_after
+from pytest_caretaker.llm.tools import SHOW_NAME, SHOW_TOOL, TOOL, TOOL_NAME
 
 #: Seconds one model request may take before it counts as failed (--heal-model-timeout).
 REQUEST_TIMEOUT = 120.0
@@ -30,6 +30,8 @@ MAX_WAIT = 30.0
 BACKOFF = 0.5
 #: Characters of reply caretaker reads; a longer reply is refused, not parsed.
 MAX_REPLY = 200_000
+#: The Reply fields (lists in JSON) of show calls, beside the fix's.
+_SHOWS = ("show_arguments", "show_call_ids")
 #: Characters of a rejected reply repeated to the model in the next attempt's conversation.
 MAX_CANDIDATE = 12_000
 
@@ -50,6 +52,8 @@ class Reply:
     seconds: float = 0.0
     truncated: bool = False  # the model stopped at its output limit (finish_reason "length")
     raw_tool_calls: tuple[dict[str, Any], ...] = field(default=(), compare=False)
+    show_arguments: tuple[str, ...] = ()  # raw JSON strings of show calls (tools.SHOW_TOOL)
+    show_call_ids: tuple[str, ...] = ()
 
     def as_message(self, limit: int = MAX_CANDIDATE) -> dict[str, Any]:
         """The reply as an assistant message for the conversation history, each part cut to
@@ -127,7 +131,7 @@ def ask(
         raise ModelError(str(answer.get("error") or "caretaker's model process gave no reply"))
     try:
         data = dict(answer["reply"])
-        for name in ("tool_arguments", "tool_call_ids", "raw_tool_calls"):
+        for name in ("tool_arguments", "tool_call_ids", "raw_tool_calls", *_SHOWS):
             data[name] = tuple(data[name])
         return Reply(**data)
     except (TypeError, KeyError, ValueError):
@@ -194,7 +198,7 @@ def _request(
         if model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
             request["api_key"] = "no-key-needed"  # local OpenAI-compatible servers ignore it
     if tools:
-        request["tools"] = [TOOL]
+        request["tools"] = [TOOL, SHOW_TOOL]
         # litellm 1.106 imports its optional MCP extra for any call with tools unless told that
         # no MCP tools are involved; the flag is consumed by litellm and never sent.
         request["_skip_mcp_handler"] = True
@@ -247,29 +251,16 @@ def _reply(model: str, response: Any, seconds: float) -> Reply:
     text = message.content or ""
     if not isinstance(text, str):
         raise ModelError("the model's reply content is not text")
-    arguments: list[str] = []
-    ids: list[str] = []
-    raw: list[dict[str, Any]] = []
-    for call in getattr(message, "tool_calls", None) or ():
-        function = call.function
-        if function.name != TOOL_NAME:
-            continue
-        arguments.append(function.arguments or "")
-        ids.append(call.id)
-        raw.append(
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {"name": function.name, "arguments": function.arguments or ""},
-            }
-        )
-    size = len(text) + sum(len(a) for a in arguments)
+    calls, raw = _calls(message)
+    arguments, ids = calls[TOOL_NAME]
+    shows, show_ids = calls[SHOW_NAME]
+    size = len(text) + sum(len(a) for a in (*arguments, *shows))
     if size > MAX_REPLY:
         raise ModelError(
             f"the model's reply is {size:,} characters, more than caretaker reads ({MAX_REPLY:,})"
         )
     truncated = getattr(response.choices[0], "finish_reason", None) == "length"
-    if not text.strip() and not arguments:
+    if not text.strip() and not arguments and not shows:
         if truncated:
             raise ModelError("the model stopped at its output limit before replying")
         raise ModelError("the model returned an empty reply")
@@ -286,4 +277,23 @@ def _reply(model: str, response: Any, seconds: float) -> Reply:
         seconds=seconds,
         truncated=truncated,
         raw_tool_calls=tuple(raw),
+        show_arguments=tuple(shows),
+        show_call_ids=tuple(show_ids),
     )
+
+
+def _calls(message: Any) -> tuple[dict[str, tuple[list[str], list[str]]], list[dict[str, Any]]]:
+    """The arguments and ids of the message's calls of each tool offered (others are ignored),
+    and the calls as the conversation's history repeats them."""
+    calls: dict[str, tuple[list[str], list[str]]] = {TOOL_NAME: ([], []), SHOW_NAME: ([], [])}
+    raw: list[dict[str, Any]] = []
+    for call in getattr(message, "tool_calls", None) or ():
+        function = call.function
+        if function.name not in calls:
+            continue
+        arguments = function.arguments or ""
+        calls[function.name][0].append(arguments)
+        calls[function.name][1].append(call.id)
+        named = {"name": function.name, "arguments": arguments}
+        raw.append({"id": call.id, "type": "function", "function": named})
+    return calls, raw

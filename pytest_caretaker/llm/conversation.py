@@ -64,6 +64,18 @@ def fit(messages: Sequence[dict[str, Any]], room: int) -> list[dict[str, Any]]:
     return head + [message for exchange in kept for message in exchange]
 
 
+def left(messages: Sequence[dict[str, Any]], room: int) -> int:
+    """Characters one more message may hold before fit() leaves anything of the conversation
+    out (at most ``room``, the request's)."""
+    head = sum(_size(m) for m in messages[:2])
+    return min(room - head, MAX_HISTORY) - sum(_size(m) for m in messages[2:])
+
+
+def size(messages: Sequence[dict[str, Any]]) -> int:
+    """Characters of the conversation, as fit() counts them."""
+    return sum(_size(m) for m in messages)
+
+
 def room_for(window: int | None) -> int:
     """Characters a request may hold: the model's window less room for its reply, or
     caretaker's own limits when the window is unknown."""

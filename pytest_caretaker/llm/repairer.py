@@ -1,6 +1,7 @@
 """One model as a repairer: a conversation of up to ``--heal-attempts`` rounds, each reply parsed
 and proved, each rejection sent back with its reason, within the limits the engine sets
-(``Task.limits``: the session's dollar budget, the token cap).
+(``Task.limits``: the session's dollar budget, the token cap). Before each fix the model may ask
+to see code the prompt did not show, in up to MAX_ROUNDS rounds of their own (asking.py, show.py).
 
 The redaction point is here, at the one place a prompt leaves the process: the context, the
 verification output fed back, and everything else the conversation holds.
@@ -9,18 +10,19 @@ verification output fed back, and everything else the conversation holds.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pytest_caretaker.guard.scope import Editable
-from pytest_caretaker.llm import attempts, client, context, conversation, models, prompts
-from pytest_caretaker.llm.parse import read_reply
+from pytest_caretaker.llm import asking, client, context, conversation, models, prompts, transcribe
+from pytest_caretaker.llm.rounds import Rounds
+from pytest_caretaker.llm.show import Index
+from pytest_caretaker.llm.tools import MAX_ROUNDS
 from pytest_caretaker.problem import Failed, Healed, Task
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.record.redact import Redactor
-from pytest_caretaker.results import Accepted, Rejected, Spend, Unparsed
+from pytest_caretaker.results import Accepted, Rejected, Unparsed
 from pytest_caretaker.settings import Settings
-from pytest_caretaker.text import plural
 
 ECHO = (
     "the reply repeats the prompt instead of proposing a fix; reply with only the corrected "
@@ -28,6 +30,10 @@ ECHO = (
 )
 TRUNCATED = (
     "the reply was cut off at the model's output limit; reply with only the changed functions"
+)
+ASKED_ON = (
+    f"the reply asks to see more code after {MAX_ROUNDS} rounds of showing it; propose a fix "
+    "with what was shown"
 )
 
 
@@ -51,28 +57,24 @@ class ModelRepairer:
         described = self.describe(self.name, self.api_base)
         tools = described.tools is True
         room = conversation.room_for(described.context)
-        material = context.build(
-            task.problem.lead,
-            task.suspects,
-            self.files,
-            lambda suspect: self.editable.path(suspect.path),
-            min(context.DEFAULT_BUDGET, room),
-        )
-        # What changed in the suspects since the test last passed, with the commits' subjects.
-        changed = task.changes.shown(task.suspects, self.files) if task.changes else ""
         try:
-            messages: list[dict[str, Any]] = [
-                {
-                    "role": "system",
-                    "content": self._render("system", tools, scope=self.settings.scope),
-                },
-                {
-                    "role": "user",
-                    "content": self._render("user", tools, **material.as_vars()) + changed,
-                },
-            ]
+            system = self._render("system", tools, scope=self.settings.scope)
+            material = context.build(
+                task.problem.lead,
+                task.suspects,
+                self.files,
+                lambda suspect: self.editable.path(suspect.path),
+                min(context.DEFAULT_BUDGET, room - len(system)),  # the system prompt is sent too
+            )
+            # What changed in the suspects since the test last passed, with the commits' subjects.
+            changed = task.changes.shown(task.suspects, self.files) if task.changes else ""
+            user = self._render("user", tools, **material.as_vars()) + changed
         except prompts.PromptError as error:
             return Failed(str(error), decisive=True)
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": user},
+        ]
         window = f"{described.context:,} tokens" if described.context else "unknown"
         task.log.add(
             f"Model {self.name}",
@@ -80,78 +82,40 @@ class ModelRepairer:
             + (f" · at {self.api_base}" if self.api_base else ""),
         )
         task.log.prompt(self.redactor.messages(messages))
-        showing = frozenset((f.path, f.qualname) for f in material.functions)
-        return _Conversation(self, task, tools, room, messages, showing).run()
+        index = Index(self.files, self.redactor, shown)  # what the model may ask to see
+        last = {f.qualname.rpartition(".")[2] for f in material.functions}
+        names = {n for f in material.functions for n in (f.qualname, f.ref)} | last
+        prompted = frozenset((f.path, f.qualname) for f in material.functions)
+        rounds = _Conversation(self, task, tools, room, messages, index, names)
+        return replace(rounds, prompted=prompted).run()
 
     def _render(self, name: str, tools: bool, **variables: object) -> str:
         return prompts.render(name, tools, self.settings.prompt_dir, **variables)
 
 
 @dataclass
-class _Conversation:
-    """The rounds of one model's conversation about one problem."""
+class _Conversation(Rounds):
+    """The rounds of one model's conversation about one problem: each reply judged, each
+    rejection sent back."""
 
-    repairer: ModelRepairer
-    task: Task
-    tools: bool
-    room: int
-    messages: list[dict[str, Any]]
-    shown: frozenset[tuple[str, str]]  # the definitions the prompt showed (a reply means them)
-    spend: Spend = field(default_factory=Spend)
     #: The best fix so far that heals some but not all cases of the problem: kept while the
     #: model is asked for one that heals them all, returned if it finds none.
     partial: Healed | None = None
-
-    def _not_asked(self, number: int) -> Healed | Failed | None:
-        """Why attempt number is not made (a limit, or a fix proved meanwhile); None: ask."""
-        ask, log = self.task.proved_since, self.task.log
-        since = ask() if ask is not None and number > 1 else None
-        if isinstance(since, Healed):
-            log.add(f"Attempt {number}: not asked", "a fix proved meanwhile heals it")
-            return replace(since, spend=self.spend)  # what asking cost until then
-        stop = self.task.limits.stop(self.spend, self.task.earlier_tokens)
-        if stop is None:
-            return None
-        log.add(f"Attempt {number}: not asked", stop)
-        if number == 1:
-            return Failed(f"not attempted: {stop}", self.spend, decisive=True)
-        done = f"stopped after {plural(number - 1, 'attempt')}"
-        return Failed(f"{done}: {stop}", self.spend, decisive=True)
 
     def run(self) -> Healed | Failed:
         repairer, log = self.repairer, self.task.log
         reason, parsed_any = "no attempt was made", False
         for number in range(1, repairer.settings.attempts + 1):
-            ended = self._not_asked(number)
-            if ended is not None:
-                return ended
-            try:
-                sent = repairer.redactor.messages(conversation.fit(self.messages, self.room))
-                reply = repairer.ask(
-                    repairer.name,
-                    sent,
-                    repairer.api_base,
-                    self.tools,
-                    repairer.settings.model_timeout,
-                )
-            except client.ModelError as error:
-                log.add(f"Attempt {number}: {repairer.name}", f"model error: {error}")
-                return Failed(f"model error: {error}", self.spend)
-            self.task.limits.charge(reply.cost, reply.prompt_tokens + reply.completion_tokens)
-            self.spend = replace(
-                self.spend,
-                rounds=number,
-                prompt_tokens=self.spend.prompt_tokens + reply.prompt_tokens,
-                completion_tokens=self.spend.completion_tokens + reply.completion_tokens,
-                cost=self.spend.cost + reply.cost,
-            )
+            reply = self._asking(number)
+            if not isinstance(reply, client.Reply):
+                return reply
             decided: Accepted | Rejected
-            if conversation.echoes(reply.text, str(sent[1].get("content") or "")):
+            if conversation.echoes(reply.text, self.prompt):
                 decided = Rejected(ECHO)
             else:
                 decided = self._attempt(reply, number)
-            parsed_any = parsed_any or attempts.edits_of(decided) is not None
-            attempts.log_attempt(log, number, repairer.name, reply, decided)
+            parsed_any = parsed_any or transcribe.edits(decided) is not None
+            transcribe.attempt(log, number, repairer.name, reply, decided)
             if isinstance(decided, Accepted):
                 healed = self._partial(
                     Healed(decided.candidate, self.spend, reply.model, decided.verdict)
@@ -196,15 +160,10 @@ class _Conversation:
         if reply.truncated:
             return Rejected(TRUNCATED)
         repairer = self.repairer
-        readings = read_reply(
-            reply.text,
-            reply.tool_arguments,
-            self.task.suspects,
-            lambda suspect: repairer.editable.path(suspect.path),
-            repairer.files.get,
-            self.shown,
-        )
+        readings = self._read(reply)
         if isinstance(readings, Unparsed):
+            if asking.explicit(reply):  # after the last round of showing code
+                return Rejected(ASKED_ON)
             return Rejected(f"model output did not parse: {readings.reason}")
         first: Rejected | None = None
         best: Accepted | None = None  # of readings that heal some cases of the problem only
@@ -216,7 +175,7 @@ class _Conversation:
             )
             decided = self.task.prove(replace(proposal, edits=edits))
             if len(readings) > 1 or proposal.note:  # say what was taken of the reply
-                attempts.log_reading(self.task.log, number, index, len(readings), proposal, decided)
+                transcribe.reading(self.task.log, number, index, len(readings), proposal, decided)
             if isinstance(decided, Rejected):
                 first = first or decided
                 continue
@@ -250,10 +209,14 @@ class _Conversation:
             )
         except prompts.PromptError as error:
             return Failed(str(error), self.spend, decisive=True)
-        if reply.tool_call_ids:
+        if reply.tool_call_ids or reply.show_call_ids:  # each call gets its answer
             self.messages.extend(
                 {"role": "tool", "tool_call_id": call_id, "content": feedback}
-                for call_id in reply.tool_call_ids
+                for call_id in reply.tool_call_ids or reply.show_call_ids
+            )
+            self.messages.extend(
+                {"role": "tool", "tool_call_id": call_id, "content": asking.NOT_SHOWN}
+                for call_id in (reply.show_call_ids if reply.tool_call_ids else ())
             )
         else:
             self.messages.append({"role": "user", "content": feedback})

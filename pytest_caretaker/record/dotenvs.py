@@ -55,7 +55,7 @@ def read_by_project(root: Path, names: list[str]) -> set[str]:
         for name in names
     }
     read: set[str] = set()
-    for path in _python_files(root):
+    for path in python_files(root):
         data = _head(path, MAX_PY_SIZE)
         if _LOADERS.search(data):
             return set(names)
@@ -73,7 +73,7 @@ def _head(path: Path, size: int = 64_000) -> bytes:
         return b""
 
 
-def _python_files(root: Path) -> list[Path]:
+def python_files(root: Path) -> list[Path]:
     """The project's .py files, breadth first, outside hidden folders, virtual environments and
     builds (as sources.py searches), at most MAX_PY_FILES."""
     found: list[Path] = []

@@ -136,12 +136,7 @@ class Chain:
                 outcome = replace(outcome, reason="; then ".join(failed))
             elif isinstance(outcome, Failed) and outcome.advice:  # the one link that spoke
                 outcome = replace(outcome, reason=f"{outcome.reason} ({outcome.advice})")
-        spend = replace(
-            outcome.spend,
-            prompt_tokens=total.prompt_tokens,
-            completion_tokens=total.completion_tokens,
-            cost=total.cost,
-        )
+        spend = _totalled(outcome.spend, total)
         if isinstance(outcome, Failed):
             return HealResult(
                 nodeid, reason=outcome.reason, spend=spend, repairer=name
@@ -158,11 +153,23 @@ class Chain:
         return result, outcome.verdict.passed
 
 
+def _totalled(spend: Spend, total: Spend) -> Spend:
+    """The last link's spend, with what the links of the chain spent and asked together."""
+    return replace(
+        spend,
+        prompt_tokens=total.prompt_tokens,
+        completion_tokens=total.completion_tokens,
+        cost=total.cost,
+        asked=total.asked,
+    )
+
+
 def _add_model_spend(total: Spend, spend: Spend) -> Spend:
-    """Tokens and dollars add up over the links of the chain."""
+    """Tokens, dollars and what models asked to see add up over the links of the chain."""
     return replace(
         total,
         prompt_tokens=total.prompt_tokens + spend.prompt_tokens,
         completion_tokens=total.completion_tokens + spend.completion_tokens,
         cost=total.cost + spend.cost,
+        asked=total.asked + spend.asked,
     )

@@ -44,8 +44,9 @@ def brief(result: HealResult, written: Written | None = None) -> list[tuple[str,
 
 
 def details(result: HealResult, session: str = "") -> list[str]:
-    """What -v adds to a result: the candidates tried before the fix, the runner-ups, and the
-    transcript that tells the rest (prompts, replies, every verdict), in its session's folder."""
+    """What -v adds to a result: the candidates tried before the fix, the runner-ups, what the
+    model asked to see, and the transcript that tells the rest (prompts, replies, every
+    verdict), in its session's folder."""
     lines: list[str] = []
     candidate = result.candidate
     if candidate is not None and result.via == "repair":
@@ -57,8 +58,20 @@ def details(result: HealResult, session: str = "") -> list[str]:
         if candidate.runner_ups:
             lines.append("  runner-ups, which pass a trial too:")
             lines += [f"    {said}" for said in candidate.runner_ups]
+    if result.spend.asked:  # what the model was shown beyond the prompt
+        lines.append(f"  {asked(result.spend.asked)}")
     lines.append(f"  transcript: {transcript_path(result.nodeid, session)}")
     return lines
+
+
+def asked(items: Sequence[str], listed: bool = True) -> str:
+    """What a model asked to see before proposing a fix, each with what it got (listed):
+    ``asked to see 2 definitions: parse_header (shown), Foo.bar (not found)``."""
+    if any(item.partition(" (")[0].endswith((".py", ".pyi")) for item in items):
+        what = plural(len(items), "definition or file", "definitions or files")
+    else:
+        what = plural(len(items), "definition")
+    return f"asked to see {what}: {', '.join(items)}" if listed else f"asked to see {what}"
 
 
 def timings(seconds: Mapping[str, float]) -> str:

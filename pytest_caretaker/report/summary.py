@@ -186,8 +186,9 @@ def stats(result: HealResult, local: Collection[str] = ()) -> str:
             f"{plural(spend.candidates, 'candidate')} tried · no model, no tokens · "
             f"{spend.seconds:.1f} s · {result.repairer}"
         )
+    shown = f" · {levels.asked(spend.asked, listed=False)}" if spend.asked else ""
     return (
-        f"{plural(spend.rounds, 'attempt')} · {plural(spend.tokens, 'token')} · "
+        f"{plural(spend.rounds, 'attempt')}{shown} · {plural(spend.tokens, 'token')} · "
         f"{cost(spend.cost, [result.repairer], local)} · {spend.seconds:.1f} s · {result.repairer}"
     )
 

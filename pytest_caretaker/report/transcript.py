@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_caretaker.apply.rewrite import unified_diff
+from pytest_caretaker.report.levels import asked
 from pytest_caretaker.results import Doubt, Failure, HealResult
 
 MAX_BLOCK = 20_000  # characters of one quoted block; the rest is cut with a note
@@ -54,6 +55,7 @@ class Transcript:
         lines += [
             f"- model: {result.repairer or '(none)'}",
             f"- attempts: {spend.rounds or spend.candidates}",
+            *([f"- {asked(spend.asked)}"] if spend.asked else []),
             f"- tokens: {spend.prompt_tokens:,} prompt + {spend.completion_tokens:,} completion",
             f"- cost: ${spend.cost:.4f}",
             f"- time: {spend.seconds:.2f} s",

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pytest_caretaker.llm import client as llm
-from pytest_caretaker.llm.prompts import TOOL
+from pytest_caretaker.llm.tools import SHOW_TOOL, TOOL
 from pytest_caretaker.testing import Scripted, ScriptedServer, fault, text, tool_call
 
 
@@ -175,7 +175,7 @@ def test_the_request_to_a_local_server(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (request["timeout"], request["num_retries"], request["max_retries"]) == (5.0, 0, 0)
     assert request["api_base"] == "http://127.0.0.1:1/v1"
     assert request["api_key"] == "no-key-needed"
-    assert request["tools"] == [TOOL]
+    assert request["tools"] == [TOOL, SHOW_TOOL]  # the fix, and a look at code before it
     assert request["_skip_mcp_handler"] is True
 
 

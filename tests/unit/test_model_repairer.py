@@ -4,6 +4,7 @@ on. (The real HTTP path is tested end to end against the scripted server.)"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -242,3 +243,77 @@ def test_each_reading_of_a_reply_is_proved_in_one_request(files: ProjectFiles) -
     assert "rejected: fix broke test_calc.py::test_total" in shown
     assert "Attempt 1: reading 2 of 2 of the reply" in shown
     assert "takes the one in code block 2 (in the reply's order) · accepted" in shown
+
+
+# -- rounds of showing code (#47, item 4) ----------------------------------------------------------
+
+#: A function no prompt shows (nothing runs it), 302 lines of about 15 characters.
+LONG = "def long():\n" + "".join(f"    x{n} = {n}\n" for n in range(300)) + "    return x0\n"
+
+
+def asks(text: str = "SHOW: long\n", **calls: str) -> Reply:
+    """A reply that asks to see code: SHOW lines, or show calls (id=arguments)."""
+    return Reply(
+        MODEL, text, (), (), 100, 10, show_arguments=(*calls.values(),), show_call_ids=(*calls,)
+    )
+
+
+def test_a_round_of_showing_code_is_no_attempt(files: ProjectFiles) -> None:
+    (files.root / "long.py").write_text(LONG)
+    script = Script([asks(), reply(GOOD)])
+
+    outcome, log = converse(files, script)
+
+    assert isinstance(outcome, Healed)
+    assert (outcome.spend.rounds, outcome.spend.prompt_tokens) == (1, 200)  # two requests
+    assert outcome.spend.asked == ("long (shown)",)
+    assert "x99 = 99" in script.sent[1][-1]["content"] and script.sent[1][-1]["role"] == "user"
+    shown = "\n".join(log.sections)
+    assert "## Attempt 1: shown\n\nasked to see 1 definition: long (shown)" in shown
+
+
+@pytest.mark.parametrize(("cap", "cut"), [(200_000, False), (2_000, True)])
+def test_what_is_shown_is_cut_to_the_tokens_the_problem_has_left(
+    files: ProjectFiles, cap: int, cut: bool
+) -> None:
+    (files.root / "long.py").write_text(LONG)
+    script = Script([asks(), reply(GOOD)])
+
+    outcome, _ = converse(files, script, Limits(max_tokens=cap))
+
+    answer = script.sent[1][-1]["content"]
+    assert outcome.spend.asked == (("long (shown, cut)",) if cut else ("long (shown)",))
+    assert ("Cut to fit the token budget" in answer) is cut
+    # What the next request holds stays within the cap, at 3 characters a token.
+    assert sum(len(str(m["content"])) for m in script.sent[1]) <= 3 * (cap - 110)
+
+
+def test_every_call_of_a_reply_that_proposes_a_fix_and_asks_is_answered(
+    files: ProjectFiles,
+) -> None:
+    fix = json.dumps(
+        {"explanation": "x", "edits": [{"path": "calc.py", "function": "mean", "code": WRONG}]}
+    )
+    calls = (
+        {"id": "fix", "type": "function", "function": {"name": "propose_fix", "arguments": fix}},
+        {"id": "look", "type": "function", "function": {"name": "show", "arguments": "{}"}},
+    )
+    both = Reply(
+        MODEL,
+        "",
+        (fix,),
+        ("fix",),
+        100,
+        10,
+        raw_tool_calls=calls,
+        show_arguments=('{"name": "long"}',),
+        show_call_ids=("look",),
+    )
+    script = Script([both, reply(GOOD)])
+
+    converse(files, script)
+
+    answers = {m["tool_call_id"]: m["content"] for m in script.sent[1] if m["role"] == "tool"}
+    assert set(answers) == {"fix", "look"}  # the fix is judged first; the look is not taken
+    assert "fix broke test_calc.py::test_total" in answers["fix"]
+    assert answers["look"] == "Not shown: the reply proposes a fix, which is judged first."

@@ -206,7 +206,7 @@ def test_the_sample_function_has_the_fields_of_the_real_one() -> None:
 
 
 def test_the_samples_are_the_variables_caretaker_renders_with() -> None:
-    provided = {"tools", "tool_name"}  # render adds these itself
+    provided = {"tools", "tool_name", "show_name", "show_rounds"}  # render adds these itself
     for name in ("system", "user", "retry"):
         assert set(SAMPLE[name]) == VARIABLES[name] - provided, name
     assert VARIABLES["rules"] == VARIABLES["system"]  # rules.j2 is included by system.j2

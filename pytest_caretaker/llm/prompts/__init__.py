@@ -1,4 +1,4 @@
-"""Prompt templates (Jinja2 files beside this module) and the tool schema offered to models.
+"""Prompt templates (Jinja2 files beside this module); the tools offered to models are tools.py's.
 
 One folder of templates per strategy (``tools/``, ``text/``), chosen by what the model can do;
 the rules every model must follow live in one shared template, rules.j2, included by both
@@ -15,47 +15,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-TOOL_NAME = "propose_fix"
-
-TOOL: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": TOOL_NAME,
-        "description": (
-            "Propose a fix: the complete new source of each function or constant it changes."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "explanation": {
-                    "type": "string",
-                    "description": "One short paragraph: the cause of the failure and the fix.",
-                },
-                "edits": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "path": {"type": "string", "description": "File, as shown"},
-                            "function": {
-                                "type": "string",
-                                "description": (
-                                    "Qualified name of the function or constant replaced"
-                                ),
-                            },
-                            "code": {
-                                "type": "string",
-                                "description": "The complete new definition",
-                            },
-                        },
-                        "required": ["path", "function", "code"],
-                    },
-                },
-            },
-            "required": ["explanation", "edits"],
-        },
-    },
-}
+from pytest_caretaker.llm.tools import MAX_ROUNDS, SHOW_NAME, TOOL_NAME
+from pytest_caretaker.llm.tools import TOOL as TOOL  # where the tests and older callers look
 
 
 class PromptError(Exception):
@@ -69,8 +30,8 @@ STRATEGIES = ("tools", "text")
 #: The variables each template is rendered with (docs/pages/prompts.md). rules.j2 is
 #: included by system.j2 and sees the same ones.
 VARIABLES: dict[str, frozenset[str]] = {
-    "system": frozenset({"scope", "tools", "tool_name"}),
-    "rules": frozenset({"scope", "tools", "tool_name"}),
+    "system": frozenset({"scope", "tools", "tool_name", "show_name", "show_rounds"}),
+    "rules": frozenset({"scope", "tools", "tool_name", "show_name", "show_rounds"}),
     "user": frozenset(
         {
             *("test_id", "failing", "case", "error", "report", "output", "locals"),
@@ -122,7 +83,8 @@ def render(name: str, tools: bool, folder: str | None = None, **variables: objec
 
     chosen = _choose(name, tools, folder)
     # A code fence: the material's own (context.fence_for) when it holds backticks.
-    values = {"tools": tools, "tool_name": TOOL_NAME, "fence": "```", **variables}
+    values = {"tools": tools, "tool_name": TOOL_NAME, "fence": "```"}
+    values.update(show_name=SHOW_NAME, show_rounds=MAX_ROUNDS, **variables)
     try:
         text = _environment(folder).get_template(chosen).render(**values)
     except Exception as error:  # a template is code: any error it raises is the template's
