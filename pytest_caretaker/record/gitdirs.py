@@ -5,7 +5,9 @@ the refs (old versions of tqdm, many ``_version.py`` files), a remote's URL from
 So the sandbox's view (verify/view.py) shows the repository's folders read-only, and each config
 file of theirs as a copy without credentials (``without_credentials``): a token in a remote's
 URL, a ``[credential]`` section, an ``extraheader`` (``AUTHORIZATION: basic …``), a secret-named
-key. A file named after credentials (``helper = store --file .git/credentials``) is shown empty.
+key. A file named after credentials (``helper = store --file .git/credentials``) is shown empty,
+and the reflogs are hidden (a fetch's or a pull's command line, a URL with a token, is kept
+there).
 Standard library only.
 """
 
@@ -46,12 +48,30 @@ def git_dirs(root: Path) -> list[Path]:
 def config_files(dirs: list[Path]) -> list[Path]:
     """The config files of the git folders that exist: each one's ``config`` and
     ``config.worktree``, its worktrees' and its submodules' (``modules/…/config``)."""
+    found = [
+        path
+        for folder in _all(dirs)
+        for path in (folder / "config", folder / "config.worktree")
+        if path.is_file()
+    ]
+    return list(dict.fromkeys(found))
+
+
+def log_folders(dirs: list[Path]) -> list[Path]:
+    """The reflog folders (``logs/``) of the git folders, their worktrees' and submodules':
+    a reflog keeps the command line of a fetch or a pull, a URL with a token among it."""
+    return list(
+        dict.fromkeys(folder / "logs" for folder in _all(dirs) if (folder / "logs").is_dir())
+    )
+
+
+def _all(dirs: list[Path]) -> list[Path]:
+    """The git folders, and those of their worktrees (``worktrees/*``) and submodules."""
     found: list[Path] = []
     for folder in dirs:
-        found += [folder / "config", folder / "config.worktree"]
-        found += sorted((folder / "worktrees").glob("*/config.worktree"))
+        found += [folder, *sorted(p for p in (folder / "worktrees").glob("*") if p.is_dir())]
         found += _modules(folder / "modules", MAX_DEPTH)
-    return [path for path in dict.fromkeys(found) if path.is_file()]
+    return found
 
 
 def credential_files(dirs: list[Path]) -> list[Path]:
@@ -71,12 +91,12 @@ def credential_files(dirs: list[Path]) -> list[Path]:
 
 
 def _modules(folder: Path, depth: int) -> list[Path]:
+    """The submodules' git folders under a ``modules`` folder, theirs in turn, depth deep."""
     if depth == 0 or not folder.is_dir():
         return []
     found: list[Path] = []
     for module in sorted(path for path in folder.iterdir() if path.is_dir()):
-        found += [module / "config", module / "config.worktree"]
-        found += _modules(module / "modules", depth - 1)
+        found += [module, *_modules(module / "modules", depth - 1)]
     return found
 
 

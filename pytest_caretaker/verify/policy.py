@@ -6,7 +6,8 @@ A run sees the system, its interpreter and the project (view.py), and besides th
 - the repository's git folders (``.git``; a linked worktree's, and its main checkout's), so that
   a project that reads its version or a remote from git at import still imports; each of their
   config files reads as a copy without credentials, written read-only under the scratch folder
-  (record/gitdirs.py), and a file named after credentials reads as empty;
+  (record/gitdirs.py), a file named after credentials reads as empty, and the reflogs
+  (``logs/``: a fetch's or a pull's command line, a URL with a token) cannot be read;
 - this machine's CA certificates (trust.py), so that a TLS context can be made;
 - the project's ``.env`` files that its code does not read, as empty files (record/dotenvs.py).
 
@@ -59,10 +60,10 @@ SYSTEM_SECRETS = (
 def for_project(root: Path, scratch: Path, network: bool, home: str | None = None) -> SandboxPolicy:
     """The policy for a project at root whose runs write under scratch."""
     home = home if home is not None else os.path.expanduser("~")
-    hidden = list(SYSTEM_SECRETS)
+    git = gitdirs.git_dirs(root)
+    hidden = [*SYSTEM_SECRETS, *map(str, gitdirs.log_folders(git))]
     if home and home != "~":
         hidden += [os.path.join(home, name) for name in HOME_SECRETS]
-    git = gitdirs.git_dirs(root)
     blank = [*dotenvs.unread(root), *map(str, gitdirs.credential_files(git))]
     return {
         "scratch": str(scratch),

@@ -79,7 +79,7 @@ def _targets(path: str) -> list[str]:
         for number, entry in enumerate(entries):
             if number == MAX_LINKS:
                 break
-            if entry.is_symlink():
+            if entry.is_symlink() and "/" in os.readlink(entry.path):  # else: in this folder
                 targets.add(os.path.dirname(os.path.realpath(entry.path)))
     return sorted(targets)
 

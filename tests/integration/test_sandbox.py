@@ -54,6 +54,11 @@ def test_read_the_token_in_the_repositorys_config():
     assert "ghp_" in config or "Zm9vOmJhcg" in config or "smtp-Pa55" in config
 
 
+def test_read_the_token_in_the_repositorys_reflog():
+    # A pull's command line, kept in the reflog: the reflogs cannot be read.
+    assert "ghp_" in (ROOT / ".git" / "logs" / "HEAD").read_text()
+
+
 def test_read_the_projects_dotenv():
     # The name is computed, as a candidate's would be: a project file that names the file reads it,
     # and the sandbox leaves a file the project reads readable (record/dotenvs.py).
@@ -138,6 +143,7 @@ ATTACKS = [
     "test_reach_a_socket_in_home",
     "test_write_a_project_file",
     "test_read_the_token_in_the_repositorys_config",
+    "test_read_the_token_in_the_repositorys_reflog",
     "test_read_a_key_in_home",
     "test_read_the_projects_dotenv",
     "test_write_home",
@@ -172,6 +178,12 @@ def project(
     (root / ".git").mkdir(parents=True)
     (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (root / ".git" / "config").write_text(GIT_CONFIG)
+    (root / ".git" / "logs").mkdir()
+    (root / ".git" / "logs" / "HEAD").write_text(
+        f"{'0' * 40} {'1' * 40} me <me@x> 1700000000 +0000\t"
+        "pull https://me:ghp_Rk3vQ9xT2mL8wZ5nB7cD1fG4hJ6kP0sA@example.com/project.git: "
+        "Fast-forward\n"
+    )
     (root / "test_probes.py").write_text(PROBES)
     (root / ".env").write_text("SMTP_PASS=Sm7p-relay-Key-8842\n")
     home = tmp_path / "home"

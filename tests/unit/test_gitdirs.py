@@ -12,6 +12,7 @@ from pytest_caretaker.record.gitdirs import (
     config_files,
     credential_files,
     git_dirs,
+    log_folders,
     without_credentials,
 )
 
@@ -95,12 +96,16 @@ def test_a_linked_worktree_shows_its_own_folder_and_the_main_checkouts(tmp_path:
     assert git_dirs(tmp_path) == []
 
 
-def test_a_submodules_config_is_found(tmp_path: Path) -> None:
+def test_a_submodules_config_and_reflogs_are_found(tmp_path: Path) -> None:
     module = tmp_path / ".git" / "modules" / "vendored"
     module.mkdir(parents=True)
     (module / "config").write_text(f"[remote]\n\turl = https://me:{TOKEN}@host/v\n")
     (tmp_path / ".git" / "config").write_text("[core]\n")
 
+    (module / "logs").mkdir()
+    (tmp_path / ".git" / "logs").mkdir()
+
     found = config_files(git_dirs(tmp_path))
 
     assert found == [tmp_path / ".git" / "config", module / "config"]
+    assert log_folders(git_dirs(tmp_path)) == [tmp_path / ".git" / "logs", module / "logs"]
