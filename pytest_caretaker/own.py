@@ -10,11 +10,12 @@ patch still in place then would be what it uses: a fake ``Popen`` whose ``stdout
 So this module, imported with the plugin (before any conftest or test module), keeps every
 function and class of the modules below as they were then, in a dict (a tool that replaces the
 real ``time.time`` wherever it finds it in a module's namespace, as freezegun does, looks in no
-dict). ``restored`` puts them back for the span of caretaker's own work in the main thread, and
-puts back afterwards whatever a test had put there, so the test's own teardown undoes its patch
-as it expects. Caretaker's threads that run beside the tests use the references here directly
-(``Popen``, ``socket``), since nothing may be swapped under a running test. Standard library
-only: everything imports it.
+dict). Not ``threading``'s: a project that runs on gevent has them replaced for good, and a real
+thread among its green ones would fail. ``restored`` puts them back for the span of caretaker's
+own work in the main thread, and puts back afterwards whatever a test had put there, so the
+test's own teardown undoes its patch as it expects. Caretaker's threads that run beside the
+tests use the references here directly (``Popen``, ``socket``), since nothing may be swapped
+under a running test. Standard library only: everything imports it.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ import signal
 import socket as _socket
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from types import ModuleType
@@ -40,14 +40,14 @@ from typing import ParamSpec, TypeVar
 
 _MODULES: tuple[ModuleType, ...] = (
     *(builtins, os, os.path, subprocess, _socket, select, selectors, signal, time),
-    *(shutil, tempfile, io, threading, datetime),
+    *(shutil, tempfile, io, datetime),
 )
 _MISSING = object()
 
 
 def _take(module: ModuleType) -> dict[str, object]:
     """The functions and classes of module (its dunders only for builtins: ``__import__``); not
-    the hooks pytest and others install on purpose (``threading.excepthook``)."""
+    the hooks others install on purpose (``sys.excepthook``'s kind)."""
     return {
         name: value
         for name, value in vars(module).items()
