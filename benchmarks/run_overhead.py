@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pytest_caretaker.run.copies import Copies
-from pytest_caretaker.verify import sandbox
+from pytest_caretaker.verify.policy import for_project
 from pytest_caretaker.verify.probe import unavailable
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,7 +80,7 @@ def main() -> None:
             "copy": lambda: plain({}),
         }
         if unavailable(False) is None:
-            confined = Copies(argv, project, env, 60, work, sandbox.policy(project, work, False))
+            confined = Copies(argv, project, env, 60, work, for_project(project, work, False))
             runs["copy, sandboxed"] = lambda: confined({})
         medians = interleaved(runs, repeat)
         print(f"2. sh check.sh ({len(plain.files)} files copied per run)")

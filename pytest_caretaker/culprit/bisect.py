@@ -24,10 +24,9 @@ from pytest_caretaker.children import WORKER_ENV, worker_token
 from pytest_caretaker.culprit.git import Git
 from pytest_caretaker.culprit.names import PROBE_ENV
 from pytest_caretaker.culprit.search import Search
-from pytest_caretaker.record import dotenvs
-from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import kill_group
 from pytest_caretaker.verify.environment import candidate_env
+from pytest_caretaker.verify.policy import for_project
 
 #: run/confined.py's module and the variable it reads its policy from (run/ is a front end,
 #: above this layer: named, not imported; a unit test checks they agree).
@@ -86,7 +85,7 @@ class Prober:
             "-p", "pytest_caretaker.culprit.probe", "--no-header", *files,
         ]  # fmt: skip
         if self.sandboxed:
-            policy = sandbox.policy(tree, workdir, self.network, blank=dotenvs.unread(tree))
+            policy = for_project(tree, workdir, self.network)
             env[POLICY_ENV] = json.dumps(policy)
             command = [sys.executable, "-m", CONFINED, str(workdir), str(here), *command]
         process = subprocess.Popen(

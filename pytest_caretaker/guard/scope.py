@@ -67,9 +67,15 @@ def check(edits: Sequence[Edit], scope: Scope, root: Path, tests: Container[str]
     return None
 
 
-def nothing_editable(scope: Scope, spawned: Sequence[str] = ()) -> str:
+def nothing_editable(scope: Scope, spawned: Sequence[str] = (), traced: bool = True) -> str:
     """Why a failure cannot be repaired when nothing it ran may be edited; spawned: the other
-    programs the test started (what they ran, no trace saw)."""
+    programs the test started (what they ran, no trace saw); traced: whether the test's rerun
+    was traced at all (else what it ran is not known, and no claim about it is made)."""
+    if scope == "code" and not traced:
+        return (
+            "its traceback shows no code under test, and caretaker's rerun of the test traced"
+            f" nothing (it did not run there); {SCOPE_HINT['code']} if the test is wrong"
+        )
     if scope == "code" and spawned:
         return (
             "no code under test ran in the test's own process, and the test started another"
@@ -104,5 +110,5 @@ class Editable:
     def refusal(self, edits: Sequence[Edit]) -> str | None:
         return check(edits, self.scope, self.root, self.tests)
 
-    def nothing_editable(self, spawned: Sequence[str] = ()) -> str:
-        return nothing_editable(self.scope, spawned)
+    def nothing_editable(self, spawned: Sequence[str] = (), traced: bool = True) -> str:
+        return nothing_editable(self.scope, spawned, traced)

@@ -46,6 +46,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_caretaker import own
 from pytest_caretaker.llm import remote
 
 #: Seconds a session's model process stays for the next one, where it can (see ``seconds``).
@@ -78,7 +79,7 @@ def reach(models: Sequence[str], keep: float, project: str = "") -> remote.Link 
     connection = _connect(name, mine, project)
     started = 0
     if connection is None:
-        process = subprocess.Popen(
+        process = own.Popen(  # in a thread, maybe while a test patches Popen
             [
                 sys.executable,
                 "-I",
@@ -188,7 +189,7 @@ def _connect(name: str, mine: str, project: str) -> socket.socket | None:
 def greet(name: str, message: dict[str, object]) -> tuple[socket.socket, dict[str, Any]] | None:
     """Connect to the kept process ``name`` (if it is this user's) and send its first line;
     the connection and the answer's line, None when there is nobody to talk to."""
-    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection = own.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # a test may patch socket
     try:
         connection.connect("\0" + name)
         if not trusted(connection):  # someone else holds the name: never talk to it

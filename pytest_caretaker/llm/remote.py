@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from pytest_caretaker import own
+
 #: Seconds added to what a request may take (its tries and waits) before its answer counts as
 #: lost: the model process is then taken for hung, and the call fails with a reason.
 SLACK = 60.0
@@ -200,7 +202,7 @@ class ModelProcess:
 def child(models: Sequence[str]) -> Link | None:
     """A model process of this session's own, on its stdin and stdout."""
     try:
-        process = subprocess.Popen(
+        process = own.Popen(  # started in a thread, maybe while a test patches Popen
             [sys.executable, "-I", "-c", CODE, HOME, f"{IDLE:g}", "-", *models],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 import pytest
 
+from pytest_caretaker import own  # its references are taken now: before any conftest or test
 from pytest_caretaker.settings import (
     OPTIONS,
     Option,
@@ -135,7 +136,8 @@ def pytest_configure(config: pytest.Config) -> None:
     missing = extra.missing(settings)
     if missing is not None:  # a model named (one found falls back to builtin in choose)
         raise pytest.UsageError(f"caretaker: {missing}")
-    unsandboxed = sandbox_unavailable(settings)
+    with own.restored():  # a conftest may have patched subprocess on import
+        unsandboxed = sandbox_unavailable(settings)
     config.pluginmanager.register(HealSession(config, settings, unsandboxed), SESSION_NAME)
 
 

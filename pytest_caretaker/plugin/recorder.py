@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_caretaker import own
 from pytest_caretaker.plugin.unselected import Unselected
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.record.redact import Redactor
@@ -122,6 +123,7 @@ class Recorder:
             for failed, result, error in pending.values():
                 self._record_failure(failed, result, error)
 
+    @own.restoring  # between two tests: a class's or module's patch may still be in place
     def _record_failure(
         self, item: pytest.Item, result: pytest.TestReport, error: BaseException
     ) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_caretaker import own
 from pytest_caretaker.ci.session_end import SessionEnd
 from pytest_caretaker.plugin.recorder import WORKER_OUTPUT, Recorder
 from pytest_caretaker.report import summary
@@ -51,6 +52,7 @@ class HealSession(Recorder):
         # Historic, so called at registration: which tokens are option values (addopts.py).
         self.parser = parser
 
+    @own.restoring
     def pytest_report_header(self) -> list[str]:
         # One short line; -v says how the chain was chosen and what confines candidates. What
         # is missing (a model found, litellm not installed) and that candidates run unconfined
@@ -108,6 +110,7 @@ class HealSession(Recorder):
     # -- after the run -----------------------------------------------------------------------
 
     @pytest.hookimpl(tryfirst=True)  # heals before --junitxml writes its file (ci/junit.py)
+    @own.restoring  # before pytest ends the session's fixtures; a test's leaked patch stays
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         from pytest_caretaker.culprit import recording
 
@@ -196,9 +199,11 @@ class HealSession(Recorder):
             # last-run.json was written before the questions: again, with what was written
             self.notes += self.ci.leave(self.outcome, self.notes, False, self.begun)
 
+    @own.restoring
     def pytest_unconfigure(self) -> None:
         self._review()  # pytest gave no terminal summary (pytest 8.0 with --no-summary)
 
+    @own.restoring
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         self._review()
         notes = list(self.notes)

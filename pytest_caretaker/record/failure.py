@@ -8,9 +8,10 @@ session; localization happens after the run.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Any
 
 from pytest_caretaker.project.files import project_relpath
@@ -50,25 +51,59 @@ def _visible(f_locals: dict[str, Any]) -> list[tuple[str, Any]]:
     return [(name, value) for name, value in f_locals.items() if not name.startswith("@")]
 
 
+#: The most exceptions of one failure's chain whose frames are recorded.
+MAX_CHAIN = 16
+
+
+def chain(error: BaseException) -> list[BaseException]:
+    """The exceptions a failure's traceback shows, the first raised first and error last: what
+    error was raised from or while handling, and an exception group's members. pytest's
+    warning of an exception raised in a thread or in ``__del__`` (an error under ``-W error``)
+    is raised in pytest's code, from the one raised in the project's."""
+    found: list[BaseException] = []
+    seen: set[int] = set()
+
+    def walk(current: BaseException) -> None:
+        if id(current) in seen or len(seen) >= MAX_CHAIN:
+            return
+        seen.add(id(current))
+        hidden = current.__suppress_context__  # raise ... from None
+        earlier = current.__cause__ or (None if hidden else current.__context__)
+        for part in [earlier, *(getattr(current, "exceptions", None) or ())]:
+            if isinstance(part, BaseException):
+                walk(part)
+        found.append(current)  # after what it was raised from
+
+    walk(error)
+    return found
+
+
 def project_frames(
-    tb: TracebackType | None, root: Path, redactor: Redactor | None = None, test: str = ""
+    tracebacks: Sequence[TracebackType | None],
+    root: Path,
+    redactor: Redactor | None = None,
+    test: str = "",
 ) -> tuple[Frame, ...]:
-    """The frames of project files, their locals redacted. The redactor first learns the
-    secret-named locals of every frame, then the secrets the code of the test file (test) and
-    of the frames' files holds (code.py), before anything is shown."""
-    entries: list[tuple[str, int, str, list[tuple[str, Any]]]] = []
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        rel = project_relpath(code.co_filename, root)
-        if rel is not None:
-            entries.append((rel, tb.tb_lineno, code.co_name, _visible(tb.tb_frame.f_locals)))
-        tb = tb.tb_next
+    """The frames of project files in the tracebacks, in order, their locals redacted; a frame
+    in more than one (a function that caught an exception and raised another) counts where it
+    is last. The redactor first learns the secret-named locals of every frame, then the secrets
+    the code of the test file (test) and of the frames' files holds (code.py), before anything
+    is shown."""
+    entries: dict[FrameType, tuple[str, int, str, list[tuple[str, Any]]]] = {}
+    for tb in tracebacks:
+        while tb is not None:
+            frame = tb.tb_frame
+            rel = project_relpath(frame.f_code.co_filename, root)
+            if rel is not None:
+                entries.pop(frame, None)
+                entries[frame] = (rel, tb.tb_lineno, frame.f_code.co_name, _visible(frame.f_locals))
+            tb = tb.tb_next
     if redactor is not None:  # first learn every secret of every frame, then show the rest
-        for *_, items in entries:
+        for *_, items in entries.values():
             for name, value in items:
                 if secret_name(name):
                     redactor.remember(value, f"value of local {name}")
-        redactor.learn_code(root, [*([test] if test else []), *(rel for rel, *_ in entries)])
+        redactor.learn_code(root, [*([test] if test else []), *(e[0] for e in entries.values())])
     return tuple(
         Frame(
             rel,
@@ -76,7 +111,7 @@ def project_frames(
             name,
             tuple((key, safe_repr(key, value, redactor)) for key, value in items[:MAX_LOCALS]),
         )
-        for rel, lineno, name, items in entries
+        for rel, lineno, name, items in entries.values()
     )
 
 
@@ -100,7 +135,8 @@ def record(
     """The failure as data, with every secret the redactor knows or recognises removed."""
     redactor = redactor if redactor is not None else Redactor(os.environ)
     rel = project_relpath(str(test_path), root) or test_path.name
-    frames = project_frames(exc.__traceback__, root, redactor, rel)  # first: it learns secrets
+    tracebacks = [raised.__traceback__ for raised in chain(exc)]
+    frames = project_frames(tracebacks, root, redactor, rel)  # first: it learns secrets
     try:
         message = str(exc) or ("assert" if isinstance(exc, AssertionError) else "")
     except Exception as error:  # a user's __str__ may raise anything

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from pytest_caretaker.record.gitdirs import config_files, git_dirs
 from pytest_caretaker.record.secrets import (
     MAX_DOTENV_FILES,
     MAX_FILE,
@@ -186,22 +187,8 @@ def from_urls(text: str, source: str) -> Learnt:
 
 def git_configs(root: Path) -> list[Path]:
     """git's config files for the project at root: .git/config, or for a linked worktree (a .git
-    file saying ``gitdir: …``) its own config and its main checkout's."""
-    for folder in (root, *root.parents):
-        dot = folder / ".git"
-        if dot.is_dir():
-            return [dot / "config"]
-        if dot.is_file():
-            line = _read(dot).strip()
-            if not line.startswith("gitdir:"):
-                return []
-            gitdir = (folder / line.removeprefix("gitdir:").strip()).resolve()
-            found = [gitdir / "config", gitdir / "config.worktree"]
-            common = _read(gitdir / "commondir").strip()
-            if common:
-                found.append((gitdir / common).resolve() / "config")
-            return found
-    return []
+    file saying ``gitdir: …``) its own config and its main checkout's (gitdirs.py)."""
+    return config_files(git_dirs(root))
 
 
 def from_git_config(text: str) -> Learnt:

@@ -88,7 +88,8 @@ class Chain:
         lead = problem.lead
         if not any(self.editable.path(suspect.path) for suspect in suspects):
             ran = self.executed.get(lead.nodeid)
-            why = self.editable.nothing_editable(ran.spawned if ran is not None else ())
+            spawned = ran.spawned if ran is not None else ()
+            why = self.editable.nothing_editable(spawned, traced=ran is not None)
             return HealResult(lead.nodeid, reason=why)
         frame = lead.innermost
         if frame is None or self.editable.path(frame.path):

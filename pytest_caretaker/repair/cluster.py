@@ -89,6 +89,10 @@ def solve(
         transcripts[lead.nodeid] = Transcript(lead.nodeid)
         reason = "the test passes when rerun alone (flaky or order-dependent)"
         return [HealResult(lead.nodeid, reason=reason)], rest
+    if outcome is None and baseline.collect_errors:  # nothing it ran is known: nothing to say
+        transcripts[lead.nodeid] = Transcript(lead.nodeid)
+        result = HealResult(lead.nodeid, reason=not_collected(baseline.collect_errors[0]))
+        return [result, *(_unhealed(result, case, transcripts) for case in rest)], []
     suspects = localize(  # the spectrum over all the cases of the problem
         lead,
         list(problem.ids),
@@ -106,6 +110,23 @@ def solve(
     healed = [case for case in rest if case.nodeid in repaired.passed]
     shared = [_shared(repaired.result, case, chain, transcripts) for case in healed]
     return [repaired.result, *shared], [case for case in rest if case not in healed]
+
+
+def not_collected(error: str) -> str:
+    """Why a failing test that caretaker's rerun could not collect is not repaired: the error
+    (its ``E`` line), and where a read was refused, the way to let the tests read."""
+    lines = [line.strip() for line in error.splitlines() if line.strip()]
+    said = [line[1:].strip() for line in lines if line.startswith("E ")] or lines[-1:] or ["?"]
+    reason = (
+        "the failing test could not be rerun: collecting it failed in caretaker's process"
+        f" ({said[-1]})"
+    )
+    if "PermissionError" in said[-1]:
+        reason += (
+            "; if the sandbox refuses a read the tests need, --heal-sandbox off runs them"
+            " unconfined"
+        )
+    return reason
 
 
 def _unhealed(result: HealResult, case: Failure, transcripts: dict[str, Transcript]) -> HealResult:

@@ -33,6 +33,7 @@ KIT = (
     "record/code.py",
     "record/encodings.py",
     "record/failure.py",
+    "record/gitdirs.py",
     "record/literals.py",
     "record/patterns.py",
     "record/prose.py",

@@ -22,7 +22,6 @@ from pytest_caretaker.llm.repairer import ModelRepairer
 from pytest_caretaker.problem import Limits, Problem, Repairer
 from pytest_caretaker.project.files import ProjectFiles, TestFiles, project_relpath
 from pytest_caretaker.project.localize import localize
-from pytest_caretaker.record import dotenvs
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.repair.chain import Chain
 from pytest_caretaker.repair.check import Prover
@@ -35,10 +34,10 @@ from pytest_caretaker.run.copies import Copies
 from pytest_caretaker.run.findings import Key, reported, reported_in
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.text import plural
-from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.arguments import standalone_args
 from pytest_caretaker.verify.confinement import confinement_for
 from pytest_caretaker.verify.environment import candidate_env
+from pytest_caretaker.verify.policy import for_project
 from pytest_caretaker.verify.protocol import HUNG, SandboxPolicy
 from pytest_caretaker.verify.runner import Runner
 
@@ -84,9 +83,7 @@ class Repairs:
         policy: SandboxPolicy | None = None
         env = dict(work.env)
         if confinement is not None:  # candidate code: no secret, no socket of the user's
-            policy = sandbox.policy(
-                work.root, work.scratch, settings.sandbox_network, blank=dotenvs.unread(work.root)
-            )
+            policy = for_project(work.root, work.scratch, settings.sandbox_network)
             env = candidate_env(env)
         if work.target is not None:
             self.commands = Commands(

@@ -21,7 +21,6 @@ from pytest_caretaker.llm.repairer import ModelRepairer
 from pytest_caretaker.problem import Limits, Problem, Repairer
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
 from pytest_caretaker.project.localize import localize
-from pytest_caretaker.record import dotenvs
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.repair.chain import Chain
 from pytest_caretaker.repair.check import Prover
@@ -34,9 +33,9 @@ from pytest_caretaker.runtime.proof import Evidence, settled
 from pytest_caretaker.runtime.records import Crash
 from pytest_caretaker.settings import BUILTIN, Settings
 from pytest_caretaker.text import plural
-from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.arguments import standalone_args
 from pytest_caretaker.verify.confinement import confinement_for
+from pytest_caretaker.verify.policy import for_project
 from pytest_caretaker.verify.runner import Runner
 
 _SKIPPED = {".git", ".caretaker", ".venv", "venv", "node_modules", "__pycache__", ".tox"}
@@ -80,9 +79,7 @@ def repair(work: Repairing, crash: Crash) -> tuple[HealResult, Transcript]:
         warmup.start(models, settings.model_keep, root)
     policy = None
     if confinement:
-        policy = sandbox.policy(
-            root, work.scratch, settings.sandbox_network, blank=dotenvs.unread(root)
-        )
+        policy = for_project(root, work.scratch, settings.sandbox_network)
     good = load(root, crash.id)
     replay = Replay(crash, root, settings.timeout, work.scratch, policy, good, work.redactor)
     with Runner(root, root, standalone_args(), settings.timeout, False, confinement) as tests:

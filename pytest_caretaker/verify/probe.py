@@ -157,14 +157,15 @@ def remember(key: str, missing: tuple[str, ...]) -> None:
 def _probe(scratch: str, network: bool, unseen: str) -> str:
     """In the probe process: confine as a run is confined, then check that it holds."""
     # Here, not at the top: a session whose success is remembered never needs the sandbox.
-    from pytest_caretaker.verify.sandbox import confine_run, enter, policy, restrict
+    from pytest_caretaker.verify.policy import for_project
+    from pytest_caretaker.verify.sandbox import confine_run, enter, restrict
 
     outside = Path(scratch) / "outside"
     outside.mkdir()
     (outside / "secret").write_text("no")
     inside = Path(scratch) / "inside"
     inside.mkdir()
-    rules = policy(Path(scratch), inside, network)
+    rules = for_project(Path(scratch), inside, network)
     rules["hidden"].append(str(outside))
     missing = enter(rules)
     restrict(rules, [str(inside)])

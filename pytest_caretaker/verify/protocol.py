@@ -31,13 +31,15 @@ class SandboxPolicy(TypedDict):
     """What a sandboxed child may do (sandbox.py): see the system, its interpreter and the
     visible paths (view.py), write only under scratch, read none of the hidden paths, and reach
     the network only when network is true; the blank files (the project's unread .env files:
-    record/dotenvs.py) are empty files to it."""
+    record/dotenvs.py) are empty files to it, and each shown file (a git config) reads as the
+    copy named beside it (record/gitdirs.py: without credentials)."""
 
     scratch: str
     hidden: list[str]
     network: bool
     visible: list[str]
     blank: list[str]
+    shown: dict[str, str]
 
 
 class SessionSpec(TypedDict):

@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_caretaker.children import WORKER_ENV, worker_token
-from pytest_caretaker.record import dotenvs
 from pytest_caretaker.results import Executed
-from pytest_caretaker.verify import sandbox
 from pytest_caretaker.verify.channel import Server, run_process
 from pytest_caretaker.verify.environment import candidate_env
+from pytest_caretaker.verify.policy import for_project
 from pytest_caretaker.verify.protocol import (
     RESULT,
     RUN_SPACE,
@@ -97,9 +96,7 @@ class Runner:
         self.scratch = Path(tempfile.mkdtemp(prefix="caretaker-"))
         self.policy: SandboxPolicy | None = None
         if confinement is not None:
-            self.policy = sandbox.policy(
-                root, self.scratch, confinement.network, blank=dotenvs.unread(root)
-            )
+            self.policy = for_project(root, self.scratch, confinement.network)
         self.invocation_dir = invocation_dir
         self.args = tuple(args)
         self.timeout = timeout

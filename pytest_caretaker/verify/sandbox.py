@@ -8,8 +8,8 @@ namespace whole when its pid 1 ends), nothing inside can name or signal a proces
 network is a loopback of its own, and no capability of the real user (root's included) is left
 to raise a limit or undo a namespace. The server then calls ``restrict`` once for itself, and each
 run forked from it calls it again for its own, narrower layer: Landlock makes every path read-only
-but the run's own scratch folder, and hides the repository's ``.git`` and the credentials under
-``$HOME`` (the project's unread ``.env`` files are empty files in the view: view.py); hard
+but the run's own scratch folder, and hides the credentials under ``$HOME`` and the system's
+(what is hidden, and what is shown in the view, is the policy: policy.py); hard
 limits cap memory, file size and core dumps. After each run the server kills whatever the run
 left behind (``reap``). A fault in any step ends the process: candidate code
 never runs half-confined.
@@ -40,32 +40,6 @@ _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWPID = 0x20000000
 _CLONE_NEWNET = 0x40000000
 
-#: Under $HOME: the files and folders that hold credentials. Candidate code cannot read them.
-HOME_SECRETS = (
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".netrc",
-    ".pgpass",
-    ".git-credentials",
-    ".pypirc",
-    ".npmrc",
-    ".docker",
-    ".kube",
-    ".vault-token",
-    ".password-store",
-    ".terraform.d",
-    ".config/gcloud",
-    ".config/gh",
-    ".config/hub",
-    ".config/git/credentials",
-    ".local/share/keyrings",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-)
-#: Files of the system that hold secrets (root alone may read them; candidates run as root too).
-SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/ssh", "/etc/sudoers", "/etc/sudoers.d")
 #: Devices a run may write besides its scratch folder.
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm")
 #: Bytes one file written by a run may reach; core dumps are off.
@@ -74,28 +48,6 @@ MAX_FILE_SIZE = 256 << 20
 
 class SandboxError(OSError):
     """A step of confinement failed: the process must not go on to run candidate code."""
-
-
-def policy(
-    root: Path,
-    scratch: Path,
-    network: bool,
-    home: str | None = None,
-    blank: Sequence[str] = (),
-) -> SandboxPolicy:
-    """The policy for a project at root whose runs write under scratch; blank: the files of the
-    project its runs see as empty files (the parent finds them: record/dotenvs.py)."""
-    home = home if home is not None else os.path.expanduser("~")
-    hidden = [str(root / ".git"), *SYSTEM_SECRETS]
-    if home and home != "~":
-        hidden += [os.path.join(home, name) for name in HOME_SECRETS]
-    return {
-        "scratch": str(scratch),
-        "hidden": hidden,
-        "network": network,
-        "visible": [str(root)],
-        "blank": list(blank),
-    }
 
 
 def enter(rules: SandboxPolicy, visible: Sequence[str] = ()) -> list[str]:
@@ -131,7 +83,9 @@ def enter(rules: SandboxPolicy, visible: Sequence[str] = ()) -> list[str]:
     if not network:
         _loopback_up()
     try:
-        return view.build(rules["scratch"], paths, home, rules.get("blank", []))
+        covered = {path: "" for path in rules.get("blank", [])}
+        covered.update(rules.get("shown", {}))
+        return view.build(rules["scratch"], paths, home, covered)
     except view.ViewError as error:
         raise SandboxError(error.errno, str(error.strerror)) from None
 

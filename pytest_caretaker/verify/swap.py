@@ -19,6 +19,7 @@ import importlib.util
 import linecache
 import os
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import CodeType, FrameType, ModuleType
@@ -156,7 +157,9 @@ def _command(event: str, args: tuple[Any, ...]) -> str:
 
 class Tracer:
     """Per test: which project functions ran (in first-call order), which lines, and the other
-    programs it started (their code runs in another process: no trace here sees it)."""
+    programs it started (their code runs in another process: no trace here sees it). The
+    threads the test starts are traced too: code under test that runs in a worker thread (a
+    download pool, a progress bar's monitor) ran as much as code in the test's own."""
 
     _hooked = False  # an audit hook cannot be removed: one per process serves every Tracer
 
@@ -199,10 +202,12 @@ class Tracer:
 
             return on_line
 
+        threading.settrace(on_call)
         sys.settrace(on_call)
 
     def stop(self) -> None:
         sys.settrace(None)
+        threading.settrace(None)
         _spawned[0] = None
 
     def as_json(self) -> Trace:

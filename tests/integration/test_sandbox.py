@@ -43,7 +43,20 @@ def test_write_a_project_file():
 
 
 def test_read_the_repository():
-    assert (ROOT / ".git" / "HEAD").read_text()
+    # A project may read its version or its remote from git at import: the repository reads.
+    assert (ROOT / ".git" / "HEAD").read_text() == "ref: refs/heads/main\\n"
+    assert "https://example.com/project.git" in (ROOT / ".git" / "config").read_text()
+
+
+def test_read_the_token_in_the_repositorys_config():
+    # Its config reads as a copy without credentials (record/gitdirs.py).
+    config = (ROOT / ".git" / "config").read_text()
+    assert "ghp_" in config or "Zm9vOmJhcg" in config or "smtp-Pa55" in config
+
+
+def test_read_the_token_in_the_repositorys_reflog():
+    # A pull's command line, kept in the reflog: the reflogs cannot be read.
+    assert "ghp_" in (ROOT / ".git" / "logs" / "HEAD").read_text()
 
 
 def test_read_the_projects_dotenv():
@@ -129,7 +142,8 @@ ATTACKS = [
     "test_reach_a_user_socket",
     "test_reach_a_socket_in_home",
     "test_write_a_project_file",
-    "test_read_the_repository",
+    "test_read_the_token_in_the_repositorys_config",
+    "test_read_the_token_in_the_repositorys_reflog",
     "test_read_a_key_in_home",
     "test_read_the_projects_dotenv",
     "test_write_home",
@@ -138,7 +152,22 @@ ATTACKS = [
     "test_reach_the_kept_model_process",
     "test_start_over_a_thousand_processes",
 ]
-ALLOWED = ["test_tmp_path_and_temp_files_work", "test_a_server_on_loopback_works"]
+ALLOWED = [
+    "test_tmp_path_and_temp_files_work",
+    "test_a_server_on_loopback_works",
+    "test_read_the_repository",
+]
+#: A repository's config with a token in a remote's URL, an extra header and a secret key.
+GIT_CONFIG = """\
+[core]
+\tbare = false
+[remote "origin"]
+\turl = https://me:ghp_Rk3vQ9xT2mL8wZ5nB7cD1fG4hJ6kP0sA@example.com/project.git
+[http "https://example.com/"]
+\textraheader = AUTHORIZATION: basic Zm9vOmJhcg==
+[sendemail]
+\tsmtpPass = smtp-Pa55-77
+"""
 
 
 @pytest.fixture
@@ -148,6 +177,13 @@ def project(
     root = tmp_path / "project"
     (root / ".git").mkdir(parents=True)
     (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (root / ".git" / "config").write_text(GIT_CONFIG)
+    (root / ".git" / "logs").mkdir()
+    (root / ".git" / "logs" / "HEAD").write_text(
+        f"{'0' * 40} {'1' * 40} me <me@x> 1700000000 +0000\t"
+        "pull https://me:ghp_Rk3vQ9xT2mL8wZ5nB7cD1fG4hJ6kP0sA@example.com/project.git: "
+        "Fast-forward\n"
+    )
     (root / "test_probes.py").write_text(PROBES)
     (root / ".env").write_text("SMTP_PASS=Sm7p-relay-Key-8842\n")
     home = tmp_path / "home"

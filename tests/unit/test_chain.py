@@ -22,6 +22,7 @@ from pytest_caretaker.results import (
     Candidate,
     Doubt,
     Edit,
+    Executed,
     Failure,
     FileChange,
     Frame,
@@ -85,11 +86,16 @@ def files(tmp_path: Path) -> ProjectFiles:
     return ProjectFiles(tmp_path)
 
 
-def chain(files: ProjectFiles, *repairers: Any, memory: FixMemory | None = None) -> Chain:
+def chain(
+    files: ProjectFiles,
+    *repairers: Any,
+    memory: FixMemory | None = None,
+    executed: Mapping[str, Executed] | None = None,
+) -> Chain:
     editable = Editable("code", files.root, TestFiles(frozenset({"test_calc.py"})))
     memory = memory if memory is not None else FixMemory(None)
     prover = Prover(editable, files, passing_check)
-    return Chain(list(repairers), editable, prover, memory, files, {}, 0.1)
+    return Chain(list(repairers), editable, prover, memory, files, executed or {}, 0.1)
 
 
 def test_the_first_repairer_that_heals_decides_and_the_rest_are_not_asked(
@@ -197,13 +203,28 @@ def test_a_repairer_that_raises_is_a_reason_for_this_problem_not_a_crash(
 def test_nothing_editable_asks_no_repairer(files: ProjectFiles) -> None:
     asked: list[str] = []
     only_the_test = (Suspect("test_calc.py", "test_mean", True, 1.0),)
+    ran = {LEAD.nodeid: Executed(functions=(("test_calc.py", 4),))}  # the trace saw the test
 
-    result = chain(files, Fake("builtin", Failed("x"), asked)).repair(
+    result = chain(files, Fake("builtin", Failed("x"), asked), executed=ran).repair(
         Problem((LEAD,)), only_the_test
     )
 
     assert asked == []
     assert result.result.reason.startswith("the failure is in test code")
+
+
+def test_a_test_no_trace_saw_is_not_said_to_have_run_no_code_under_test(
+    files: ProjectFiles,
+) -> None:
+    # The rerun did not trace the test: what it ran is not known, and none of it is claimed.
+    only_the_test = (Suspect("test_calc.py", "test_mean", True, 1.0),)
+
+    result = chain(files, Fake("builtin", Failed("x"))).repair(Problem((LEAD,)), only_the_test)
+
+    assert "no code under test ran" not in result.result.reason
+    assert result.result.reason.startswith(
+        "its traceback shows no code under test, and caretaker's rerun of the test traced nothing"
+    )
 
 
 @pytest.mark.parametrize(("scope", "asks"), [("code", False), ("tests", True), ("any", True)])

@@ -46,6 +46,7 @@ class FakeRunner:
     breaks: Mapping[str, str] = field(default_factory=dict)  # node id -> a snippet that fails it
     timeout: float = 30.0
     problem: str | None = None
+    uncollected: str = ""  # a collection error every run has (a module that cannot be imported)
     runs: list[tuple[tuple[str, ...], bool]] = field(default_factory=list)
     files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # a file -> its tests
     policy: object = None  # unconfined, as the verifier's runs are without a sandbox
@@ -61,6 +62,8 @@ class FakeRunner:
         nodeids = list(dict.fromkeys(n for i in nodeids for n in self.files.get(i, (i,))))
         if self.problem is not None:
             return RunResult({}, {}, problem=self.problem)
+        if self.uncollected:
+            return RunResult({}, {}, collect_errors=(self.uncollected,))
         calc = (patches or {}).get("calc.py", CALC.encode()).decode()
         outcomes = {
             nodeid: Outcome("passed" if self._passes(nodeid, calc) else "failed")
@@ -184,6 +187,26 @@ def test_a_baseline_that_cannot_run_ends_every_failure_with_why(project: Path) -
 
     assert [r.reason for r in results] == [
         "the failing tests could not be rerun: the tests did not finish within 60 s"
+    ] * 2
+
+
+def test_a_failing_test_the_rerun_cannot_collect_is_said_so_and_nobody_is_asked(
+    project: Path,
+) -> None:
+    # Not "no code under test ran": nothing is known of what it ran.
+    error = (
+        "test_calc.py:1: in <module>\n    import calcpkg\ncalcpkg/__init__.py:7: in _version\n"
+        "E   PermissionError: [Errno 13] Permission denied: '/p/.git/HEAD'"
+    )
+    model = Proposer("some/model", [GOOD])
+
+    results = heal(FakeRunner(project, {}, uncollected=error), [MEAN, FOUR], model).results
+
+    assert model.asked == []
+    assert [r.reason for r in results] == [
+        "the failing test could not be rerun: collecting it failed in caretaker's process "
+        "(PermissionError: [Errno 13] Permission denied: '/p/.git/HEAD'); if the sandbox "
+        "refuses a read the tests need, --heal-sandbox off runs them unconfined"
     ] * 2
 
 
