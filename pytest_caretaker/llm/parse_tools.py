@@ -6,8 +6,10 @@ out, and code a model wrapped in a fence is taken out of it.
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Sequence
 
+from pytest_caretaker import syntax
 from pytest_caretaker.llm import reply as replies
 from pytest_caretaker.llm.parse_code import Code, Piece, read_code
 from pytest_caretaker.llm.parse_finish import Found, best, clean_explanation, finish, nothing
@@ -62,9 +64,16 @@ def parse_tool_calls(
 
 
 def _unfenced(code: str) -> str:
-    """A tool call's code as Python: a model sometimes wraps it in a fence, with prose."""
+    """A tool call's code as Python: a model sometimes wraps it in a fence, with prose. Code
+    that parses as it is stays whole: the fences and ``>>>`` are its docstring's (a function
+    documented with a ```` ```pycon ```` example lost all but the example)."""
     if "```" not in code and "~~~" not in code and ">>>" not in code:
         return code
+    try:
+        syntax.parse(textwrap.dedent(code))
+        return code
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
     blocks = [b for b in replies.read(code).blocks if b.tree is not None and b.tree.body]
     if not blocks or (len(blocks) == 1 and blocks[0].code.strip() == code.strip()):
         return code

@@ -978,3 +978,15 @@ def test_a_new_constant_the_fix_does_not_use_or_a_name_the_file_binds_is_not_add
 
     assert refs(result) == [("replace", "a.py", "f")]
     assert "result is left out: the fix does not use it" in proposal(result).note
+
+
+def test_a_tool_calls_code_whose_docstring_holds_a_fenced_example_is_taken_whole() -> None:
+    code = (
+        "def mean(xs):\n"
+        '    """The mean.\n\n    Examples:\n        ```pycon\n        >>> mean([1, 2])\n'
+        '        1.5\n        ```\n    """\n'
+        "    return sum(xs) / len(xs)\n"
+    )
+    arguments = tool_call([{"path": "calc.py", "function": "mean", "code": code}])
+
+    assert edit_of(parse("", (arguments,)), "replace").source == code
