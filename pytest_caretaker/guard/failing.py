@@ -21,6 +21,7 @@ from pytest_caretaker.project.files import ProjectFiles
 class Failing:
     sources: tuple[str, ...] = ()  # each failing test's function, decorators included
     exceptions: tuple[str, ...] = ()  # the exception type each failed with
+    paths: frozenset[str] = frozenset()  # the failing tests' files (a doctest's: its module)
 
     @cached_property
     def literals(self) -> frozenset[str]:
@@ -48,7 +49,8 @@ def failing(problem: Problem, files: ProjectFiles) -> Failing:
         definition = source.find(qualname) if source is not None and qualname else None
         if source is not None and definition is not None:
             sources.append(textwrap.dedent(source.source_of(definition)))
-    return Failing(tuple(sources), tuple(dict.fromkeys(case.exc_type for case in problem.cases)))
+    exceptions = tuple(dict.fromkeys(case.exc_type for case in problem.cases))
+    return Failing(tuple(sources), exceptions, frozenset(case.path for case in problem.cases))
 
 
 def key(node: ast.AST) -> str | None:

@@ -86,8 +86,10 @@ def _special(
     if new is None:
         return None
     doctest = rewritten(edit.ref, before, edit.source, module)
-    if doctest is not None:
-        return doctest
+    if doctest is not None and (not failing.paths or edit.path in failing.paths):
+        return doctest  # the failing test may be that doctest: what it expects is the spec
+    if doctest is not None:  # documentation of the old behaviour, run by no failing test
+        notices.append(f"updates the doctest of {edit.ref}: {doctest.split(';')[0][8:]}")
     return special_cases(edit.ref, _function(before), new, failing, notices)
 
 

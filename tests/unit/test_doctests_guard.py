@@ -67,3 +67,29 @@ def test_a_docstring_gaining_its_first_examples_is_allowed() -> None:
     bare = "def halve(n):\n    return n // 3\n"
     documented = HALVE.replace("n // 3", "n // 2")
     assert rewritten("calc.py::halve", bare, documented) is None
+
+
+def test_a_doctest_no_failing_test_runs_may_change_with_the_fix_and_is_said() -> None:
+    from pytest_caretaker.guard.failing import Failing
+    from pytest_caretaker.guard.weakening import review
+    from pytest_caretaker.project.files import TestFiles
+    from pytest_caretaker.results import Edit
+
+    # The docstring documented the old behaviour (n // 3 of 10 is 3); the fix brings it along.
+    buggy = HALVE.replace("    5\n", "    3\n")
+    edit = Edit("replace", "calc.py", "halve", HALVE.replace("n // 3", "n // 2"))
+    tests = TestFiles(frozenset({"test_calc.py"}))
+
+    def reviewed(failing: Failing) -> tuple[str | None, tuple[str, ...]]:
+        found = review([edit], tests, lambda _: buggy, failing=failing)
+        return found.refused, found.notices
+
+    refused, notices = reviewed(Failing(paths=frozenset({"test_calc.py"})))
+    assert refused is None
+    assert notices == (
+        "updates the doctest of calc.py::halve: changes what the doctest example `halve(10)` "
+        "in calc.py::halve expects",
+    )
+    # The failing test is that doctest (its module is the failing file), or nothing is known.
+    assert "a doctest is a test" in str(reviewed(Failing(paths=frozenset({"calc.py"})))[0])
+    assert "a doctest is a test" in str(reviewed(Failing())[0])
