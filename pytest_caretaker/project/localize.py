@@ -2,8 +2,9 @@
 
 An assertion failure's traceback ends in the test, while the bug is usually in code the test called.
 So the ranking uses two pieces of evidence: the traceback (innermost project frame first) and what
-the failing test executed in a traced rerun, ordered by the Ochiai spectrum score against the
-passing tests of the same module (code that passing tests also run is less suspicious). A wrong
+the failing test executed in a traced rerun, what the failing test calls by name first (the
+function under test), then ordered by the Ochiai spectrum score against the passing tests of the
+same module (code that passing tests also run is less suspicious). A wrong
 constant (``VAT = 0.25``) ran at import, before the test, so no trace shows it: the module- and
 class-level assignments that the READERS best-ranked code suspects read (reads.py) follow the ranked
 functions, each with the score of the function that reads it. Which passing tests are rerun is
@@ -13,10 +14,13 @@ first, so that a 10,000-test module's rerun still fits --heal-timeout.
 
 from __future__ import annotations
 
+import ast
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from pytest_caretaker import syntax
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
 from pytest_caretaker.project.reads import reads
 from pytest_caretaker.results import Executed, Failure
@@ -140,6 +144,10 @@ def localize(
         return ochiai(hits_failed.get(key, 0), hits_passed.get(key, 0), total_failed)
 
     ranked = sorted(first_seen, key=lambda key: (-score(key), first_seen[key]))
+    # What the failing test itself calls by name comes first: most often the function under
+    # test, which the spectrum cannot tell from its helpers when every test runs them all.
+    called = _called_by(failed_lines, sources, tests)
+    ranked.sort(key=lambda key: not _named(key[1], called))
     for key in ranked:
         if key not in failed_lines:
             order.append(key)
@@ -213,3 +221,32 @@ def _function_hits(
         for key in _functions_of(executed.get(nodeid), sources):
             hits[key] = hits.get(key, 0) + 1
     return hits
+
+
+def _called_by(
+    frames: Mapping[tuple[str, str], list[int]], sources: ProjectFiles, tests: TestFiles
+) -> frozenset[str]:
+    """The names the failing tests' own functions (the traceback's test frames) call."""
+    names: set[str] = set()
+    for path, qualname in frames:
+        source = sources.get(path) if path in tests else None
+        definition = source.find(qualname) if source is not None else None
+        if source is None or definition is None:
+            continue
+        try:
+            tree = syntax.parse(textwrap.dedent(source.source_of(definition)))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                names.add(node.func.id)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                names.add(node.func.attr)
+    return frozenset(names)
+
+
+def _named(qualname: str, called: frozenset[str]) -> bool:
+    """Whether a call by one of those names runs qualname (a class's: its __init__)."""
+    parts = qualname.split(".")
+    constructed = parts[-1] == "__init__" and len(parts) > 1 and parts[-2] in called
+    return parts[-1] in called or constructed

@@ -741,3 +741,47 @@ def test_localize_maps_a_lambda_that_ran_to_its_assignment(tmp_path: Path) -> No
     )
 
     assert [s.ref for s in found] == ["shop.py::area", "shop.py::HANDLERS"]
+
+
+def test_what_the_failing_test_calls_by_name_ranks_before_what_only_the_spectrum_favours(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path.resolve()
+    (root / "fmt.py").write_text(
+        "def _pad(s):\n    return s\n\n\ndef render(x):\n    return _pad(str(x)) * 2\n"
+    )
+    (root / "test_fmt.py").write_text(
+        "from fmt import render\n\n\ndef test_render():\n    assert render(1) == '1'\n\n\n"
+        "def test_render_empty():\n    assert render('') == ''\n"
+    )
+    failing, passing = "test_fmt.py::test_render", ["test_fmt.py::test_render_empty"]
+    executed = {
+        # The failing test ran _pad first (a decorator's or fixture's order), and render; the
+        # passing one ran render only: the spectrum favours _pad.
+        failing: Executed(functions=(("test_fmt.py", 4), ("fmt.py", 1), ("fmt.py", 5))),
+        passing[0]: Executed(functions=(("test_fmt.py", 8), ("fmt.py", 5))),
+    }
+    found = Failure(
+        nodeid=failing,
+        when="call",
+        path="test_fmt.py",
+        exc_type="AssertionError",
+        message="assert '11' == '1'",
+        longrepr="E   assert '11' == '1'",
+        frames=(Frame("test_fmt.py", 5, "test_render"),),
+    )
+
+    candidates = localize(
+        found,
+        [failing],
+        executed,
+        passing,
+        ProjectFiles(root),
+        loc.TestFiles(frozenset({"test_fmt.py"})),
+    )
+
+    assert [c.ref for c in candidates] == [
+        "test_fmt.py::test_render",
+        "fmt.py::render",
+        "fmt.py::_pad",
+    ]
