@@ -7,7 +7,9 @@ function under test), then ordered by the Ochiai spectrum score against the pass
 same module (code that passing tests also run is less suspicious). A wrong
 constant (``VAT = 0.25``) ran at import, before the test, so no trace shows it: the module- and
 class-level assignments that the READERS best-ranked code suspects read (reads.py) follow the ranked
-functions, each with the score of the function that reads it. Which passing tests are rerun is
+functions, each with the score of the function that reads it. A call its callee refused (a
+TypeError: ``Version.__init__() missing 1 required positional argument``) ran none of the callee,
+so it follows the traceback by the name the error gives. Which passing tests are rerun is
 chosen here too (``neighbours``): at most NEIGHBOURS of a module, those nearest the failing tests
 first, so that a 10,000-test module's rerun still fits --heal-timeout.
 """
@@ -16,12 +18,14 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_caretaker import syntax
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
+from pytest_caretaker.project.imports import imported
 from pytest_caretaker.project.reads import reads
 from pytest_caretaker.results import Executed, Failure
 
@@ -131,7 +135,7 @@ def localize(
     the spectrum's passing side.
     """
     failed_lines = _traceback(failure, sources)
-    order = list(failed_lines)
+    order = list(failed_lines) + _refused_call(failure, sources)
     hits_failed = _function_hits(failing, executed, sources)
     hits_passed = _function_hits(passing, executed, sources)
     first_seen: dict[tuple[str, str], int] = {}
@@ -250,3 +254,27 @@ def _named(qualname: str, called: frozenset[str]) -> bool:
     parts = qualname.split(".")
     constructed = parts[-1] == "__init__" and len(parts) > 1 and parts[-2] in called
     return parts[-1] in called or constructed
+
+
+#: A call the callee refused before its first line ran: ``Version.__init__() missing 2 required
+#: positional arguments``, ``f() takes 1 positional argument but 2 were given``, ``got an
+#: unexpected keyword argument``: the callee's signature may be what is wrong.
+_REFUSED_CALL = re.compile(r"^([A-Za-z_][\w.]*)\(\) (?:missing|takes|got)")
+
+
+def _refused_call(failure: Failure, sources: ProjectFiles) -> list[tuple[str, str]]:
+    """The definitions a TypeError says refused their call, in the project files the failing
+    frame's file imports (no frame of theirs ran, so neither traceback nor trace shows them)."""
+    found = _REFUSED_CALL.match(failure.message) if failure.exc_type == "TypeError" else None
+    frame = failure.innermost
+    if found is None or frame is None:
+        return []
+    name = found.group(1)
+    places: list[tuple[str, str]] = []
+    for rel in sorted(imported(frame.path, sources.get)):
+        source = sources.get(rel)
+        for definition in source.definitions if source is not None else ():
+            qualname = definition.qualname
+            if definition.runs and (qualname == name or qualname.endswith("." + name)):
+                places.append((rel, qualname))
+    return places[:3]

@@ -785,3 +785,34 @@ def test_what_the_failing_test_calls_by_name_ranks_before_what_only_the_spectrum
         "fmt.py::render",
         "fmt.py::_pad",
     ]
+
+
+def test_a_call_its_callee_refused_makes_the_callee_a_suspect(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    (root / "ver.py").write_text(
+        "class Version:\n    def __init__(self, major, minor, patch, pre):\n"
+        "        self.parts = (major, minor, patch, pre)\n"
+    )
+    (root / "test_ver.py").write_text(
+        "from ver import Version\n\n\ndef test_default_pre():\n    assert Version(1, 2, 3).parts\n"
+    )
+    nodeid = "test_ver.py::test_default_pre"
+    found = Failure(
+        nodeid=nodeid,
+        when="call",
+        path="test_ver.py",
+        exc_type="TypeError",
+        message="Version.__init__() missing 1 required positional argument: 'pre'",
+        longrepr="E   TypeError: Version.__init__() missing 1 required positional argument: 'pre'",
+        frames=(Frame("test_ver.py", 5, "test_default_pre"),),
+    )
+    executed = {nodeid: Executed(functions=(("test_ver.py", 4),))}
+
+    candidates = localize(
+        found, [nodeid], executed, [], ProjectFiles(root), loc.TestFiles(frozenset({"test_ver.py"}))
+    )
+
+    assert [c.ref for c in candidates] == [
+        "test_ver.py::test_default_pre",
+        "ver.py::Version.__init__",
+    ]
