@@ -87,7 +87,13 @@ def bench_bug(setup: runs.Setup, revisions: list[Revision], options: Options) ->
     try:
         repo = work / "buggy"
         lib.buggy_tree(setup.project, setup.gitdir, setup.bug, repo)
-        for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "buggy state"]):
+        made = [p for p in setup.project.generated if (repo / p).exists()]  # maybe git-ignored
+        for args in (
+            ["init", "-q"],
+            ["add", "-A"],
+            ["add", "-f", *made],
+            ["commit", "-qm", "buggy"],
+        ):
             real_projects_lib.git(repo, *args)
         return [measure(setup, revision, repo, options) for revision in revisions]
     finally:
@@ -130,6 +136,9 @@ def with_oracle(setup: runs.Setup, repo: Path, options: Options, out: Result) ->
     heads = oracle.first_lines(setup.gitdir, setup.bug)
     out.changed = len(heads)
     if requests:
+        if options.keep:
+            first = repo.parent / f"{repo.name}-request.json"
+            first.write_text(json.dumps(requests[0], indent=1), encoding="utf-8")
         prompt = oracle.messages_text(requests[0])
         out.prompt_chars = len(prompt)
         seen = oracle.shown(prompt, heads)

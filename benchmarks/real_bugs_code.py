@@ -15,6 +15,8 @@ import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+#: Module constants a release changes, not a fix (a fix commit that bumps the version).
+BOOKKEEPING = frozenset({"__version__", "__version_info__", "version_info", "__date__"})
 IMPORTS = "<imports>"
 MODULE = "<module>"
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -97,6 +99,8 @@ def changes(old_source: str, new_source: str) -> list[Change]:
     """What differs between two versions of a module, definition by definition, in the order
     of the new version (removed ones last)."""
     old, new = definitions(old_source), definitions(new_source)
+    for name in BOOKKEEPING:
+        old.pop(name, None), new.pop(name, None)
     found = []
     for name, after in new.items():
         before = old.get(name)
@@ -156,8 +160,17 @@ def _named(node: ast.stmt, prefix: str) -> Iterator[tuple[str, str, ast.AST, ast
 def _definition(
     name: str, kind: str, part: ast.AST, whole: ast.stmt, lines: list[str]
 ) -> Definition:
-    text = textwrap.dedent(_segment(lines, whole))
+    text = _outdented(_segment(lines, whole), whole.col_offset)
     return Definition(name, kind, key(part), text, _start(whole), _end(whole))
+
+
+def _outdented(text: str, column: int) -> str:
+    """A definition's lines without the indentation of its first line: each line that has it
+    loses it (a line of a string that is less indented keeps what it has, which dedent would
+    not strip at all)."""
+    indent = " " * column
+    lines = text.splitlines(keepends=True)
+    return "".join(line[column:] if line.startswith(indent) else line for line in lines)
 
 
 def _assigned(node: ast.stmt) -> list[str]:

@@ -39,6 +39,9 @@ class Project:
     # folder exists.
     generated: dict[str, str] = field(default_factory=dict)
     metadata: str = ""  # a version: the venv gets the project's installed metadata (a dist-info)
+    # Test support files taken from a later commit where a tree has them (a conftest.py that
+    # today's pytest refuses): {path: commit}.
+    backport: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class Bug:
     imports: bool = False  # the fix changes a module's imports
     constants: bool = False  # ... or a module constant
     module: bool = False  # ... or other top-level statements
+    failure: str = ""  # the first failing test's failure at the buggy state
 
 
 def load(path: Path = CORPUS) -> tuple[dict[str, Project], list[Bug]]:
@@ -170,15 +174,19 @@ def buggy_tree(project: Project, gitdir: Path, bug: Bug, dest: Path) -> None:
     """The buggy state: the fix's parent, with the fix's versions of the test files."""
     export(gitdir, bug.parent, dest)
     overlay(gitdir, bug.fix, bug.test_files, dest)
-    prepare(project, dest)
+    prepare(project, gitdir, dest)
 
 
-def prepare(project: Project, tree: Path) -> None:
-    """Write what a build of the project would have made."""
+def prepare(project: Project, gitdir: Path, tree: Path) -> None:
+    """Write what a build of the project would have made, and the test support files its
+    recipe backports."""
     for path, text in project.generated.items():
         target = tree / path
         if target.parent.is_dir() and not target.exists():
             target.write_text(text, encoding="utf-8")
+    for path, commit in project.backport.items():
+        if (tree / path).exists():
+            overlay(gitdir, commit, (path,), tree)
 
 
 # -- running a project's tests ------------------------------------------------------------------

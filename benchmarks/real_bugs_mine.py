@@ -4,15 +4,17 @@
         [--cache ~/.cache/caretaker-bench] [--max-lines 200] [--limit N] [--timeout 300] [--write]
 
 A candidate is a commit (merges aside) since the project's `since` day whose message says it fixes
-something (fix, bug, issue, regression, crash, wrong, an issue number) and that changes both code
+something (fix, bug, issue, regression, crash, wrong, an issue number; not a subject that
+announces a feature, "Add ...", "Support ...", without a fix word) and that changes both code
 (a .py file in the project's `source` folders, tests aside) and a test file, with at most
 --max-lines lines of code changed. Its tests are the test functions the commit added or changed
 (their AST differs, decorators and parameters included). Its buggy state is the parent commit's
 tree with the commit's versions of the test files it changed. The bug is kept when
 
-1. at the buggy state, some of those tests fail, each with a failure that is not an ImportError
-   or a missing module attribute (a name the fix adds: nothing to heal), and every other test of
-   their files passes (or skips), with no collection error;
+1. at the buggy state, some of those tests fail, each with a failure that is not an ImportError,
+   a missing module attribute, or a missing attribute or unexpected keyword argument the fix
+   adds (a feature: nothing to heal), and every other test of their files passes (or skips),
+   with no collection error;
 2. at the fix, every test of those files passes (or skips).
 
 Kept bugs are printed; with --write they replace the project's bugs in real_bugs.toml (the
@@ -44,9 +46,16 @@ NOT_A_BUG = re.compile(
     r"readme|changelog|ci|travis|appveyor|tox|coverage|formatting|deprecation warnings?)\b",
     re.I,
 )
+FEATURE = re.compile(
+    r"^\s*(issue\s*#?\d+\s*:?\s*)?(add(s|ed|ing)?|implement(s|ed)?|new|support|allow|introduce|enable)\b",
+    re.I,
+)
+FIX_WORD = re.compile(r"\b(fix(e[sd]|ing)?|bugs?|regression|wrong|incorrect|broken)\b", re.I)
+NEW_NAME = re.compile(r"has no attribute '(\w+)'|unexpected keyword argument '(\w+)'")
 NOTHING_TO_HEAL = re.compile(
     r"^(ImportError|ModuleNotFoundError)\b|cannot import name|"
-    r"^AttributeError: module '[^']*' has no attribute"
+    r"^AttributeError: module '[^']*' has no attribute|"
+    r"^TypeError: .*got an unexpected keyword argument"
 )
 
 
@@ -72,7 +81,7 @@ def candidates(gitdir: Path, project: lib.Project, max_lines: int) -> list[Candi
         subject = (message.strip().splitlines() or [""])[0]
         if len(parents) != 1 or fix[:7] in project.skip or fix in project.skip:
             continue
-        if not SAYS_FIX.search(message) or (NOT_A_BUG.search(subject) and "bug" not in subject):
+        if not says_fix(message):
             continue
         changed, lines = [], 0
         for row in stat.strip().splitlines():
@@ -85,6 +94,17 @@ def candidates(gitdir: Path, project: lib.Project, max_lines: int) -> list[Candi
         if has_code and has_test and 0 < lines <= max_lines:
             found.append(Candidate(fix, parents[0], date, subject, changed))
     return found[::-1]
+
+
+def says_fix(message: str) -> bool:
+    """Whether a commit message says it fixes something: a fix word or an issue number, and
+    not a subject that announces a feature (Add, Implement, Support, ...) without a fix word."""
+    subject = (message.strip().splitlines() or [""])[0]
+    if not SAYS_FIX.search(message):
+        return False
+    if NOT_A_BUG.search(subject) and "bug" not in subject.lower():
+        return False
+    return not (FEATURE.search(subject) and not FIX_WORD.search(subject))
 
 
 def changed_tests(gitdir: Path, candidate: Candidate) -> dict[str, list[str]]:
@@ -122,7 +142,7 @@ def validate(context: Context, candidate: Candidate, work: Path) -> lib.Bug | st
     buggy, fixed = work / "buggy", work / "fixed"
     lib.export(context.gitdir, candidate.parent, buggy)
     lib.overlay(context.gitdir, candidate.fix, test_files, buggy)
-    lib.prepare(context.project, buggy)
+    lib.prepare(context.project, context.gitdir, buggy)
     files = sorted(tests)
     selected = [f"{path}::{name}" for path, names in tests.items() for name in names]
     first = run(context, buggy, selected, work)
@@ -134,25 +154,37 @@ def validate(context: Context, candidate: Candidate, work: Path) -> lib.Bug | st
     if isinstance(before, str):
         return before
     failing = sorted(n for n, o in before.items() if o.outcome == "failed")
-    ours = [n for n in failing if any(_under(n, s) for s in selected)]
+    ours = [n for n in failing if _ours(n, tests)]
     if len(ours) != len(failing):
         return (
             f"other tests of the file fail at the buggy state: {_first(set(failing) - set(ours))}"
         )
     if not failing:
         return "its tests pass in their whole file at the buggy state"
-    unhealable = [before[n].message for n in failing if NOTHING_TO_HEAL.search(before[n].message)]
-    if unhealable:
-        return f"nothing to heal: {unhealable[0][:90]}"
+    bug = describe(context, candidate, tuple(failing), test_files, before[failing[0]].message)
+    feature = adds_name(bug, [before[n].message for n in failing])
+    if feature:
+        return f"nothing to heal (a name the fix adds): {feature[:90]}"
     lib.export(context.gitdir, candidate.fix, fixed)
-    lib.prepare(context.project, fixed)
+    lib.prepare(context.project, context.gitdir, fixed)
     after = run(context, fixed, files, work)
     if isinstance(after, str):
         return after.replace("buggy state", "fix")
     broken = [n for n, o in after.items() if o.outcome == "failed"]
     if broken:
         return f"fails at the fix: {_first(set(broken))}: {after[broken[0]].message[:80]}"
-    return describe(context, candidate, tuple(failing), test_files)
+    return bug
+
+
+def adds_name(bug: lib.Bug, messages: list[str]) -> str | None:
+    """The first failure that only says a name is missing (an import, a module's attribute,
+    an attribute or keyword argument the fix adds), if any."""
+    added = {entry.rsplit("::", 1)[-1].rsplit(".", 1)[-1] for entry in bug.added}
+    for message in messages:
+        names = {n for pair in NEW_NAME.findall(message) for n in pair if n}
+        if NOTHING_TO_HEAL.search(message) or names & added:
+            return message
+    return None
 
 
 def run(context: Context, tree: Path, args: list[str], work: Path) -> dict[str, lib.Outcome] | str:
@@ -168,16 +200,23 @@ def run(context: Context, tree: Path, args: list[str], work: Path) -> dict[str, 
 
 
 def describe(
-    context: Context, candidate: Candidate, failing: tuple[str, ...], test_files: tuple[str, ...]
+    context: Context,
+    candidate: Candidate,
+    failing: tuple[str, ...],
+    test_files: tuple[str, ...],
+    failure: str,
 ) -> lib.Bug:
     """The bug's record: what the fix changed, and how much."""
-    files = tuple(p for p in candidate.changed if lib.is_code(context.project, p))
+    files = []
     functions, added = [], []
     kinds = set()
-    for path in files:
+    for path in (p for p in candidate.changed if lib.is_code(context.project, p)):
         old = (lib.show(context.gitdir, candidate.parent, path) or b"").decode("utf-8", "replace")
         new = (lib.show(context.gitdir, candidate.fix, path) or b"").decode("utf-8", "replace")
-        for change in code.changes(old, new):
+        found = code.changes(old, new)
+        if found:  # not only comments, docstrings or the version
+            files.append(path)
+        for change in found:
             kinds.add(change.kind)
             if change.kind in ("function", "class", "constant"):
                 into = added if change.status == "added" else functions
@@ -194,9 +233,10 @@ def describe(
         parent=candidate.parent,
         date=candidate.date,
         what=candidate.subject[:100],
+        failure=failure[:160],
         tests=failing,
         test_files=test_files,
-        files=files,
+        files=tuple(files),
         functions=tuple(functions),
         added=tuple(added),
         hunks=hunks,
@@ -207,8 +247,19 @@ def describe(
     )
 
 
-def _under(nodeid: str, selected: str) -> bool:
-    return nodeid == selected or nodeid.startswith((selected + "[", selected + "::"))
+def redescribe(context: Context, bug: lib.Bug) -> lib.Bug:
+    """A bug of the corpus described again (after a change to how fixes are measured)."""
+    changed = lib.git(context.gitdir, "diff", "--name-only", bug.parent, bug.fix).split()
+    candidate = Candidate(bug.fix, bug.parent, bug.date, bug.what, changed)
+    return describe(context, candidate, bug.tests, bug.test_files, bug.failure)
+
+
+def _ours(nodeid: str, tests: dict[str, list[str]]) -> bool:
+    """Whether a node id is of a test function the commit added or changed (in a subclass
+    too: a test class's tests run again in the classes that inherit them)."""
+    path, *names = nodeid.split("::")
+    name = names[-1].split("[", 1)[0] if names else ""
+    return name in {test.split("::")[-1] for test in tests.get(path, [])}
 
 
 def _first(nodeids: set[str]) -> str:
@@ -216,6 +267,8 @@ def _first(nodeids: set[str]) -> str:
 
 
 def mine(context: Context, options: argparse.Namespace) -> list[lib.Bug]:
+    if options.describe:
+        return [redescribe(context, b) for b in options.known if b.project == context.project.name]
     found = candidates(context.gitdir, context.project, options.max_lines)
     if options.commit:
         found = [c for c in found if any(c.fix.startswith(s) for s in options.commit)]
@@ -249,21 +302,28 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="Try at most this many candidates per project")
     parser.add_argument("--timeout", type=float, default=300.0, help="Wall seconds per test run")
     parser.add_argument("--write", action="store_true", help="Write the bugs into the toml")
+    parser.add_argument(
+        "--describe", action="store_true", help="Only describe the corpus's bugs again (no runs)"
+    )
     options = parser.parse_args()
     projects, known = lib.load()
+    options.known = known
     cache = options.cache.expanduser()
     chosen = [p for p in projects.values() if not options.project or p.name in options.project]
     mined: dict[str, list[lib.Bug]] = {}
     for project in chosen:
         gitdir = lib.repository(project, cache, options.mirrors)
-        context = Context(project, gitdir, lib.project_venv(project, cache), options.timeout)
+        python = Path() if options.describe else lib.project_venv(project, cache)
+        context = Context(project, gitdir, python, options.timeout)
         mined[project.name] = mine(context, options)
     total = sum(len(b) for b in mined.values())
     print(f"\n{total} bugs: " + ", ".join(f"{n} {len(b)}" for n, b in mined.items()))
     if options.write:
-        if options.commit or options.limit:
-            kept = {b.id for bugs in mined.values() for b in bugs}
-            known = [b for b in known if b.id not in kept]
+        if options.commit or options.limit:  # replace the bugs of the commits tried
+            tried = options.commit or []
+            known = [b for b in known if not any(b.fix.startswith(c) for c in tried)]
+            found = {b.id for bugs in mined.values() for b in bugs}
+            known = [b for b in known if b.id not in found]
             bugs = known + [b for bugs in mined.values() for b in bugs]
         else:
             bugs = [b for b in known if b.project not in mined]

@@ -48,6 +48,7 @@ def reply(gitdir: Path, bug: lib.Bug) -> Reply:
         found = code.changes(old, new)
         whole = [c.qualname for c in found if c.kind == "class" and c.status != "removed"]
         file_edits: list[dict[str, str]] = []
+        helpers: list[code.Change] = []
         for change in found:
             inside = any(change.qualname.startswith(name + ".") for name in whole)
             if change.status == "removed":
@@ -56,9 +57,17 @@ def reply(gitdir: Path, bug: lib.Bug) -> Reply:
                 notes.append(f"{path}: changes top-level statements")
             elif change.kind in ("function", "class", "constant") and not inside:
                 assert change.new is not None
+                if (
+                    change.status == "added"
+                    and change.kind != "constant"
+                    and "." not in change.qualname
+                ):
+                    helpers.append(change)
+                    continue
                 edit = {"path": path, "function": change.qualname, "code": change.new.text}
                 if edit["code"] not in (e["code"] for e in file_edits):
                     file_edits.append(edit)
+        notes += with_helpers(path, file_edits, helpers)
         imports = new_imports(old, new)
         if imports and file_edits:
             file_edits[0]["code"] = imports + "\n\n" + file_edits[0]["code"]
@@ -66,6 +75,23 @@ def reply(gitdir: Path, bug: lib.Bug) -> Reply:
             notes.append(f"{path}: only adds imports")
         edits += file_edits
     return Reply(tuple(edits), tuple(notes))
+
+
+def with_helpers(path: str, edits: list[dict[str, str]], helpers: list[code.Change]) -> list[str]:
+    """Put each new top-level function or class the fix adds before the code of the edit that
+    uses it (caretaker adds a helper that a fix's code calls), else of the file's first edit;
+    a file whose fix only adds definitions gets an edit of its own per definition."""
+    notes = []
+    for helper in helpers[::-1]:
+        assert helper.new is not None
+        uses = re.compile(rf"\b{re.escape(helper.qualname)}\b")
+        home = next((e for e in edits if uses.search(e["code"])), edits[0] if edits else None)
+        if home is None:
+            edits.append({"path": path, "function": helper.qualname, "code": helper.new.text})
+            notes.append(f"{path}: only adds {helper.qualname}")
+        else:
+            home["code"] = helper.new.text + "\n\n" + home["code"]
+    return notes
 
 
 def new_imports(old: str, new: str) -> str:
