@@ -29,16 +29,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import real_bugs_lib as lib
 import real_bugs_oracle as oracle
+import real_bugs_report as report
 import real_bugs_run as runs
 import real_projects_lib
 
@@ -54,24 +54,6 @@ class Revision:
     tag: str  # a short name for folders
 
 
-@dataclass
-class Result:
-    bug: str
-    project: str
-    revision: str
-    oracle: str = "-"  # "healed", "unsure", "not healed", "unproved", "error"
-    oracle_reason: str = ""
-    changed: int = 0  # definitions the developer changed that the buggy source has
-    shown: int = 0  # of those, shown by the first prompt
-    missing: list[str] = field(default_factory=list)
-    prompt_chars: int = 0
-    requests: int = 0
-    builtin: str = "-"  # "right", "wrong", "unsure", "not healed", "unproved", "error"
-    builtin_reason: str = ""
-    seconds: dict[str, float] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-
 @dataclass(frozen=True)
 class Options:
     cache: Path
@@ -82,7 +64,9 @@ class Options:
     keep: bool
 
 
-def bench_bug(setup: runs.Setup, revisions: list[Revision], options: Options) -> list[Result]:
+def bench_bug(
+    setup: runs.Setup, revisions: list[Revision], options: Options
+) -> list[report.Result]:
     work = Path(tempfile.mkdtemp(prefix=f"{setup.bug.id}-"))
     try:
         repo = work / "buggy"
@@ -103,8 +87,8 @@ def bench_bug(setup: runs.Setup, revisions: list[Revision], options: Options) ->
             runs.remove(work)
 
 
-def measure(setup: runs.Setup, revision: Revision, repo: Path, options: Options) -> Result:
-    result = Result(setup.bug.id, setup.project.name, revision.label)
+def measure(setup: runs.Setup, revision: Revision, repo: Path, options: Options) -> report.Result:
+    result = report.Result(setup.bug.id, setup.project.name, revision.label)
     setup = runs.Setup(**{**setup.__dict__, "caretaker": revision.caretaker})
     tag = revision.tag
     try:
@@ -117,7 +101,7 @@ def measure(setup: runs.Setup, revision: Revision, repo: Path, options: Options)
     return result
 
 
-def with_oracle(setup: runs.Setup, repo: Path, options: Options, out: Result) -> None:
+def with_oracle(setup: runs.Setup, repo: Path, options: Options, out: report.Result) -> None:
     answer = oracle.reply(setup.gitdir, setup.bug)
     out.notes += answer.notes
     arguments = oracle.tool_arguments(setup.bug, answer)
@@ -146,7 +130,7 @@ def with_oracle(setup: runs.Setup, repo: Path, options: Options, out: Result) ->
         out.missing = [entry for entry in heads if entry not in seen]
 
 
-def with_builtin(setup: runs.Setup, repo: Path, options: Options, out: Result) -> None:
+def with_builtin(setup: runs.Setup, repo: Path, options: Options, out: report.Result) -> None:
     budget = ["--heal-session-budget", f"{options.session_budget:g}"]
     done = runs.heal(setup, repo, ["--heal-model", "builtin", *budget])
     out.builtin = verdict(done)
@@ -160,63 +144,6 @@ def verdict(done: runs.Heal) -> str:
     if done.outcome in ("healed", "unsure") and not done.proved:
         return "unproved"
     return done.outcome
-
-
-# -- the report ---------------------------------------------------------------------------------
-
-SHORT = {"healed": "HEALED", "not healed": "not", "unsure": "UNSURE", "unproved": "unproved"}
-
-
-def table(results: list[Result], revisions: list[Revision]) -> dict[str, Any]:
-    by_bug: dict[str, dict[str, Result]] = {}
-    for r in results:
-        by_bug.setdefault(r.bug, {})[r.revision] = r
-    labels = [r.label for r in revisions]
-    head = f"{'bug':<26}" + "".join(
-        f" | {'oracle':<9} {'shown':>5} {'chars':>6} {'builtin':<10}" for _ in labels
-    )
-    print(" " * 26 + "".join(f" | {label[:34]:<34}" for label in labels))
-    print(head)
-    for bug, per in by_bug.items():
-        line = f"{bug:<26}"
-        for label in labels:
-            r = per.get(label)
-            if r is None:
-                line += f" | {'':<34}"
-                continue
-            shown, word = f"{r.shown}/{r.changed}", SHORT.get(r.oracle, r.oracle)
-            line += f" | {word:<9} {shown:>5} {r.prompt_chars:>6} {r.builtin:<10}"
-        print(line)
-    totals = {label: summary([r for r in results if r.revision == label]) for label in labels}
-    print()
-    for label, total in totals.items():
-        print(f"{label}: {total['line']}")
-    return totals
-
-
-def summary(results: list[Result]) -> dict[str, Any]:
-    n = len(results) or 1
-    healed = sum(r.oracle == "healed" for r in results)
-    every = sum(r.shown == r.changed for r in results)
-    shown, changed = sum(r.shown for r in results), sum(r.changed for r in results)
-    chars = [r.prompt_chars for r in results if r.prompt_chars]
-    median = int(statistics.median(chars)) if chars else 0
-    builtin = {word: sum(r.builtin == word for r in results) for word in
-               ("right", "wrong", "unsure", "not healed", "unproved", "error")}  # fmt: skip
-    line = (
-        f"{len(results)} bugs · oracle healed {healed} ({100 * healed / n:.0f} %) · "
-        f"first prompt shows every changed definition {every} ({100 * every / n:.0f} %), "
-        f"definitions shown {shown}/{changed} ({100 * shown / max(changed, 1):.0f} %) · "
-        f"prompt median {median:,} chars (~{median // oracle.CHARS_PER_TOKEN:,} tokens) · "
-        f"builtin right {builtin['right']}, wrong {builtin['wrong']}, unsure {builtin['unsure']}, "
-        f"not healed {builtin['not healed']}"
-        + "".join(f", {word} {builtin[word]}" for word in ("unproved", "error") if builtin[word])
-    )
-    return {
-        "bugs": len(results), "oracle_healed": healed, "every_shown": every,
-        "definitions_shown": shown, "definitions_changed": changed, "median_prompt_chars": median,
-        "builtin": builtin, "line": line,
-    }  # fmt: skip
 
 
 # -- the run ------------------------------------------------------------------------------------
@@ -245,10 +172,10 @@ def caretaker_tree(rev: str) -> str:
     return subprocess.run(command, cwd=repo, capture_output=True, text=True, check=True).stdout
 
 
-def report(setup: runs.Setup, revisions: list[Revision], options: Options) -> list[Result]:
+def one_bug(setup: runs.Setup, revisions: list[Revision], options: Options) -> list[report.Result]:
     results = bench_bug(setup, revisions, options)
     for r in results:
-        line = f"{r.bug} [{r.revision[:24]}]: oracle {r.oracle}"
+        line = f"{r.bug} [{r.revision.split(' (')[0]}]: oracle {r.oracle}"
         line += f" (shows {r.shown}/{r.changed}, {r.prompt_chars:,} chars), builtin {r.builtin}"
         reasons = [x for x in (r.oracle_reason, r.builtin_reason, *r.notes) if x]
         print(line + (f" · {' · '.join(reasons)}" if reasons else ""), flush=True)
@@ -293,10 +220,10 @@ def main() -> None:
             setups.append(runs.Setup(project, bug, gitdir, python, None, args.timeout))
     print("pytest-caretaker: " + " beside ".join(r.label for r in revisions), flush=True)
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        done = pool.map(lambda setup: report(setup, revisions, options), setups)
+        done = pool.map(lambda setup: one_bug(setup, revisions, options), setups)
         results = [r for per in done for r in per]
     print()
-    totals = table(results, revisions)
+    totals = report.table(results, [r.label for r in revisions])
     if args.json:
         data = {"revisions": [r.label for r in revisions], "totals": totals,
                 "results": [asdict(r) for r in results]}  # fmt: skip

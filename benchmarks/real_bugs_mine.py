@@ -17,8 +17,9 @@ tree with the commit's versions of the test files it changed. The bug is kept wh
    with no collection error;
 2. at the fix, every test of those files passes (or skips).
 
-Kept bugs are printed; with --write they replace the project's bugs in real_bugs.toml (the
-projects' own sections, above the bugs mark, are kept as written). Each bug records the fix's
+Kept bugs are printed; with --write at most --per-project of them (spread evenly over the
+project's history) replace the project's bugs in real_bugs.toml (the projects' own sections,
+above the bugs mark, are kept as written). Each bug records the fix's
 size: hunks, changed lines, files, the definitions it changed or added (real_bugs_code.py), and
 whether it touches imports, module constants or other top-level statements.
 """
@@ -254,6 +255,17 @@ def redescribe(context: Context, bug: lib.Bug) -> lib.Bug:
     return describe(context, candidate, bug.tests, bug.test_files, bug.failure)
 
 
+def spread(bugs: list[lib.Bug], most: int) -> list[lib.Bug]:
+    """At most `most` of a project's bugs, spread evenly over its history (oldest first), so
+    that no project and no year dominates the corpus."""
+    bugs = sorted(bugs, key=lambda b: b.date)
+    if len(bugs) <= most:
+        return bugs
+    if most <= 1:
+        return bugs[:most]
+    return [bugs[round(i * (len(bugs) - 1) / (most - 1))] for i in range(most)]
+
+
 def _ours(nodeid: str, tests: dict[str, list[str]]) -> bool:
     """Whether a node id is of a test function the commit added or changed (in a subclass
     too: a test class's tests run again in the classes that inherit them)."""
@@ -303,7 +315,12 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=300.0, help="Wall seconds per test run")
     parser.add_argument("--write", action="store_true", help="Write the bugs into the toml")
     parser.add_argument(
-        "--describe", action="store_true", help="Only describe the corpus's bugs again (no runs)"
+        "--per-project", type=int, default=15, help="Write at most this many bugs of a project"
+    )
+    parser.add_argument(
+        "--describe",
+        action="store_true",
+        help="Only describe the corpus's bugs again, at most --per-project of each (no runs)",
     )
     options = parser.parse_args()
     projects, known = lib.load()
@@ -327,7 +344,10 @@ def main() -> None:
             bugs = known + [b for bugs in mined.values() for b in bugs]
         else:
             bugs = [b for b in known if b.project not in mined]
-            bugs += [b for bugs in mined.values() for b in bugs]
+            for name, found in mined.items():
+                kept = spread(found, options.per_project)
+                print(f"{name}: {len(kept)} of its {len(found)} bugs written")
+                bugs += kept
         real_bugs_toml.write(lib.CORPUS, bugs, list(projects))
 
 
