@@ -3,6 +3,7 @@
     python benchmarks/real_bugs.py [--project NAME] [--bug ID] [--jobs 1] [--mirrors DIR]
         [--caretaker HEAD] [--against b06f0cd] [--only oracle|builtin] [--timeout 300]
         [--session-budget 60] [--cache ~/.cache/caretaker-bench] [--keep] [--json FILE]
+    python benchmarks/real_bugs.py --report FILE [FILE ...] [--json MERGED]
 
 The corpus (benchmarks/real_bugs.toml, mined by real_bugs_mine.py) lists bugs that developers
 fixed in the histories of pure-Python projects, by commit. The repositories are cloned from their
@@ -201,7 +202,12 @@ def main() -> None:
     )
     parser.add_argument("--keep", action="store_true", help="Keep each bug's work folder")
     parser.add_argument("--json", type=Path, help="Also write the results to this file")
+    parser.add_argument(
+        "--report", type=Path, nargs="+", help="Only print the report of these --json files"
+    )
     args = parser.parse_args()
+    if args.report:
+        return reprint(args.report, args.json)
     cache = args.cache.expanduser()
     projects, bugs = lib.load()
     bugs = [b for b in bugs if (not args.project or b.project in args.project)]
@@ -228,6 +234,23 @@ def main() -> None:
         data = {"revisions": [r.label for r in revisions], "totals": totals,
                 "results": [asdict(r) for r in results]}  # fmt: skip
         args.json.write_text(json.dumps(data, indent=1), encoding="utf-8")
+
+
+def reprint(files: list[Path], into: Path | None) -> None:
+    """The report of earlier runs (their --json files, merged: a bug measured twice counts by
+    its later run)."""
+    labels: list[str] = []
+    results: dict[tuple[str, str], report.Result] = {}
+    for path in files:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        labels += [label for label in data["revisions"] if label not in labels]
+        for entry in data["results"]:
+            results[entry["bug"], entry["revision"]] = report.Result(**entry)
+    totals = report.table(list(results.values()), labels)
+    if into:
+        merged = {"revisions": labels, "totals": totals,
+                  "results": [asdict(r) for r in results.values()]}  # fmt: skip
+        into.write_text(json.dumps(merged, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":

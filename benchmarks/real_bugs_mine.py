@@ -315,7 +315,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=300.0, help="Wall seconds per test run")
     parser.add_argument("--write", action="store_true", help="Write the bugs into the toml")
     parser.add_argument(
-        "--per-project", type=int, default=15, help="Write at most this many bugs of a project"
+        "--per-project", type=int, default=12, help="Write at most this many bugs of a project"
     )
     parser.add_argument(
         "--describe",

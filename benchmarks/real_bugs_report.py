@@ -3,6 +3,7 @@ totals (per project too), as text and as data for --json."""
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
@@ -93,6 +94,7 @@ def kind(reason: str) -> str:
     """A reason without its particulars (names, paths, numbers), to count alike ones."""
     if reason.endswith(" still fails"):
         return "a failing test still fails"
+    reason = re.sub(r"\d[\d,.]*", "N", reason)
     for mark in (": ", " `", " ("):
         if mark in reason[12:]:
             reason = reason[: 12 + reason[12:].index(mark)]
