@@ -1,0 +1,101 @@
+"""The report of benchmarks/real_bugs.py: a row per bug, each revision side by side, and the
+totals (per project too), as text and as data for --json."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+CHARS_PER_TOKEN = 4
+
+
+@dataclass
+class Result:
+    bug: str
+    project: str
+    revision: str
+    oracle: str = "-"  # "healed", "unsure", "not healed", "unproved", "error"
+    oracle_reason: str = ""
+    changed: int = 0  # definitions the developer changed that the buggy source has
+    shown: int = 0  # of those, shown by the first prompt
+    missing: list[str] = field(default_factory=list)
+    prompt_chars: int = 0
+    requests: int = 0
+    builtin: str = "-"  # "right", "wrong", "unsure", "not healed", "unproved", "error"
+    builtin_reason: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+SHORT = {"healed": "HEALED", "not healed": "not", "unsure": "UNSURE", "unproved": "unproved"}
+BUILTIN = ("right", "wrong", "unsure", "not healed", "unproved", "error")
+
+
+def table(results: list[Result], labels: list[str]) -> dict[str, Any]:
+    """Print a row per bug (each revision side by side) and the totals; return the totals."""
+    by_bug: dict[str, dict[str, Result]] = {}
+    for r in results:
+        by_bug.setdefault(r.bug, {})[r.revision] = r
+    print(f"{'':<26}" + "".join(f" | {label[:35]:<35}" for label in labels))
+    columns = f" | {'oracle':<9} {'shown':>5} {'chars':>7} {'builtin':<10}"
+    print(f"{'bug':<26}" + columns * len(labels))
+    for bug, per in by_bug.items():
+        line = f"{bug:<26}"
+        for label in labels:
+            r = per.get(label)
+            if r is None:
+                line += f" | {'':<35}"
+                continue
+            shown, word = f"{r.shown}/{r.changed}", SHORT.get(r.oracle, r.oracle)
+            line += f" | {word:<9} {shown:>5} {r.prompt_chars:>7,} {r.builtin:<10}"
+        print(line)
+    totals = {}
+    for label in labels:
+        mine = [r for r in results if r.revision == label]
+        totals[label] = summary(mine)
+        print(f"\n{label}: {totals[label]['line']}")
+        for project in dict.fromkeys(r.project for r in mine):
+            print(f"  {project}: {summary([r for r in mine if r.project == project])['line']}")
+        print("  oracle not healed, by reason:")
+        for reason, count in totals[label]["oracle_reasons"].items():
+            print(f"    {count:>3}  {reason}")
+    return totals
+
+
+def summary(results: list[Result]) -> dict[str, Any]:
+    n = len(results) or 1
+    healed = sum(r.oracle == "healed" for r in results)
+    every = sum(r.shown == r.changed for r in results)
+    shown, changed = sum(r.shown for r in results), sum(r.changed for r in results)
+    chars = [r.prompt_chars for r in results if r.prompt_chars]
+    median = int(statistics.median(chars)) if chars else 0
+    builtin = {word: sum(r.builtin == word for r in results) for word in BUILTIN}
+    reasons = Counter(kind(r.oracle_reason) for r in results if r.oracle != "healed")
+    line = (
+        f"{len(results)} bugs · oracle healed {healed} ({100 * healed / n:.0f} %) · "
+        f"first prompt shows every changed definition {every} ({100 * every / n:.0f} %), "
+        f"definitions {shown}/{changed} ({100 * shown / max(changed, 1):.0f} %) · "
+        f"prompt median {median:,} chars (~{median // CHARS_PER_TOKEN:,} tokens) · "
+        f"builtin right {builtin['right']}, wrong {builtin['wrong']}, unsure {builtin['unsure']}, "
+        f"not healed {builtin['not healed']}"
+        + "".join(f", {word} {builtin[word]}" for word in ("unproved", "error") if builtin[word])
+    )
+    return {
+        "bugs": len(results), "oracle_healed": healed, "every_shown": every,
+        "definitions_shown": shown, "definitions_changed": changed, "median_prompt_chars": median,
+        "builtin": builtin, "oracle_reasons": dict(reasons.most_common()), "line": line,
+    }  # fmt: skip
+
+
+def kind(reason: str) -> str:
+    """A reason without its particulars (names, paths, numbers), to count alike ones."""
+    if reason.endswith(" still fails"):
+        return "a failing test still fails"
+    reason = re.sub(r"\d[\d,.]*", "N", reason)
+    for mark in (": ", " `", " ("):
+        if mark in reason[12:]:
+            reason = reason[: 12 + reason[12:].index(mark)]
+    return reason[:70] or "(no reason)"
