@@ -205,11 +205,14 @@ def main() -> None:
     parser.add_argument(
         "--report", type=Path, nargs="+", help="Only print the report of these --json files"
     )
+    parser.add_argument("--corpus", action="store_true", help="Only describe the corpus")
     args = parser.parse_args()
     if args.report:
         return reprint(args.report, args.json)
     cache = args.cache.expanduser()
     projects, bugs = lib.load()
+    if args.corpus:
+        return report.corpus(projects, bugs)
     bugs = [b for b in bugs if (not args.project or b.project in args.project)]
     bugs = [b for b in bugs if not args.bug or b.id in args.bug]
     revs = [args.caretaker] if args.against == "none" else [args.against, args.caretaker]

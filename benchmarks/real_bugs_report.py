@@ -99,3 +99,32 @@ def kind(reason: str) -> str:
         if mark in reason[12:]:
             reason = reason[: 12 + reason[12:].index(mark)]
     return reason[:70] or "(no reason)"
+
+
+def corpus(projects: dict[str, Any], bugs: list[Any]) -> None:
+    """Print the corpus: per project its bugs, their years and the median fix; then the sizes."""
+    head = f"{'project':<16} {'bugs':>4}  {'years':<9}  {'tests':>5}"
+    print(head + "  median fix (files, definitions, hunks, lines)")
+    for name in projects:
+        mine = [b for b in bugs if b.project == name]
+        if not mine:
+            continue
+        years = f"{min(b.date for b in mine)[:4]}–{max(b.date for b in mine)[:4]}"
+        sizes = [
+            [len(b.files) for b in mine],
+            [len(b.functions) + len(b.added) for b in mine],
+            [b.hunks for b in mine],
+            [b.lines for b in mine],
+        ]
+        tests = sum(len(b.tests) for b in mine)
+        medians = ", ".join(f"{statistics.median(values):g}" for values in sizes)
+        print(f"{name:<16} {len(mine):>4}  {years:<9}  {tests:>5}  {medians}")
+    counts = {
+        "one definition changed": sum(len(b.functions) + len(b.added) == 1 for b in bugs),
+        "several files": sum(len(b.files) > 1 for b in bugs),
+        "adds a definition": sum(bool(b.added) for b in bugs),
+        "imports": sum(b.imports for b in bugs),
+        "module constants": sum(b.constants for b in bugs),
+        "other top-level statements": sum(b.module for b in bugs),
+    }
+    print(f"\n{len(bugs)} bugs · " + " · ".join(f"{k} {v}" for k, v in counts.items()))
