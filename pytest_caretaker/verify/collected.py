@@ -25,7 +25,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import IO
@@ -36,6 +36,7 @@ from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.verify import pytest_private
 from pytest_caretaker.verify.channel import cap_memory, learn_module_files
 from pytest_caretaker.verify.protocol import RunReport, RunSpec
+from pytest_caretaker.verify.selecting import argument, by_file, chosen, normalized
 from pytest_caretaker.verify.swap import PatchFinder, Tracer, file_id
 from pytest_caretaker.verify.taint import ImportGraph, tainted
 from pytest_caretaker.verify.timer import Limits
@@ -83,7 +84,7 @@ class CollectedSession(WorkerPlugin):
             key = file_id(getattr(sys.modules[name], "__file__", "") or "")
             if key is not None:
                 self._by_id.setdefault(key, []).append(name)
-        self._files = _by_file(session.items)
+        self._files = by_file(session.items)
         learn_module_files()
         gc.freeze()  # children share the server's memory copy-on-write; a collection touches all
         self.ready()
@@ -148,12 +149,12 @@ class CollectedSession(WorkerPlugin):
         self, session: pytest.Session, nodeids: Sequence[str], stale: set[str]
     ) -> list[pytest.Item] | None:
         """The items of nodeids, the stale test modules' collected again; None: not all found."""
-        args = _normalized([_argument(nodeid) for nodeid in nodeids])
-        chosen = _chosen(self._files, args)
-        if chosen is None:
+        args = normalized([argument(nodeid) for nodeid in nodeids])
+        items = chosen(self._files, args)
+        if items is None:
             return None
         modules: dict[str, pytest.Module] = {}
-        for item in chosen:
+        for item in items:
             module = item.getparent(pytest.Module)
             if module is None or type(module) is not pytest.Module:
                 if stale:
@@ -161,13 +162,13 @@ class CollectedSession(WorkerPlugin):
             elif module.obj.__name__ in stale:
                 modules[os.path.realpath(module.path)] = module
         if not modules:
-            return chosen
+            return items
         files = dict(self._files)
         for path, module in modules.items():
             files[path] = _recollect(session, module)
         if self.collect_errors:
             return []  # as pytest does, nothing runs
-        return _chosen(files, args)
+        return chosen(files, args)
 
 
 def _in_project(module: ModuleType, root: Path) -> bool:
@@ -178,70 +179,6 @@ def _in_project(module: ModuleType, root: Path) -> bool:
 def _session_hook(finder: object) -> bool:
     """Whether finder is one of this session's import hooks (its patches, its rewriting)."""
     return isinstance(finder, PatchFinder) or type(finder).__name__ == "AssertionRewritingHook"
-
-
-def _argument(nodeid: str) -> tuple[str, tuple[str, ...]]:
-    """An absolute node id as (real path, parts after the path)."""
-    path, _, rest = nodeid.partition("::")
-    return os.path.realpath(path), tuple(rest.split("::")) if rest else ()
-
-
-def _normalized(args: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
-    """args without those another covers, in their order, as pytest normalizes its arguments:
-    sorted, an argument comes right after the one that covers it."""
-    order = sorted(range(len(args)), key=lambda i: (Path(args[i][0]).parts, args[i][1], i))
-    kept: list[int] = []
-    for index in order:
-        if not kept or not _covers(args[kept[-1]], args[index]):
-            kept.append(index)
-    return [args[index] for index in sorted(kept)]
-
-
-def _covers(one: tuple[str, tuple[str, ...]], other: tuple[str, tuple[str, ...]]) -> bool:
-    (path, parts), (other_path, other_parts) = one, other
-    if path != other_path:
-        return not parts and other_path.startswith(path.rstrip(os.sep) + os.sep)
-    return other_parts[: len(parts)] == parts
-
-
-def _by_file(items: Iterable[pytest.Item]) -> dict[str, list[pytest.Item]]:
-    """Items by the real path of their file, in collection order."""
-    files: dict[str, list[pytest.Item]] = {}
-    for item in items:
-        files.setdefault(os.path.realpath(item.path), []).append(item)
-    return files
-
-
-def _chosen(
-    files: dict[str, list[pytest.Item]], args: Iterable[tuple[str, tuple[str, ...]]]
-) -> list[pytest.Item] | None:
-    """The items args name, each once, in the order of the args; None when one names none."""
-    chosen: dict[int, pytest.Item] = {}
-    for path, parts in args:
-        if path in files:
-            found = [item for item in files[path] if _named(item, parts)]
-        else:
-            inside = path.rstrip(os.sep) + os.sep
-            found = (
-                []
-                if parts
-                else [i for f, its in files.items() if f.startswith(inside) for i in its]
-            )
-        if not found:
-            return None
-        chosen.update((id(item), item) for item in found)
-    return list(chosen.values())
-
-
-def _named(item: pytest.Item, parts: tuple[str, ...]) -> bool:
-    """Whether the names after the path in an argument name item (pytest's matching)."""
-    if not parts:
-        return True
-    names = tuple(item.nodeid.split("::")[1:])
-    if len(names) < len(parts) or names[: len(parts) - 1] != parts[:-1]:
-        return False
-    name, last = names[len(parts) - 1], parts[-1]
-    return name == last or ("[" not in last and name.split("[")[0] == last)
 
 
 def _recollect(session: pytest.Session, module: pytest.Module) -> list[pytest.Item]:

@@ -30,6 +30,7 @@ from pytest_caretaker.verify.protocol import (
     RunReport,
     RunSpec,
 )
+from pytest_caretaker.verify.selecting import Selection
 from pytest_caretaker.verify.swap import PatchFinder, Tracer, file_id
 from pytest_caretaker.verify.timer import Limits, TimeLimits
 from pytest_caretaker.verify.verdict import open_result, report_to, run_space
@@ -104,7 +105,9 @@ def run_spec(spec_path: str) -> RunReport:
     plugin = WorkerPlugin(
         Path(spec["root"]).resolve(), load_patches(spec), bool(spec["trace"]), limits
     )
-    exit_code = int(pytest.main([*spec["args"], *spec["nodeids"]], plugins=plugin.plugins()))
+    selection = Selection(spec["nodeids"])  # a node id that is gone must not stop the run
+    plugins = [*plugin.plugins(), selection]
+    exit_code = int(pytest.main([*spec["args"], *selection.paths()], plugins=plugins))
     return plugin.result(exit_code)
 
 

@@ -185,15 +185,28 @@ def test_tests_are_collected_once_and_again_only_when_a_candidate_makes_them_sta
     assert (once, again) == (1, 2)
 
 
-def test_a_node_id_the_server_did_not_collect_runs_as_a_fresh_session_would(
+def test_a_node_id_no_test_has_now_is_not_run_and_the_others_are(
     collected: Runner, cold: Runner
 ) -> None:
-    nodeids = ids(["test_attribute", "test_nothing_here"])
+    # Parameters made at collection (`datetime.now()`) give a test another id in the next
+    # collection; pytest, given the id the session ran, stops the whole run ("not found").
+    nodeids = ids(["test_attribute", "test_nothing_here", "test_param[3]", "test_from_import"])
 
     found, fresh = collected.run(nodeids), cold.run(nodeids)
 
-    assert found.outcomes == fresh.outcomes == {}
-    assert "not found" in found.output and "test_nothing_here" in found.output
+    assert outcomes(found) == outcomes(fresh)
+    assert list(found.outcomes) == ids(["test_attribute", "test_from_import"])
+    assert found.problem is None and "not found" not in found.output
+
+
+def test_tests_run_in_the_order_of_their_node_ids(collected: Runner, cold: Runner) -> None:
+    nodeids = ids(
+        ["test_transitive", "TestClass::test_subclass", "test_param[2]", "test_attribute"]
+    )
+
+    found, fresh = collected.run(nodeids), cold.run(nodeids)
+
+    assert list(found.outcomes) == list(fresh.outcomes) == nodeids
 
 
 def test_a_candidate_that_breaks_the_import_is_a_collection_error(

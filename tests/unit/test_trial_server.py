@@ -105,6 +105,7 @@ def test_the_children_import_nothing_of_the_parent_side() -> None:
         "pytest_caretaker.verify.protocol",
         "pytest_caretaker.verify.pytest_private",
         "pytest_caretaker.verify.sandbox",
+        "pytest_caretaker.verify.selecting",
         "pytest_caretaker.verify.swap",
         "pytest_caretaker.verify.timer",
         "pytest_caretaker.verify.trial_server",
