@@ -19,6 +19,9 @@ _PROSE_NAME = re.compile(
     r"(?i)(?<![\w\-])(?:pass(?:word|wd|phrase|code)?s?|pw|pwd|secrets?|tokens?|api[ _\-]?keys?"
     r"|keys?|credentials?|creds|login)(?![\w\-])"
 )
+#: A dotted name of code in prose (``=fields.Str``, ``values=fields.Float``, ``<pkg.Schema>``):
+#: not a secret.
+_REFERENCE = re.compile(r"(?:\w*=|[<:])?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?>?")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n\s*\n")
 _PROSE_WORD = re.compile(r"[^\s'\"`,;()\[\]]+")
 #: user / password in a docstring: a user name, a slash with or without spaces, a word.
@@ -45,7 +48,7 @@ def from_prose(text: str) -> Iterator[str]:
         sentence = rest[: end.start()] if end is not None else rest
         for word in _PROSE_WORD.findall(sentence)[:10]:
             word = word.rstrip(".:!?")
-            if worth(word) and secret_shaped(word):
+            if worth(word) and secret_shaped(word) and not _REFERENCE.fullmatch(word):
                 yield word
     for match in _PAIR.finditer(text):
         word = match.group("value").rstrip(".:!?")
