@@ -7,6 +7,7 @@ module- or class-level assignment to one name (``VAT = 0.2``, ``RATE: float = 0.
 lambda …``): a new assignment replaces that statement, keeping the line's comment unless it brings
 its own; a new ``X += …`` replaces the first augmented assignment to X at that level, never the
 assignment that defines X. A ``def`` may replace a lambda's assignment and the other way round.
+A new method of a class (a helper edit named ``Class.method``) goes last in the class's body.
 Results are values: FileChange or NotApplied.
 """
 
@@ -25,19 +26,30 @@ from pytest_caretaker.results import Edit, FileChange, NotApplied
 
 
 class _Replace(Indenting):
-    def __init__(self, replacements: dict[Key, New], indent: str) -> None:
+    def __init__(
+        self, replacements: dict[Key, New], methods: dict[str, list[Helper]], indent: str
+    ) -> None:
         super().__init__(indent)
         self.replacements = replacements
+        self.methods = methods  # new methods, by their class's qualname
         self.stack: list[tuple[str, bool]] = []  # (name, whether it is a function)
         self.done: set[Key] = set()
+        self.extended: set[str] = set()  # classes the new methods went into
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self.stack.append((node.name.value, False))
         return True
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        qualname = ".".join(name for name, _ in self.stack)
         self.stack.pop()
-        return updated
+        new = self.methods.get(qualname)
+        body = updated.body
+        if not new or qualname in self.extended or not isinstance(body, cst.IndentedBlock):
+            return updated
+        self.extended.add(qualname)  # a new method goes last in its class, a blank line before
+        spaced = [m.with_changes(leading_lines=[cst.EmptyLine(indent=False)]) for m in new]
+        return updated.with_changes(body=body.with_changes(body=[*body.body, *spaced]))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self.stack.append((node.name.value, True))
@@ -106,13 +118,16 @@ def apply_edits(path: str, before: bytes, edits: Sequence[Edit]) -> FileChange |
     parsed = _parse_edits(edits)
     if isinstance(parsed, NotApplied):
         return parsed
-    replacements, helpers, imports = parsed
-    transformer = _Replace(replacements, module.default_indent)
+    replacements, methods, helpers, imports = parsed
+    transformer = _Replace(replacements, methods, module.default_indent)
     updated = module.visit(transformer)
     missing = sorted(set(replacements) - transformer.done)
     if missing:
         return NotApplied(f"{path} has no {_missing(*missing[0], replacements[missing[0]])}")
-    qualnames = sorted({qualname for qualname, _ in replacements})
+    lost = sorted(set(methods) - transformer.extended)
+    if lost:
+        return NotApplied(f"{path} has no class {lost[0]} to add a method to")
+    qualnames = sorted({qualname for qualname, _ in replacements} | set(methods))
     updated = add_statements(updated, helpers, imports, first_target=qualnames)
     try:
         after = updated.bytes
@@ -136,12 +151,16 @@ def _missing(qualname: str, slot: str, new: New) -> str:
     return f"assignment {qualname} (or function of that name) to replace"
 
 
-_Parsed = tuple[dict[Key, New], list[Helper], list[cst.SimpleStatementLine]]
+_Parsed = tuple[
+    dict[Key, New], dict[str, list[Helper]], list[Helper], list[cst.SimpleStatementLine]
+]
 
 
 def _parse_edits(edits: Sequence[Edit]) -> _Parsed | NotApplied:
-    """The edits as nodes: definitions replaced by name, helpers to add, imports to add."""
+    """The edits as nodes: definitions replaced by name, new methods by class, helpers to add,
+    imports to add."""
     replacements: dict[Key, New] = {}
+    methods: dict[str, list[Helper]] = {}
     helpers: list[Helper] = []
     imports: list[cst.SimpleStatementLine] = []
     for edit in edits:
@@ -156,7 +175,10 @@ def _parse_edits(edits: Sequence[Edit]) -> _Parsed | NotApplied:
         name = edit.qualname.rsplit(".", 1)[-1]
         node = parse_new(edit.source, name)
         if edit.kind == "helper" and (helper := helper_of(edit.source)) is not None:
-            helpers.append(helper)
+            if "." in edit.qualname:  # Class.method: a new method of the project's class
+                methods.setdefault(edit.qualname.rsplit(".", 1)[0], []).append(helper)
+            else:
+                helpers.append(helper)
         elif node is None or edit.kind == "helper":
             return NotApplied(
                 f"the new source of {edit.ref} is not a function definition "
@@ -165,7 +187,7 @@ def _parse_edits(edits: Sequence[Edit]) -> _Parsed | NotApplied:
             )
         else:
             replacements[(edit.qualname, slot(node))] = node
-    return replacements, helpers, imports
+    return replacements, methods, helpers, imports
 
 
 def merge(path: str, before: bytes, afters: Sequence[bytes]) -> bytes | None:

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Collection, Sequence
 
 from pytest_caretaker.llm import reply as replies
-from pytest_caretaker.llm.parse_code import Code, Piece, read_code
+from pytest_caretaker.llm.parse_code import Code, Piece, changes, read_code
 from pytest_caretaker.llm.parse_finish import (
     Found,
     best,
@@ -117,7 +117,7 @@ def _readings(found: list[tuple[Block, Code]], explanation: str) -> tuple[Propos
         defines = any(piece.edit.kind != "import" for piece in code.pieces)
         for piece in code.pieces:
             edit = piece.edit
-            if edit.kind == "replace" and not code.body:
+            if changes(edit) and not code.body:
                 choices.setdefault((edit.path, edit.qualname), []).append((block, piece))
             elif edit.kind == "helper":
                 helpers[(edit.path, edit.qualname)] = piece  # the last one wins

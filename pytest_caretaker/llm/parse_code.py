@@ -29,6 +29,12 @@ FILE_HINT = re.compile(r"^\s*#\s*(?:file|path)\s*:\s*(\S+?\.py)(?:::([\w.]+))?\s
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
+def changes(edit: Edit) -> bool:
+    """Whether an edit changes a definition the project has: a replacement, or a new method of
+    one of its classes (a helper named ``Class.method``)."""
+    return edit.kind == "replace" or (edit.kind == "helper" and "." in edit.qualname)
+
+
 @dataclass(frozen=True)
 class Piece:
     edit: Edit
@@ -45,7 +51,7 @@ class Code:
 
     @property
     def replaces(self) -> bool:
-        return any(piece.edit.kind == "replace" for piece in self.pieces)
+        return any(changes(piece.edit) for piece in self.pieces)
 
 
 def read_code(
@@ -141,6 +147,8 @@ class _Reader:
         elif found is None and path is not None and self.targets.files(path) is None:
             # A file caretaker cannot read (outside the project, missing): the guard says why.
             self.pieces.append(Piece(Edit("replace", path, name, text), restated))
+        elif found is None and "." in name and (home := self._new_method(name, path, restated)):
+            self.pieces.append(Piece(Edit("helper", home, name, text)))
         elif found is None and "." in name:
             owner = name.rsplit(".", 1)[0]
             self.notes.append(
@@ -151,6 +159,16 @@ class _Reader:
             self.pieces.append(Piece(Edit("helper", path or "", node.name, text), restated))
         else:
             self._replace(Edit("replace", found[0], found[1], text), restated)
+
+    def _new_method(self, name: str, path: str | None, restated: bool) -> str | None:
+        """The file of the project's class a method the class lacks is added to: when the
+        reply names ``Class.method`` on its own (a tool edit's name, a ``# file:`` line), a
+        deliberate addition, never a method of a restated class block (a sketch's inventions)."""
+        owner = name.rsplit(".", 1)[0]
+        home = None if restated or "." in owner else self.targets.class_file(owner, path)
+        if home is None or not home[1] or not self.targets.may_edit(home[0]):
+            return None
+        return home[0]
 
     def _replace(self, edit: Edit, restated: bool = False) -> None:
         if not self.targets.may_edit(edit.path):

@@ -1,7 +1,8 @@
 """Parse, finished: the edits a reading of a reply chose become one proposal, or the reason it
 holds none.
 
-Helpers are kept only when the fix calls them (directly or through another helper), each new
+Helpers are kept only when the fix calls them (directly or through another helper), a new method
+of a project's class always (it is part of the fix, like a replacement), each new top-level
 definition and import goes into the file of the first replaced definition, an example's import of
 the module it runs is dropped, and what was left out is said in the proposal's note.
 """
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pytest_caretaker import syntax
-from pytest_caretaker.llm.parse_code import Code
+from pytest_caretaker.llm.parse_code import Code, changes
 from pytest_caretaker.llm.parse_targets import Targets
 from pytest_caretaker.llm.reply import Block
 from pytest_caretaker.results import Edit, Proposal, Unparsed
@@ -49,7 +50,10 @@ def nothing(found: Found, targets: Targets, explanation: str = "") -> tuple[Prop
     refuse as such (a reply that edits only the test is not output that did not parse)."""
     allowed = targets.allowed()
     helpers = [
-        p.edit.qualname for _, c in found.readings for p in c.pieces if p.edit.kind == "helper"
+        p.edit.qualname
+        for _, c in found.readings
+        for p in c.pieces
+        if p.edit.kind == "helper" and not changes(p.edit)
     ]
     notes = [note for _, code in found.readings for note in code.notes]
     failed = sorted(found.failed, key=lambda b: ("def " in b.code or "class " in b.code, b.lines))
@@ -96,12 +100,14 @@ def _syntax(block: Block) -> Unparsed:
 def finish(edits: list[Edit], explanation: str, notes: Sequence[str]) -> Proposal | Unparsed:
     """The edits as one proposal: helpers the fix calls (the others left out, said why), each
     new definition and import in the file of the first replaced one."""
-    replaced = [e for e in edits if e.kind == "replace"]
+    # A new method of a project's class (``Class.method``, named on its own) changes the class
+    # as a replacement does: the proof and the guard judge it, no call of the fix needs it.
+    replaced = [e for e in edits if changes(e)]
     if not replaced:
         return Unparsed("The reply replaces no function of the code under test.")
     home = replaced[0].path
     said = list(notes)
-    helpers = [e for e in edits if e.kind == "helper"]
+    helpers = [e for e in edits if e.kind == "helper" and not changes(e)]
     kept = _called(helpers, replaced)
     said += [
         f"{e.qualname} is left out: the fix does not {'call' if _defines(e) else 'use'} it"

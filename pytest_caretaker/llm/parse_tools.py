@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from pytest_caretaker import syntax
 from pytest_caretaker.llm import reply as replies
-from pytest_caretaker.llm.parse_code import Code, Piece, read_code
+from pytest_caretaker.llm.parse_code import Code, Piece, changes, read_code
 from pytest_caretaker.llm.parse_finish import Found, best, clean_explanation, finish, nothing
 from pytest_caretaker.llm.parse_targets import Targets
 from pytest_caretaker.llm.reply import Block
@@ -49,15 +49,13 @@ def parse_tool_calls(
             notes += code.notes
             outside += code.outside
     explanation = clean_explanation(" ".join(e for e in explanations if e).strip() or text)
-    if not any(piece.edit.kind == "replace" for piece in pieces):
+    if not any(changes(piece.edit) for piece in pieces):
         readings: list[tuple[Block, Code]] = [
             (Block("", 0, "tool"), Code(tuple(pieces), tuple(notes), outside=tuple(outside)))
         ]
         return nothing(Found(readings, [], []), targets, explanation)
     proposals: list[Proposal | Unparsed] = [finish([p.edit for p in pieces], explanation, notes)]
-    if any(p.restated for p in pieces) and not all(
-        p.restated for p in pieces if p.edit.kind == "replace"
-    ):
+    if any(p.restated for p in pieces) and not all(p.restated for p in pieces if changes(p.edit)):
         kept = [p.edit for p in pieces if not p.restated]
         proposals.append(finish(kept, explanation, notes))
     return best(proposals)

@@ -578,6 +578,29 @@ def test_helper_for_a_method_goes_before_its_class() -> None:
     )
 
 
+def test_a_new_method_goes_last_in_its_class_and_nothing_else_moves() -> None:
+    # A developer's fix that adds `__reduce__` to a class: an edit named Class.method.
+    before = (
+        "class Stack:\n    def pop(self):\n        return 0\n\n"
+        "    # the end of Stack\n\n\nclass Queue:\n    def pop(self):\n        return 1\n"
+    )
+    reduce = "def __reduce__(self):\n    return (Stack, ())\n"
+
+    after = applied(before, Edit("helper", PATH, "Stack.__reduce__", reduce))
+
+    assert after.decode() == before.replace(
+        "return 0\n", "return 0\n\n    def __reduce__(self):\n        return (Stack, ())\n", 1
+    )
+
+
+def test_a_new_method_of_a_class_the_file_lacks_is_not_applied() -> None:
+    reason = not_applied(
+        "def f():\n    return 0\n", Edit("helper", PATH, "Nope.m", "def m(self):\n    pass\n")
+    )
+
+    assert reason == "calc.py has no class Nope to add a method to"
+
+
 def test_a_helper_class_goes_before_the_function_that_uses_it() -> None:
     # A reply's new class the fix needs (#34), added like a helper function.
     before = "import math\n\n\ndef components(n, edges):\n    return n\n"

@@ -990,3 +990,37 @@ def test_a_tool_calls_code_whose_docstring_holds_a_fenced_example_is_taken_whole
     arguments = tool_call([{"path": "calc.py", "function": "mean", "code": code}])
 
     assert edit_of(parse("", (arguments,)), "replace").source == code
+
+
+# -- a new method of a project's class -------------------------------------------------------------
+
+PEEK = "def peek(self):\n    return self.items[0]\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "tool_arguments"),
+    [
+        pytest.param(
+            "",
+            (tool_call([{"path": "calc.py", "function": "Stack.peek", "code": PEEK}]),),
+            id="tool-edit-named-Class.method",
+        ),
+        pytest.param(f"```python\n# file: calc.py::Stack.peek\n{PEEK}```", (), id="file-line"),
+    ],
+)
+def test_a_method_the_class_lacks_named_on_its_own_is_added_to_that_class(
+    text: str, tool_arguments: tuple[str, ...]
+) -> None:
+    # A developer's fix may add a method (`__reduce__` to make a class picklable): named
+    # deliberately with its class, it is part of the fix even though nothing calls it by name.
+    result = parse(text, tool_arguments)
+
+    assert refs(result) == [("helper", "calc.py", "Stack.peek")]
+    assert edit_of(result, "helper").source == PEEK
+
+
+def test_a_new_method_inside_a_restated_class_block_is_left_out() -> None:
+    # A class block restated around the fix may be a sketch: its inventions do not land.
+    text = f"```python\nclass Stack:\n    {PEEK.replace(chr(10), chr(10) + '    ')}```"
+
+    assert "has no method peek" in unparsed(parse(text))
