@@ -16,6 +16,7 @@ from typing import Any
 
 from pytest_caretaker.project.files import project_relpath
 from pytest_caretaker.record.redact import Redactor, secret_name
+from pytest_caretaker.record.secrets import learnable, strong_name
 from pytest_caretaker.results import Failure, Frame
 
 MAX_LONGREPR = 6_000
@@ -26,12 +27,25 @@ MAX_LOCAL_REPR = 160
 MAX_SECRET = 4_096
 
 
+def remember_local(redactor: Redactor, name: str, value: object) -> None:
+    """Teach the redactor a local's value: a name that speaks of a secret by itself (password,
+    token) teaches any value; a lookup's name (key, session, auth) a string only when it is
+    shaped like a secret (``for key in ("major", "patch")``: the word "patch" is no secret)."""
+    if strong_name(name):
+        redactor.remember(value, f"value of local {name}")
+        return
+    values = value if isinstance(value, (tuple, list)) else (value,)  # auth = ("bob", "…")
+    for item in values:
+        if isinstance(item, str) and learnable(name, item):
+            redactor.remember(item, f"value of local {name}")
+
+
 def safe_repr(name: str, value: object, redactor: Redactor | None = None) -> str:
     """A short repr of a local, redacted before it is cut (a cut secret would no longer match);
     a secret-looking name hides the value and teaches it to the redactor."""
     if secret_name(name):
         if redactor is not None:
-            redactor.remember(value, f"value of local {name}")
+            remember_local(redactor, name, value)
         return "<redacted: name looks like a secret>"
     try:
         text = repr(value)
@@ -102,7 +116,7 @@ def project_frames(
         for *_, items in entries.values():
             for name, value in items:
                 if secret_name(name):
-                    redactor.remember(value, f"value of local {name}")
+                    remember_local(redactor, name, value)
         redactor.learn_code(root, [*([test] if test else []), *(e[0] for e in entries.values())])
     return tuple(
         Frame(

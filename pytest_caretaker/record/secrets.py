@@ -177,7 +177,16 @@ def learnable(name: str, value: str) -> bool:
     value shaped like one (key = "name" is a lookup; key = "8c1e…-…" a key)."""
     if not secret_name(name) or not worth(value):
         return False
-    return strong_name(name) or secret_shaped(value)
+    if secret_shaped(value):
+        return True
+    # A token of a lexer or a version (token='build', token = "rc") is a word, not a secret.
+    return strong_name(name) and not (_token_name(name) and value.isalpha() and value.islower())
+
+
+def _token_name(name: str) -> bool:
+    """Whether name speaks of a secret only as a token (token, next_token), not a password."""
+    listed = {word.lower() for word in _WORDS.findall(name)}
+    return bool(listed & {"token", "tokens"}) and not listed & (STRONG - {"token"})
 
 
 def url_password(value: str) -> str | None:

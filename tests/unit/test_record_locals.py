@@ -37,3 +37,26 @@ def test_a_secret_that_begins_within_what_is_shown_is_still_redacted() -> None:
     shown = safe_repr("rows", "y" * 140 + secret + "z" * 1_000_000, redactor)
 
     assert "s3cr3t" not in shown and "kkkk" not in shown
+
+
+def test_a_lookup_key_local_is_hidden_but_its_word_is_not_learnt() -> None:
+    # semver: `for key in ("major", "minor", "patch")` in a failing frame made "patch" a secret,
+    # and every test id with "patch" in it was redacted in last-run.json.
+    redactor = Redactor({})
+
+    shown = safe_repr("key", "patch", redactor)
+
+    assert shown == "<redacted: name looks like a secret>"
+    assert redactor("test_semver.py::test_bump_patch") == "test_semver.py::test_bump_patch"
+
+
+def test_a_secret_shaped_key_and_any_password_local_are_learnt() -> None:
+    redactor = Redactor({})
+
+    safe_repr("key", "sk-Zq8vL2mW9xKp4Ta7Rq3nB", redactor)
+    safe_repr("password", "hunter", redactor)
+    safe_repr("auth", ("bob", "Tr0ub4dor&3x"), redactor)
+
+    shown = redactor("sk-Zq8vL2mW9xKp4Ta7Rq3nB hunter Tr0ub4dor&3x bob")
+    assert "Zq8vL2" not in shown and "hunter" not in shown and "Tr0ub4dor" not in shown
+    assert shown.endswith(" bob")

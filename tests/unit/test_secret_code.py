@@ -102,6 +102,9 @@ ORDINARY = [
     'SHOWN = ("task", "<shop.Task object at 0x7f00>")\n',
     "def test_paths():\n"
     '    """Reads src / App1.py and docs/Guide-2.md, as actions/checkout@v4 does."""\n',
+    # A version's or a lexer's token is a word (semver's bump_build): redacted, "build" was cut
+    # out of every test id, transcript and last-run.json of the project.
+    "def bump_build(version, token='build'):\n    pass\n\n\nnext_token = \"prerelease\"\n",
 ]
 
 
