@@ -4,7 +4,8 @@ Function-level, not whole files: the failing test, the ranked candidate function
 lines that failed, the error and pytest's report, captured output, and the imports of the files.
 The module- and class-level assignments the best suspects read (``VAT = 0.25``) follow them as
 targets of their own, within a count of their own: a constant is one line, and a long list of
-functions must not crowd out the one that is wrong.
+functions must not crowd out the one that is wrong. So does the read-only test code: the test and
+its fixtures are the specification, not candidates for the fix's slots.
 """
 
 from __future__ import annotations
@@ -20,8 +21,16 @@ from pytest_caretaker.results import Failure
 #: About 4 characters a token: 32,000 characters keep a prompt near 8,000 tokens.
 DEFAULT_BUDGET = 32_000
 MAX_FUNCTION = 8_000
-MAX_FUNCTIONS = 6
+#: Definitions of code under test shown at most, most suspicious first, while their characters
+#: stay within CODE_CHARS (the first is always shown): a fix of real bugs often changes the
+#: second or third function the failing test ran, ranked seventh or ninth by the evidence.
+MAX_FUNCTIONS = 12
+CODE_CHARS = 16_000
+#: Read-only code shown at most (tests while only code may change): the failing test and the
+#: fixtures and helpers it ran.
+MAX_TESTS = 3
 MAX_CONSTANTS = 6
+LIMITS = {"test": MAX_TESTS, "function": MAX_FUNCTIONS, "constant": MAX_CONSTANTS}
 
 
 @dataclass(frozen=True)
@@ -75,20 +84,25 @@ def build(
     output = _tail(failure.output, budget // 6)
     used = len(report) + len(output)
     functions: list[FunctionContext] = []
-    counts = {True: 0, False: 0}  # functions (and lambdas), constants
+    counts = {"test": 0, "function": 0, "constant": 0}
+    code_chars = 0  # of the code under test shown
     for candidate in candidates:
         source = sources.get(candidate.path)
         definition = source.find(candidate.qualname) if source is not None else None
         if source is None or definition is None:
             continue
-        limit = MAX_FUNCTIONS if definition.runs else MAX_CONSTANTS
+        may_edit = editable(candidate)
+        kind = "constant" if not definition.runs else "test" if not may_edit else "function"
         code = source.source_of(definition)
-        if counts[definition.runs] >= limit or len(code) > MAX_FUNCTION:
+        if counts[kind] >= LIMITS[kind] or len(code) > MAX_FUNCTION:
             continue
         if used + len(code) > budget and functions:
             continue
+        if kind == "function" and counts[kind] and code_chars + len(code) > CODE_CHARS:
+            continue
         used += len(code)
-        counts[definition.runs] += 1
+        counts[kind] += 1
+        code_chars += len(code) if kind == "function" else 0
         failed = tuple(
             (line, source.lines[line - 1].strip())
             for line in candidate.failed_lines
@@ -99,7 +113,7 @@ def build(
                 candidate.ref,
                 candidate.path,
                 candidate.qualname,
-                editable(candidate),
+                may_edit,
                 candidate.is_test,
                 code,
                 failed,
