@@ -10,7 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 #: The new statement of a replaced definition: a function, or a one-line assignment.
-New = cst.FunctionDef | cst.SimpleStatementLine
+New = cst.FunctionDef | cst.ClassDef | cst.SimpleStatementLine
 #: A definition by its qualified name and its slot: "binding" (a def or an ``=`` / annotated
 #: assignment: the one that defines the name) or "augmented" (an ``X += …`` of that name).
 Key = tuple[str, str]
@@ -36,13 +36,16 @@ def bound_name(statement: cst.SimpleStatementLine) -> tuple[str, str] | None:
 
 
 def parse_new(source: str, name: str) -> New | None:
-    """The first function of source, else its one statement when it assigns name."""
+    """The first function of source (or a class called name, given whole), else its one
+    statement when it assigns name."""
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError:
         return None
     for statement in module.body:
         if isinstance(statement, cst.FunctionDef):
+            return statement
+        if isinstance(statement, cst.ClassDef) and statement.name.value == name:
             return statement
     if len(module.body) == 1 and isinstance(module.body[0], cst.SimpleStatementLine):
         bound = bound_name(module.body[0])

@@ -40,9 +40,13 @@ class _Replace(Indenting):
         self.stack.append((node.name.value, False))
         return True
 
-    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> New:
         qualname = ".".join(name for name, _ in self.stack)
         self.stack.pop()
+        if isinstance(self.replacements.get((qualname, "binding")), cst.ClassDef):
+            whole = self._take((qualname, "binding"))  # a class given whole replaces it
+            if whole is not None:
+                return self._placed(restored(whole, original, self.indent), original)
         new = self.methods.get(qualname)
         body = updated.body
         if not new or qualname in self.extended or not isinstance(body, cst.IndentedBlock):
@@ -69,10 +73,15 @@ class _Replace(Indenting):
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> New:
         qualname = ".".join(name for name, _ in self.stack)
         self.stack.pop()
+        if isinstance(self.replacements.get((qualname, "binding")), cst.ClassDef):
+            return updated  # a class never replaces a function
         new = self._take((qualname, "binding"))
         if new is None:
             return updated
-        new = restored(new, original, self.indent)
+        return self._placed(restored(new, original, self.indent), original)
+
+    def _placed(self, new: New, original: cst.FunctionDef | cst.ClassDef) -> New:
+        """new where original was: its leading lines, and its decorators unless new has some."""
         if isinstance(new, cst.SimpleStatementLine):  # `f = lambda …` in place of `def f`
             return new.with_changes(leading_lines=original.leading_lines)
         body, was = new.body, original.body
@@ -100,7 +109,7 @@ class _Replace(Indenting):
         if new is None:
             return updated
         new = restored(new, original, self.indent)
-        if isinstance(new, cst.FunctionDef):  # `def area` in place of `area = lambda …`
+        if isinstance(new, (cst.FunctionDef, cst.ClassDef)):  # `def area` for `area = lambda …`
             return new.with_changes(leading_lines=original.leading_lines)
         kept = original.trailing_whitespace
         if new.trailing_whitespace.comment is None and kept.comment is not None:
@@ -123,7 +132,14 @@ def apply_edits(path: str, before: bytes, edits: Sequence[Edit]) -> FileChange |
     updated = module.visit(transformer)
     missing = sorted(set(replacements) - transformer.done)
     if missing:
-        return NotApplied(f"{path} has no {_missing(*missing[0], replacements[missing[0]])}")
+        qualname, where = missing[0]
+        new = replacements[missing[0]]
+        if isinstance(new, cst.ClassDef):
+            return NotApplied(
+                f"the new source of {path}::{qualname} is a class, not a function definition, "
+                f"and {path} has no class {qualname} to replace"
+            )
+        return NotApplied(f"{path} has no {_missing(qualname, where, new)}")
     lost = sorted(set(methods) - transformer.extended)
     if lost:
         return NotApplied(f"{path} has no class {lost[0]} to add a method to")

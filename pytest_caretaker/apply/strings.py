@@ -47,7 +47,8 @@ def restored(new: New, original: cst.CSTNode, indent: str) -> New:
     if not old:
         return new
     replaced = new.visit(_Restore(old, indent))
-    return replaced if isinstance(replaced, (cst.FunctionDef, cst.SimpleStatementLine)) else new
+    kinds = (cst.FunctionDef, cst.ClassDef, cst.SimpleStatementLine)
+    return replaced if isinstance(replaced, kinds) else new
 
 
 def _key(value: str) -> str:

@@ -82,10 +82,35 @@ def build(
     # A small window (a local model's) gets the end of the report and output, where the error is.
     report = _tail(failure.longrepr, budget // 3)
     output = _tail(failure.output, budget // 6)
-    used = len(report) + len(output)
+    functions = _shown(candidates, sources, editable, budget - len(report) - len(output))
+    innermost = failure.innermost
+    imports = _imports(functions, sources)
+    shown = [report, output, *(f.code for f in functions), *(i for _, ii in imports for i in ii)]
+    return Context(
+        test_id=failure.nodeid,
+        failing=_opening(failure),
+        case="the command" if failure.subject else "the test",
+        error=f"{failure.exc_type}: {failure.message}".strip(),
+        report=report,
+        output=output,
+        locals=innermost.locals if innermost is not None else (),
+        functions=tuple(functions),
+        imports=imports,
+        fence=fence_for(*shown),
+    )
+
+
+def _shown(
+    candidates: Sequence[Suspect],
+    sources: ProjectFiles,
+    editable: Callable[[Suspect], bool],
+    room: int,
+) -> list[FunctionContext]:
+    """The definitions the prompt shows, in rank order, within room characters and the limits
+    of their kind (LIMITS, CODE_CHARS); the first always, if it is not too long."""
     functions: list[FunctionContext] = []
     counts = {"test": 0, "function": 0, "constant": 0}
-    code_chars = 0  # of the code under test shown
+    used = code_chars = 0  # of everything shown; of the code under test shown
     for candidate in candidates:
         source = sources.get(candidate.path)
         definition = source.find(candidate.qualname) if source is not None else None
@@ -96,7 +121,7 @@ def build(
         code = source.source_of(definition)
         if counts[kind] >= LIMITS[kind] or len(code) > MAX_FUNCTION:
             continue
-        if used + len(code) > budget and functions:
+        if used + len(code) > room and functions:
             continue
         if kind == "function" and counts[kind] and code_chars + len(code) > CODE_CHARS:
             continue
@@ -119,21 +144,7 @@ def build(
                 failed,
             )
         )
-    innermost = failure.innermost
-    imports = _imports(functions, sources)
-    shown = [report, output, *(f.code for f in functions), *(i for _, ii in imports for i in ii)]
-    return Context(
-        test_id=failure.nodeid,
-        failing=_opening(failure),
-        case="the command" if failure.subject else "the test",
-        error=f"{failure.exc_type}: {failure.message}".strip(),
-        report=report,
-        output=output,
-        locals=innermost.locals if innermost is not None else (),
-        functions=tuple(functions),
-        imports=imports,
-        fence=fence_for(*shown),
-    )
+    return functions
 
 
 def fence_for(*texts: str) -> str:

@@ -124,7 +124,7 @@ class _Reader:
             name = function if function is not None and len(defs) == 1 else node.name
             self._define(node, name)
         for cls in classes:
-            self._class(cls)
+            self._class(cls, whole=function == cls.name)
         for statement in imports:
             text = ast.get_source_segment(self.source, statement) or ""
             self.pieces.append(Piece(Edit("import", self.path or "", "", text)))
@@ -180,7 +180,11 @@ class _Reader:
         else:
             self.pieces.append(Piece(edit, restated))
 
-    def _class(self, cls: ast.ClassDef) -> None:
+    def _class(self, cls: ast.ClassDef, whole: bool = False) -> None:
+        """A class the project has stands for its members, each replacing its own; given whole
+        and named on its own (``"function": "Version"``, ``# file: v.py::Version``), with every
+        method the project's class has, it replaces the class: its bases, ``__slots__``, new
+        properties and all (a sketch that leaves methods out never does)."""
         home = self.targets.class_file(cls.name, self.path)
         if home is None:  # a class the project does not have: a helper, if the fix needs it
             text = segment(self.lines, cls)
@@ -193,6 +197,9 @@ class _Reader:
             )
             return
         methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        if whole and self.targets.methods(home[0], cls.name) <= {n.name for n in methods}:
+            self._replace(Edit("replace", home[0], cls.name, segment(self.lines, cls)))
+            return
         before = len(self.pieces), len(self.notes)
         # The class's members are its own file's, also when the reply named a module importing it.
         for edit in self._assignments(cls.body, f"{cls.name}.", None, home[0]):

@@ -89,6 +89,16 @@ class Targets:
                 return rel, False
         return None
 
+    def methods(self, rel: str, cls: str) -> frozenset[str]:
+        """The names of the methods the class called cls in rel defines itself."""
+        source = self.files(rel)
+        prefix = cls + "."
+        return frozenset(
+            d.qualname[len(prefix) :]
+            for d in (source.definitions if source is not None else ())
+            if d.method and d.qualname.startswith(prefix) and "." not in d.qualname[len(prefix) :]
+        )
+
     def allowed(self) -> str:
         refs = [s.ref for s in self.editable[:6]] or [s.ref for s in self.suspects[:6]]
         return ", ".join(refs) if refs else "(none)"

@@ -593,6 +593,24 @@ def test_a_new_method_goes_last_in_its_class_and_nothing_else_moves() -> None:
     )
 
 
+def test_a_class_given_whole_replaces_the_class_keeping_its_decorators_and_neighbours() -> None:
+    before = (
+        "import dataclasses\n\n\n# The version.\n@dataclasses.dataclass\nclass Version:\n"
+        "    major: int\n\n    def bump(self):\n        return 1\n\n\ndef after():\n    return 2\n"
+    )
+    whole = (
+        "class Version(object):\n    __slots__ = ('major',)\n    major: int\n\n"
+        "    def bump(self):\n        return self.major + 1\n"
+    )
+
+    after = applied(before, replace("Version", whole))
+
+    assert after.decode() == before.replace(
+        "class Version:\n    major: int\n\n    def bump(self):\n        return 1\n",
+        whole,
+    )
+
+
 def test_a_new_method_of_a_class_the_file_lacks_is_not_applied() -> None:
     reason = not_applied(
         "def f():\n    return 0\n", Edit("helper", PATH, "Nope.m", "def m(self):\n    pass\n")

@@ -1024,3 +1024,30 @@ def test_a_new_method_inside_a_restated_class_block_is_left_out() -> None:
     text = f"```python\nclass Stack:\n    {PEEK.replace(chr(10), chr(10) + '    ')}```"
 
     assert "has no method peek" in unparsed(parse(text))
+
+
+WHOLE_STACK = (
+    "class Stack(object):\n    __slots__ = ('items',)\n\n"
+    "    def __init__(self):\n        self.items = []\n\n"
+    "    def push(self, x):\n        self.items.append(x)\n\n"
+    "    def pop(self):\n        return self.items.pop()\n\n"
+    "    @property\n    def top(self):\n        return self.items[-1]\n"
+)
+
+
+def test_a_class_given_whole_and_named_on_its_own_replaces_the_class() -> None:
+    # A fix that adds __slots__ and properties (semver's immutable VersionInfo) changes the
+    # class's own statements: no method-by-method reading can say it.
+    arguments = tool_call([{"path": "calc.py", "function": "Stack", "code": WHOLE_STACK}])
+
+    result = parse("", (arguments,))
+
+    assert refs(result) == [("replace", "calc.py", "Stack")]
+    assert edit_of(result, "replace").source == WHOLE_STACK
+
+
+def test_a_class_named_on_its_own_that_leaves_out_a_method_is_read_method_by_method() -> None:
+    sketch = "class Stack:\n    def push(self, x):\n        self.items.append(x)\n"
+    arguments = tool_call([{"path": "calc.py", "function": "Stack", "code": sketch}])
+
+    assert refs(parse("", (arguments,))) == [("replace", "calc.py", "Stack.push")]
