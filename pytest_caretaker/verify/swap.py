@@ -155,6 +155,14 @@ def _command(event: str, args: tuple[Any, ...]) -> str:
     return " ".join(words)[:120]
 
 
+#: Line events traced of one test, then only the functions it calls; and calls traced, then
+#: none. A trace costs ten times the test's time: a test that computes (more-itertools' Fourier
+#: transform round trip, 6.6 s) took 67 s traced, past the baseline's limit, and nothing was
+#: known of any test. Counts, not seconds, so that what is known never depends on the load.
+MAX_LINES = 1_000_000
+MAX_CALLS = 500_000
+
+
 class Tracer:
     """Per test: which project functions ran (in first-call order), which lines, and the other
     programs it started (their code runs in another process: no trace here sees it). The
@@ -180,8 +188,13 @@ class Tracer:
         lines = self.lines.setdefault(nodeid, {})
         files = self._files
         root = self.root
+        spent = [0, 0]  # the test's line events traced, and its calls
 
         def on_call(frame: FrameType, event: str, arg: Any) -> Any:
+            spent[1] += 1
+            if spent[1] > MAX_CALLS:
+                sys.settrace(None)  # enough is known of this test: the rest runs at full speed
+                return None
             code = frame.f_code
             filename = code.co_filename
             rel = files.get(filename, "")
@@ -193,12 +206,15 @@ class Tracer:
             if key not in seen:
                 seen.add(key)
                 functions.append(key)
+            if spent[0] > MAX_LINES:
+                return None  # the functions it calls still count, line by line no more
             hits = lines.setdefault(rel, set())
 
             def on_line(frame: FrameType, event: str, arg: Any) -> Any:
                 if event == "line":
+                    spent[0] += 1
                     hits.add(frame.f_lineno)
-                return on_line
+                return on_line if spent[0] <= MAX_LINES else None
 
             return on_line
 
