@@ -232,7 +232,10 @@ class ProjectFiles:
 
 @dataclass(frozen=True)
 class TestFiles:
-    """Test files: those pytest collected tests from, conftests, and python_files globs."""
+    """Test files: those pytest collected tests from, conftests, python_files globs, and the
+    other modules of a ``tests`` (or ``test``) folder that holds collected test files: the
+    helpers and data the tests import (``tests/utils.py``'s ``assert_datetime_equality``,
+    ``tests/base.py``'s ``User``) are the specification too, never code a fix may change."""
 
     __test__ = False  # not a test class, whatever pytest's python_classes say
 
@@ -247,4 +250,14 @@ class TestFiles:
             rel in self.collected
             or name == "conftest.py"
             or any(fnmatch(name, pattern) for pattern in self.patterns)
+            or self._in_tests_folder(rel)
         )
+
+    def _in_tests_folder(self, rel: str) -> bool:
+        parts = PurePosixPath(rel).parts[:-1]
+        for index, part in enumerate(parts):
+            if part in ("tests", "test"):
+                folder = "/".join(parts[: index + 1]) + "/"
+                if any(path.startswith(folder) for path in self.collected):
+                    return True
+        return False

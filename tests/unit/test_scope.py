@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_caretaker.guard.scope import check, fence
+from pytest_caretaker.project.files import TestFiles
 from pytest_caretaker.results import Edit
 from pytest_caretaker.settings import Scope
 
@@ -152,3 +153,21 @@ def test_check_reports_the_first_bad_edit(root: Path) -> None:
     reason = check(edits, "code", root, TESTS)
     assert reason is not None
     assert reason.startswith("the fix edits test code (tests/test_calc.py)")
+
+
+@pytest.mark.parametrize(
+    ("rel", "test_code"),
+    [
+        ("tests/utils.py", True),  # arrow's assert_datetime_equality: the tests' own helper
+        ("tests/base.py", True),  # marshmallow's User: the tests' data
+        ("tests/data/models.py", True),
+        ("src/pkg/utils.py", False),
+        ("testing/utils.py", False),
+        ("other/tests/utils.py", False),  # a tests folder with no collected test file
+        ("pkg/test_helpers.py", True),  # python_files glob
+    ],
+)
+def test_the_modules_of_a_tests_folder_are_test_code(rel: str, test_code: bool) -> None:
+    tests = TestFiles(frozenset({"tests/test_factory.py", "tests/deep/test_x.py"}))
+
+    assert (rel in tests) is test_code
