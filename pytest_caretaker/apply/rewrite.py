@@ -73,8 +73,13 @@ class _Replace(Indenting):
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> New:
         qualname = ".".join(name for name, _ in self.stack)
         self.stack.pop()
-        if isinstance(self.replacements.get((qualname, "binding")), cst.ClassDef):
+        planned = self.replacements.get((qualname, "binding"))
+        if isinstance(planned, cst.ClassDef):
             return updated  # a class never replaces a function
+        if _overload(original) and not (
+            isinstance(planned, cst.FunctionDef) and _overload(planned)
+        ):
+            return updated  # a typing.overload stub: the implementation below is the one
         new = self._take((qualname, "binding"))
         if new is None:
             return updated
@@ -261,3 +266,14 @@ def unified_diff(applied: FileChange) -> bytes:
         else:
             out.append(line + b"\n\\ No newline at end of file\n")
     return b"".join(out)
+
+
+def _overload(node: cst.FunctionDef) -> bool:
+    """Whether a function is a ``typing.overload`` stub."""
+    for decorator in node.decorators:
+        name = decorator.decorator
+        if isinstance(name, cst.Attribute):
+            name = name.attr
+        if isinstance(name, cst.Name) and name.value == "overload":
+            return True
+    return False

@@ -78,6 +78,9 @@ class Definition:
         return self.kind == "function" or self.lambdas
 
 
+_OVERLOAD = re.compile(r"\s*@\s*(?:typing\.|t\.|typing_extensions\.)?overload\b")
+
+
 @dataclass(frozen=True)
 class SourceFile:
     """One project file as it was read at the start of the repair; never re-read."""
@@ -140,13 +143,22 @@ class SourceFile:
 
     def find(self, qualname: str, kind: Kind | None = None) -> Definition | None:
         """The first definition of qualname: a function or an assignment, never an augmented
-        assignment unless kind asks for one."""
-        for definition in self.definitions:
-            if definition.qualname == qualname and (
-                definition.kind == kind if kind else definition.kind != "augmented"
-            ):
-                return definition
-        return None
+        assignment unless kind asks for one; of a function with ``@overload`` stubs, the
+        implementation (arrow's ``ArrowFactory.get``: the prompt showed, and a fix replaced,
+        its first stub)."""
+        found = [
+            definition
+            for definition in self.definitions
+            if definition.qualname == qualname
+            and (definition.kind == kind if kind else definition.kind != "augmented")
+        ]
+        real = [definition for definition in found if not self.overload(definition)]
+        return (real or found)[0] if found else None
+
+    def overload(self, definition: Definition) -> bool:
+        """Whether a function is a ``typing.overload`` stub (its decorators say so)."""
+        head = self.lines[definition.start - 1 : definition.body_start - 1]
+        return any(_OVERLOAD.match(line) for line in head)
 
     def enclosing(self, lineno: int) -> Definition | None:
         """The innermost function (or module- or class-level assignment) whose lines hold

@@ -954,3 +954,18 @@ def test_a_docstring_the_fix_rewrote_stays_as_the_fix_wrote_it() -> None:
 
     assert "\n    Empty: 0.\n" in after  # where the fix put it: not guessed
     assert "\n                select 1\n" in after  # the string it left alone is as it was
+
+
+def test_a_function_with_overload_stubs_has_its_implementation_replaced() -> None:
+    # arrow's ArrowFactory.get: two @overload stubs, then the implementation. The developer's
+    # fix replaced the first stub (keeping its @overload), and the buggy code still ran.
+    before = (
+        "from typing import overload\n\n\nclass Factory:\n"
+        "    @overload\n    def get(self) -> int:\n        ...\n\n"
+        "    @overload\n    def get(self, x: int) -> int:\n        ...\n\n"
+        "    def get(self, x=0):\n        return x - 1\n"
+    )
+
+    after = applied(before, replace("Factory.get", "def get(self, x=0):\n    return x + 1\n"))
+
+    assert after.decode() == before.replace("return x - 1", "return x + 1")

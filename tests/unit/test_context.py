@@ -80,3 +80,15 @@ def test_editable_test_code_is_a_candidate_like_code(tmp_path: Path) -> None:
     material = context.build(FAILURE, ranked(2, tests=5), files, lambda suspect: True)
 
     assert shown(material)[:6] == ["test_it", *(f"given{i}" for i in range(5))]
+
+
+def test_a_function_with_overload_stubs_is_shown_by_its_implementation(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text(
+        "import typing\n\n\n@typing.overload\ndef get() -> int: ...\n\n\n"
+        "@typing.overload\ndef get(x: int) -> int: ...\n\n\ndef get(x=0):\n    return x - 1\n"
+    )
+    files = ProjectFiles(tmp_path)
+
+    material = context.build(FAILURE, [Suspect("app.py", "get", False, 1.0)], files, code_only)
+
+    assert material.functions[0].code == "def get(x=0):\n    return x - 1\n"
