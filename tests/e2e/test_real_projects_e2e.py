@@ -368,3 +368,42 @@ def test_a_test_that_loads_ca_certificates_passes_in_the_proof(
     result.stdout.fnmatch_lines(
         ["HEALED test_fetch.py::test_mirrors", "  patched fetch.py::mirrors"]
     )
+
+
+#: A neighbour whose parameters are made at collection (marshmallow's `datetime.now()` cases):
+#: caretaker's rerun collects it under another id than the session ran.
+MADE_AT_COLLECTION = """\
+import itertools
+import time
+
+import pytest
+
+from calc import mean
+
+COUNT = itertools.count()
+
+
+def test_mean():
+    assert mean([1, 2, 3]) == 2
+
+
+@pytest.mark.parametrize("stamp", [f"{time.time_ns()}-{next(COUNT)}"])
+def test_stamp(stamp):
+    assert stamp
+"""
+
+
+def test_a_neighbour_whose_id_changes_between_collections_does_not_stop_the_heal(
+    pytester: pytest.Pytester,
+) -> None:
+    # pytest, given the id the session ran, stopped the traced rerun with "not found", and
+    # nothing was known of any test: "its rerun traced nothing (it did not run there)".
+    pytester.makepyfile(calc=CALC, test_calc=MADE_AT_COLLECTION)
+
+    # In a subprocess: the suite's check that a patch delivers what the summary says compares
+    # tests by id, and this test's id is another in every collection by design.
+    result = pytester.runpytest_subprocess("--heal", "--heal-model", "builtin")
+
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(["HEALED test_calc.py::test_mean"])
+    result.stdout.no_fnmatch_line("*not found*")
