@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pytest_caretaker import syntax
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
 from pytest_caretaker.project.imports import imported
-from pytest_caretaker.project.reads import reads
+from pytest_caretaker.project.reads import made_at_import, reads
 from pytest_caretaker.results import Executed, Failure
 
 
@@ -156,7 +156,7 @@ def localize(
         if key not in failed_lines:
             order.append(key)
     scores = {key: score(key) for key in order}
-    for key, reader in _constants(order, sources, tests):
+    for key, reader in _constants(order, sources, tests, frozenset(failed_lines)):
         if key not in scores:
             order.append(key)
             scores[key] = scores[reader]
@@ -184,16 +184,29 @@ def _traceback(failure: Failure, sources: ProjectFiles) -> dict[tuple[str, str],
 
 
 def _constants(
-    order: Sequence[tuple[str, str]], sources: ProjectFiles, tests: TestFiles
+    order: Sequence[tuple[str, str]],
+    sources: ProjectFiles,
+    tests: TestFiles,
+    frames: frozenset[tuple[str, str]],
 ) -> list[tuple[tuple[str, str], tuple[str, str]]]:
     """(constant, the function that reads it) for the assignments the first READERS functions
-    outside tests read."""
+    outside tests read; and the project's values a failing test's frame reads itself (``assert
+    PRE_TRANSLATIONS == [...]``), with what made them at import (made_at_import): no code under
+    test ran in such a test, and its bug is there."""
     found: list[tuple[tuple[str, str], tuple[str, str]]] = []
     readers = 0
     for path, qualname in order:
         source = sources.get(path)
         definition = source.find(qualname) if source is not None else None
-        if source is None or definition is None or path in tests or not definition.runs:
+        if source is None or definition is None or not definition.runs:
+            continue
+        if path in tests:
+            if (path, qualname) in frames:
+                read = [
+                    key for key in reads(source, definition, sources.get) if key[0] not in tests
+                ]
+                made = made_at_import(read, sources.get)
+                found += [(key, (path, qualname)) for key in read + made]
             continue
         found += [(key, (path, qualname)) for key in reads(source, definition, sources.get)]
         readers += 1

@@ -57,10 +57,67 @@ def reads(source: SourceFile, definition: Definition, files: Files) -> dict[tupl
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             wanted += _attribute(node.value.id, node.attr, source.path, owner, imported)
         for rel, qualname in wanted:
-            target = files(rel)
-            if target is not None and target.find(qualname, "assignment") is not None:
-                found.setdefault((rel, qualname), definition.start + node.lineno - 1)
+            home = _assigned_in(rel, qualname, files)
+            if home is not None:
+                found.setdefault((home, qualname), definition.start + node.lineno - 1)
     found.pop((source.path, definition.qualname), None)
+    return found
+
+
+def _assigned_in(rel: str, name: str, files: Files, hops: int = 3) -> str | None:
+    """The file that assigns name at module level: rel, or a module rel star-imports
+    (``from .special import *`` in a package's ``__init__.py``) that does."""
+    target = files(rel)
+    if target is None:
+        return None
+    if target.find(name, "assignment") is not None:
+        return rel
+    for node in _top_imports(target.data) if hops else ():
+        if isinstance(node, ast.ImportFrom) and [a.name for a in node.names] == ["*"]:
+            module = module_file(rel, node.module or "", node.level, files)
+            home = _assigned_in(module, name, files, hops - 1) if module else None
+            if home is not None:
+                return home
+    return None
+
+
+def made_at_import(
+    constants: list[tuple[str, str]], files: Files, limit: int = 12
+) -> list[tuple[str, str]]:
+    """What ran at import to make these constants: the constants their values read and the
+    project functions they call by name (``CYRILLIC = add_uppercase_char(_CYRILLIC)``), and
+    theirs in turn, breadth first, at most limit."""
+    found: list[tuple[str, str]] = []
+    queue = list(constants)
+    while queue and len(found) < limit:
+        rel, name = queue.pop(0)
+        source = files(rel)
+        definition = source.find(name, "assignment") if source is not None else None
+        if source is None or definition is None:
+            continue
+        more = list(reads(source, definition, files)) + _calls(source, definition, files)
+        for key in more:
+            if key not in found and key not in constants and len(found) < limit:
+                found.append(key)
+                queue.append(key)
+    return found
+
+
+def _calls(source: SourceFile, definition: Definition, files: Files) -> list[tuple[str, str]]:
+    """The project functions an assignment's value calls by their bare name."""
+    try:
+        tree = syntax.parse(textwrap.dedent(source.source_of(definition)))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    imported = _imports(source, files)
+    found: list[tuple[str, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            rel, name = imported.get(node.func.id, (source.path, node.func.id))
+            target = files(rel) if name else None
+            function = target.find(name) if target is not None else None
+            if function is not None and function.runs and (rel, name) not in found:
+                found.append((rel, name))
     return found
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 import textwrap
@@ -815,4 +816,41 @@ def test_a_call_its_callee_refused_makes_the_callee_a_suspect(tmp_path: Path) ->
     assert [c.ref for c in candidates] == [
         "test_ver.py::test_default_pre",
         "ver.py::Version.__init__",
+    ]
+
+
+def test_a_project_value_the_failing_test_reads_and_what_made_it_at_import_are_suspects(
+    tmp_path: Path,
+) -> None:
+    # python-slugify: `assert PRE_TRANSLATIONS == [...]`, a list made at import by
+    # add_uppercase_char and star-imported by the package; no code under test ran in the test.
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("from .special import *\n")
+    (tmp_path / "pkg" / "special.py").write_text(
+        "def add_upper(pairs):\n    return pairs\n\n\n_RAW = [('a', 'b')]\n"
+        "LATIN = add_upper(_RAW)\nTABLE = LATIN + []\n"
+    )
+    (tmp_path / "test_pkg.py").write_text(
+        "from pkg import TABLE\n\n\ndef test_table():\n"
+        "    assert TABLE == [('A', 'B'), ('a', 'b')]\n"
+    )
+    lead = Failure("test_pkg.py::test_table", "call", "test_pkg.py", "AssertionError", "", "", ())
+    lead = dataclasses.replace(lead, frames=(Frame("test_pkg.py", 5, "test_table"),))
+    executed = {lead.nodeid: Executed(functions=(("test_pkg.py", 4),))}
+
+    found = localize(
+        lead,
+        [lead.nodeid],
+        executed,
+        [],
+        ProjectFiles(tmp_path),
+        loc.TestFiles(frozenset({"test_pkg.py"})),
+    )
+
+    assert [s.ref for s in found] == [
+        "test_pkg.py::test_table",
+        "pkg/special.py::TABLE",
+        "pkg/special.py::LATIN",
+        "pkg/special.py::_RAW",
+        "pkg/special.py::add_upper",
     ]
