@@ -250,6 +250,19 @@ def test_a_replaced_method_is_read_as_the_comparison_it_is() -> None:
     assert judge(forged, was=forged.replace("is", "==")) is None
 
 
+def test_a_new_method_that_says_yes_without_comparing_is_refused() -> None:
+    """A reply may add a method the project's class lacks (Point.__eq__, named on its own):
+    an __eq__ that answers yes whatever the other is would pass every `assert a == b`."""
+    forged = "def __eq__(self, other):\n    return True\n"
+    fixed = "def __eq__(self, other):\n    return (self.x, self.y) == (other.x, other.y)\n"
+
+    def judge(source: str) -> str | None:
+        return forgery([Edit("helper", CODE, "Point.__eq__", source)], lambda _e: None)
+
+    assert "a __eq__ in its class" in (judge(forged) or "")
+    assert judge(fixed) is None
+
+
 ADDED_CLASS = "def total(items):\n    class Point:\n{}    return Point()\n"
 COMPARING = [
     (
