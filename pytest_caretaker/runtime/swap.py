@@ -36,6 +36,12 @@ def swap(edits: Sequence[Edit], patched: Mapping[str, bytes], root: Path) -> lis
             continue
         if edit.kind == "replace":
             steps.append(_replacing(edit, module, patched.get(edit.path)))
+        elif edit.kind == "helper" and "." in edit.qualname:  # a new method of a loaded class
+            *path, name = edit.qualname.split(".")
+            owner: Any = module
+            for part in path:
+                owner = _member(owner, part, edit)
+            steps.append(_assigning(edit, module, owner, name))
         else:
             steps.append(_executing(edit.source, module.__dict__, str(module.__file__)))
         done.append(edit.qualname)

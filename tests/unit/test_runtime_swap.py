@@ -108,6 +108,16 @@ def test_a_helper_and_an_import_run_in_the_module(shapes: ModuleType, tmp_path: 
     assert shapes.math.floor(1.5) == 1
 
 
+def test_a_new_method_goes_into_its_loaded_class(shapes: ModuleType, tmp_path: Path) -> None:
+    box = shapes.Box()
+    method = "def __len__(self):\n    return self.size() * LIMIT\n"
+
+    swap([Edit("helper", "shapes_mod.py", "Box.__len__", method)], {}, tmp_path)
+
+    assert len(box) == 6  # an instance made before sees it; it reads the module's names
+    assert not hasattr(shapes, "__len__")
+
+
 def test_a_fix_is_swapped_whole_or_not_at_all(shapes: ModuleType, tmp_path: Path) -> None:
     before = shapes.Box.double.__code__
     edits = [
