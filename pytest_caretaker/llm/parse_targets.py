@@ -63,8 +63,11 @@ class Targets:
         """The source of the definition a replace edit replaces, dedented."""
         source = self.files(rel)
         definition = source.find(qualname) if source is not None else None
-        if source is None or definition is None:
+        if source is None:
             return None
+        if definition is None:  # a class given whole
+            whole = source.class_source(qualname)
+            return textwrap.dedent(whole) if whole is not None else None
         return textwrap.dedent(source.source_of(definition))
 
     def home(self, path: str | None) -> list[str]:

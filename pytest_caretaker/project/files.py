@@ -160,6 +160,29 @@ class SourceFile:
         head = self.lines[definition.start - 1 : definition.body_start - 1]
         return any(_OVERLOAD.match(line) for line in head)
 
+    @cached_property
+    def classes(self) -> dict[str, tuple[int, int]]:
+        """Each class's qualified name and its first (decorators included) and last line."""
+        try:
+            tree = syntax.parse(self.data)
+        except (SyntaxError, ValueError):
+            return {}
+        found: dict[str, tuple[int, int]] = {}
+        todo: list[tuple[str, ast.AST]] = [("", tree)]
+        while todo:
+            prefix, node = todo.pop()
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.ClassDef):
+                    start = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                    found.setdefault(prefix + child.name, (start, child.end_lineno or start))
+                    todo.append((f"{prefix}{child.name}.", child))
+        return found
+
+    def class_source(self, qualname: str) -> str | None:
+        """The source of the class called qualname (a fix may give a class whole)."""
+        lines = self.classes.get(qualname)
+        return "\n".join(self.lines[lines[0] - 1 : lines[1]]) + "\n" if lines else None
+
     def enclosing(self, lineno: int) -> Definition | None:
         """The innermost function (or module- or class-level assignment) whose lines hold
         lineno."""

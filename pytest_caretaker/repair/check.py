@@ -85,9 +85,13 @@ class Prover:
         return source.text if source is not None else None
 
     def _original(self, edit: Edit) -> str | None:
-        """The current source of the function an edit replaces (dedented), if it exists."""
+        """The current source of the function (or the class, given whole) an edit replaces,
+        dedented, if it exists."""
         source = self.files.get(edit.path)
         definition = source.find(edit.qualname) if source is not None else None
-        if source is None or definition is None:
+        if source is None:
             return None
+        if definition is None:
+            whole = source.class_source(edit.qualname)
+            return textwrap.dedent(whole) if whole is not None else None
         return textwrap.dedent(source.source_of(definition))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_caretaker.llm import context
-from pytest_caretaker.project.files import ProjectFiles
+from pytest_caretaker.project.files import ProjectFiles, SourceFile
 from pytest_caretaker.project.localize import Suspect
 from pytest_caretaker.results import Failure
 
@@ -92,3 +92,16 @@ def test_a_function_with_overload_stubs_is_shown_by_its_implementation(tmp_path:
     material = context.build(FAILURE, [Suspect("app.py", "get", False, 1.0)], files, code_only)
 
     assert material.functions[0].code == "def get(x=0):\n    return x - 1\n"
+
+
+def test_a_class_source_is_found_by_its_qualified_name() -> None:
+    source = SourceFile(
+        "m.py", b"@dataclass\nclass A:\n    x = 1\n\n    class B:\n        y = 2\n\n\nz = 3\n"
+    )
+
+    assert (
+        source.class_source("A")
+        == "@dataclass\nclass A:\n    x = 1\n\n    class B:\n        y = 2\n"
+    )
+    assert source.class_source("A.B") == "    class B:\n        y = 2\n"
+    assert source.class_source("z") is None

@@ -519,3 +519,17 @@ def test_a_second_edit_is_read_too() -> None:
 def test_source_that_does_not_parse_is_left_to_the_applier() -> None:
     assert refusal("def total(:\n") is None
     assert refusal(dedent(BEFORE), before="def total(:\n") is None
+
+
+def test_a_class_given_whole_is_judged_against_the_class_it_replaces() -> None:
+    """What the class already reached is no news; what the whole class adds is judged."""
+    before = "class Box:\n    def size(self):\n        return len(sys.argv)\n"
+    after = before.replace("len(sys.argv)", "len(sys.argv) + 1")
+
+    def judge(source: str) -> str | None:
+        return forgery([Edit("replace", CODE, "Box", source)], lambda _e: before)
+
+    assert judge(after) is None
+    assert "a __eq__ in Box" in (
+        judge(after + "\n    def __eq__(self, o):\n        return True\n") or ""
+    )

@@ -1051,3 +1051,10 @@ def test_a_class_named_on_its_own_that_leaves_out_a_method_is_read_method_by_met
     arguments = tool_call([{"path": "calc.py", "function": "Stack", "code": sketch}])
 
     assert refs(parse("", (arguments,))) == [("replace", "calc.py", "Stack.push")]
+
+
+def test_a_class_given_whole_and_unchanged_is_left_out_as_a_restatement() -> None:
+    stack = CALC[CALC.index("class Stack:") :]
+    arguments = tool_call([{"path": "calc.py", "function": "Stack", "code": stack}])
+
+    assert "restates it unchanged" in unparsed(parse("", (arguments,)))
