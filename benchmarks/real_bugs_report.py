@@ -66,19 +66,23 @@ def table(results: list[Result], labels: list[str]) -> dict[str, Any]:
 
 
 def summary(results: list[Result]) -> dict[str, Any]:
-    n = len(results) or 1
-    healed = sum(r.oracle == "healed" for r in results)
-    every = sum(r.shown == r.changed for r in results)
-    shown, changed = sum(r.shown for r in results), sum(r.changed for r in results)
-    chars = [r.prompt_chars for r in results if r.prompt_chars]
+    asked = [r for r in results if r.oracle != "-"]  # the oracle measured (not --only builtin)
+    n = len(asked) or 1
+    healed = sum(r.oracle == "healed" for r in asked)
+    every = sum(r.shown == r.changed for r in asked)
+    shown, changed = sum(r.shown for r in asked), sum(r.changed for r in asked)
+    chars = [r.prompt_chars for r in asked if r.prompt_chars]
     median = int(statistics.median(chars)) if chars else 0
     builtin = {word: sum(r.builtin == word for r in results) for word in BUILTIN}
-    reasons = Counter(kind(r.oracle_reason) for r in results if r.oracle != "healed")
-    line = (
-        f"{len(results)} bugs · oracle healed {healed} ({100 * healed / n:.0f} %) · "
+    reasons = Counter(kind(r.oracle_reason) for r in asked if r.oracle != "healed")
+    oracle = (
+        f"oracle healed {healed} ({100 * healed / n:.0f} %) · "
         f"first prompt shows every changed definition {every} ({100 * every / n:.0f} %), "
         f"definitions {shown}/{changed} ({100 * shown / max(changed, 1):.0f} %) · "
         f"prompt median {median:,} chars (~{median // CHARS_PER_TOKEN:,} tokens) · "
+    )
+    line = (
+        f"{len(results)} bugs · {oracle if asked else ''}"
         f"builtin right {builtin['right']}, wrong {builtin['wrong']}, unsure {builtin['unsure']}, "
         f"not healed {builtin['not healed']}"
         + "".join(f", {word} {builtin[word]}" for word in ("unproved", "error") if builtin[word])
