@@ -1,10 +1,10 @@
 """The engine: heal every failure of a run.
 
-One traced baseline rerun (does each failure reproduce alone, but for many cases failing alike,
-which neighbours pass, what each case executed); the failures grouped into problems, one per root
-cause; each problem repaired by the chain, problems concurrently; a fix that heals other cases of
-its problem heals them too; then the fixes that hold together are verified together, saved as a
-patch, and with --heal-write written and committed. Every failure leaves a transcript.
+One traced baseline rerun (each failure alone, but one of many alike; which neighbours pass; what
+each case executed; the failures alone when that does not finish in time); the failures grouped
+into problems, one per root cause, each repaired by the chain, concurrently; a fix that heals other
+cases of its problem heals them too; then the fixes that hold together are verified together,
+saved as a patch, and with --heal-write written and committed. Every failure leaves a transcript.
 
 Nothing here imports pytest: the session (plugin/session.py) turns a pytest run into a
 ``HealRun``, and other front ends can do the same.
@@ -109,8 +109,8 @@ def heal_all(run: HealRun) -> HealOutcome:
     check = PytestCheck(runner, wider)
     builtin = _builtin(run, check, files, editable, ids + neighbours)
     try:
-        # The traced rerun: what fails again alone, what passes alone, what each case executed.
-        baseline, followers = regression.baseline(runner, failing, neighbours + whole)
+        baseline, followers, alone = regression.fitted(runner, failing, neighbours + whole)
+        outcome.notes += [regression.ALONE.format(runner.timeout)] if alone else []
         if baseline.problem is not None:
             reason = f"the failing tests could not be rerun: {baseline.problem}"
             outcome.results = [HealResult(f.nodeid, reason=reason) for f in failing]

@@ -24,7 +24,7 @@ from pytest_caretaker.project.imports import conftests, importers
 from pytest_caretaker.project.localize import module_of, neighbours
 from pytest_caretaker.project.reads import Files
 from pytest_caretaker.results import Failure
-from pytest_caretaker.verify.patience import patient_run
+from pytest_caretaker.verify.patience import RUN_HUNG, patient_run
 from pytest_caretaker.verify.runner import Runner, RunResult
 
 #: The failing cases of one kind (alike) that the baseline reruns.
@@ -145,3 +145,26 @@ def baseline(
             seconds=run.seconds + more.seconds,
         )
     return run, {nodeid: sampled[0] for nodeid, sampled in followers.items() if nodeid not in shaky}
+
+
+#: Said when the failing tests' neighbours were left out of the baseline (fitted).
+ALONE = (
+    "caretaker: the other tests of the failing tests' modules did not finish within {:g} s beside"
+    " them (--heal-timeout); fixes were checked against the failing tests and the other modules'"
+    " tests only"
+)
+
+
+def fitted(
+    runner: Runner, failures: Sequence[Failure], others: Sequence[str]
+) -> tuple[RunResult, Mapping[str, str], bool]:
+    """baseline(); when that whole run did not finish in its time with others in it (a module
+    whose one test takes longer than --heal-timeout: more-itertools' 9,839-case prime test),
+    the failing cases alone, so that they can still be healed: True then."""
+    run, followers = baseline(runner, failures, others)
+    if not (others and run.problem is not None and run.problem.startswith(RUN_HUNG)):
+        return run, followers, False
+    alone, followers = baseline(runner, failures, [])
+    if alone.problem is not None:
+        return run, followers, False
+    return replace(alone, seconds=run.seconds + alone.seconds), followers, True

@@ -126,3 +126,28 @@ def test_the_cases_that_hung_in_one_function_have_one_root_cause(tmp_path: Path)
     raised = [case(f"test_p.py::test_total[{n}]", line=6 + n) for n in range(2)]
     baseline = RunResult({c.nodeid: Outcome("failed") for c in raised}, {})
     assert len({cluster.root_cause(c, baseline, [], files, editable) for c in raised}) == 2  # type: ignore[arg-type]
+
+
+class Slow(Recorded):
+    """A runner whose runs with the module's slow test do not finish within their time."""
+
+    def run(
+        self, ids: Sequence[str], patches: object = None, trace: bool = False, **limits: object
+    ) -> RunResult:
+        if "test_p.py::test_slow" in ids:
+            self.runs.append(list(ids))
+            return RunResult({}, {}, problem="the tests did not finish within 60 s", seconds=60.0)
+        return super().run(ids, patches, trace, **limits)
+
+
+def test_a_baseline_that_does_not_finish_with_the_neighbours_reruns_the_failures_alone() -> None:
+    # more-itertools: one neighbour (9,839 prime cases) took longer than --heal-timeout, the
+    # whole traced rerun stopped, and none of the module's bugs could be healed.
+    failing, runner = cases(2), Slow()
+
+    run, _, alone = regression.fitted(runner, failing, ["test_p.py::test_slow"])  # type: ignore[arg-type]
+
+    assert alone and run.problem is None
+    assert runner.runs[-1] == [c.nodeid for c in failing]
+    assert run.seconds == 61.0
+    assert regression.fitted(Recorded(), failing, ["test_p.py::test_ok"])[2] is False  # type: ignore[arg-type]
