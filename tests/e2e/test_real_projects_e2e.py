@@ -407,3 +407,43 @@ def test_a_neighbour_whose_id_changes_between_collections_does_not_stop_the_heal
     result.assert_outcomes(failed=1, passed=1)
     result.stdout.fnmatch_lines(["HEALED test_calc.py::test_mean"])
     result.stdout.no_fnmatch_line("*not found*")
+
+
+#: A test no time limit stops (pytest-subtests' cases each catch what stops them, and the test
+#: goes on: more-itertools' 9,839-case prime test ran past --heal-timeout).
+STUBBORN = """\
+import time
+
+from calc import mean
+
+
+def test_mean():
+    assert mean([1, 2, 3]) == 2
+
+
+def test_stubborn():
+    end = time.monotonic() + 6
+    while time.monotonic() < end:
+        try:
+            time.sleep(0.05)
+        except BaseException:
+            pass
+"""
+
+
+def test_a_neighbour_slower_than_the_heal_timeout_leaves_the_failing_test_to_heal_alone(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(calc=CALC, test_calc=STUBBORN)
+
+    # In a subprocess: the suite's patch-delivery check would rerun the 6 s test twice more.
+    result = pytester.runpytest_subprocess(
+        "--heal", "--heal-model", "builtin", "--heal-timeout", "3"
+    )
+
+    result.stdout.fnmatch_lines(
+        [
+            "HEALED test_calc.py::test_mean*",
+            "caretaker: the other tests of the failing tests' modules did not finish within 3 s*",
+        ]
+    )
