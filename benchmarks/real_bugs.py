@@ -128,7 +128,10 @@ def with_oracle(setup: runs.Setup, repo: Path, options: Options, out: report.Res
         out.prompt_chars = len(prompt)
         seen = oracle.shown(prompt, heads)
         out.shown = len(seen)
-        out.missing = [entry for entry in heads if entry not in seen]
+        firsts = [oracle.messages_text(body) for body in requests if oracle.opening(body)]
+        anywhere = {entry for text in firsts for entry in oracle.shown(text, heads)}
+        out.shown_any = len(anywhere | set(seen))
+        out.missing = [entry for entry in heads if entry not in anywhere | set(seen)]
 
 
 def with_builtin(setup: runs.Setup, repo: Path, options: Options, out: report.Result) -> None:

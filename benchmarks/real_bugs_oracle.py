@@ -6,10 +6,11 @@ a module constant), each holding the complete definition as the fix commit has i
 the fix adds open the code of its file's first edit. What a reply cannot say (a removed
 definition, other top-level statements) is noted.
 
-Localization recall reads the first request caretaker sent: it shows a definition the developer
-changed when it holds its first line from the buggy source (``def f(...``, ``class C...``,
-``NAME = ...``), caretaker's line numbers and markers aside. Prompt size is the characters of
-the request's messages.
+Localization recall reads the first request caretaker sent, and the first request of each
+problem (a run whose failing tests have two causes is two problems): a request shows a
+definition the developer changed when it holds its first line from the buggy source (``def
+f(...``, ``class C...``, ``NAME = ...``), caretaker's line numbers and markers aside. Prompt
+size is the characters of the request's messages.
 """
 
 from __future__ import annotations
@@ -114,6 +115,11 @@ def tool_arguments(bug: lib.Bug, answer: Reply) -> dict[str, Any]:
 
 
 # -- the first prompt ---------------------------------------------------------------------------
+
+
+def opening(body: dict[str, Any]) -> bool:
+    """Whether a request opens a problem's conversation (no reply of the model's in it yet)."""
+    return not any(message.get("role") == "assistant" for message in body.get("messages", []))
 
 
 def messages_text(body: dict[str, Any]) -> str:

@@ -22,6 +22,9 @@ class Result:
     changed: int = 0  # definitions the developer changed that the buggy source has
     shown: int = 0  # of those, shown by the first prompt
     missing: list[str] = field(default_factory=list)
+    # shown by the first prompt of some problem (caretaker heals each problem of a run apart:
+    # a fix of two failing tests in two functions is two problems, each with its own prompt)
+    shown_any: int = 0
     prompt_chars: int = 0
     requests: int = 0
     builtin: str = "-"  # "right", "wrong", "unsure", "not healed", "unproved", "error"
@@ -49,7 +52,9 @@ def table(results: list[Result], labels: list[str]) -> dict[str, Any]:
             if r is None:
                 line += f" | {'':<35}"
                 continue
-            shown, word = f"{r.shown}/{r.changed}", SHORT.get(r.oracle, r.oracle)
+            word = SHORT.get(r.oracle, r.oracle)
+            more = r.shown_any - r.shown
+            shown = f"{r.shown}/{r.changed}" + (f"+{more}" if more > 0 else "")
             line += f" | {word:<9} {shown:>5} {r.prompt_chars:>7,} {r.builtin:<10}"
         print(line)
     totals = {}
@@ -70,7 +75,9 @@ def summary(results: list[Result]) -> dict[str, Any]:
     n = len(asked) or 1
     healed = sum(r.oracle == "healed" for r in asked)
     every = sum(r.shown == r.changed for r in asked)
+    every_any = sum(max(r.shown_any, r.shown) == r.changed for r in asked)
     shown, changed = sum(r.shown for r in asked), sum(r.changed for r in asked)
+    shown_any = sum(max(r.shown_any, r.shown) for r in asked)
     chars = [r.prompt_chars for r in asked if r.prompt_chars]
     median = int(statistics.median(chars)) if chars else 0
     builtin = {word: sum(r.builtin == word for r in results) for word in BUILTIN}
@@ -78,7 +85,9 @@ def summary(results: list[Result]) -> dict[str, Any]:
     oracle = (
         f"oracle healed {healed} ({100 * healed / n:.0f} %) · "
         f"first prompt shows every changed definition {every} ({100 * every / n:.0f} %), "
-        f"definitions {shown}/{changed} ({100 * shown / max(changed, 1):.0f} %) · "
+        f"definitions {shown}/{changed} ({100 * shown / max(changed, 1):.0f} %); "
+        f"each problem's first prompt {every_any} ({100 * every_any / n:.0f} %), "
+        f"definitions {shown_any}/{changed} ({100 * shown_any / max(changed, 1):.0f} %) · "
         f"prompt median {median:,} chars (~{median // CHARS_PER_TOKEN:,} tokens) · "
     )
     line = (
@@ -89,6 +98,7 @@ def summary(results: list[Result]) -> dict[str, Any]:
     )
     return {
         "bugs": len(results), "oracle_healed": healed, "every_shown": every,
+        "every_shown_by_problems": every_any, "definitions_shown_by_problems": shown_any,
         "definitions_shown": shown, "definitions_changed": changed, "median_prompt_chars": median,
         "builtin": builtin, "oracle_reasons": dict(reasons.most_common()), "line": line,
     }  # fmt: skip

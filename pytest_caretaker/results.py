@@ -1,8 +1,7 @@
 """The values that cross stages: what failed, what a repairer proposes, what a check finds, and
 what a session reports and writes. Every later stage consumes these, so they live here, in a
 module that imports nothing of the package (but commits.py): a stage depends on this module and
-on the stages below it, never on a sibling for a type. All are frozen; a reason is a sentence a
-user (or a model) can act on."""
+on the stages below it, never on a sibling for a type. All are frozen; a reason is a sentence."""
 
 from __future__ import annotations
 
@@ -57,12 +56,13 @@ class Failure:
 
 @dataclass(frozen=True)
 class Executed:
-    """What one case ran of the project: functions as (path, first line), in call order; lines;
-    and the other programs it started, whose code ran where no trace saw it."""
+    """What one case ran: project functions ((path, first line), call order), lines, programs
+    it started (no trace sees their code), and ((function), (class's path, qualname)) pairs."""
 
     functions: tuple[tuple[str, int], ...] = ()
     lines: Mapping[str, frozenset[int]] = field(default_factory=dict)
     spawned: tuple[str, ...] = ()
+    classes: tuple[tuple[tuple[str, int], tuple[str, str]], ...] = ()
 
 
 # -- what a repairer proposes ----------------------------------------------------------------

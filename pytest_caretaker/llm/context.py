@@ -2,8 +2,9 @@
 
 Function-level, not whole files: the failing test, the ranked candidate functions in full with the
 lines that failed, the error and pytest's report, captured output, and the imports of the files.
-The module- and class-level assignments the best suspects read (``VAT = 0.25``) follow them as
-targets of their own, within a count of their own: a constant is one line, and a long list of
+The module- and class-level assignments the best suspects read (``VAT = 0.25``) and the data of
+the classes their methods ran on (a class's head and its class-level assignments) follow them as
+targets of their own, within counts of their own: a constant is one line, and a long list of
 functions must not crowd out the one that is wrong. So does the read-only test code: the test and
 its fixtures are the specification, not candidates for the fix's slots.
 """
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.project.localize import Suspect
+from pytest_caretaker.project.related import class_data
 from pytest_caretaker.results import Failure
 
 #: About 4 characters a token: 32,000 characters keep a prompt near 8,000 tokens.
@@ -30,7 +32,15 @@ CODE_CHARS = 16_000
 #: fixtures and helpers it ran.
 MAX_TESTS = 3
 MAX_CONSTANTS = 6
-LIMITS = {"test": MAX_TESTS, "function": MAX_FUNCTIONS, "constant": MAX_CONSTANTS}
+#: Classes shown as their data (the head and class-level assignments): a subclass's data that a
+#: base class's method read, and the class of a method shown.
+MAX_CLASSES = 2
+LIMITS = {
+    "test": MAX_TESTS,
+    "function": MAX_FUNCTIONS,
+    "constant": MAX_CONSTANTS,
+    "class": MAX_CLASSES,
+}
 
 
 @dataclass(frozen=True)
@@ -109,16 +119,23 @@ def _shown(
     """The definitions the prompt shows, in rank order, within room characters and the limits
     of their kind (LIMITS, CODE_CHARS); the first always, if it is not too long."""
     functions: list[FunctionContext] = []
-    counts = {"test": 0, "function": 0, "constant": 0}
+    counts = dict.fromkeys(LIMITS, 0)
     used = code_chars = 0  # of everything shown; of the code under test shown
+    classes: set[tuple[str, str]] = set()  # whose data is shown: not their constants again
     for candidate in candidates:
         source = sources.get(candidate.path)
         definition = source.find(candidate.qualname) if source is not None else None
-        if source is None or definition is None:
-            continue
         may_edit = editable(candidate)
-        kind = "constant" if not definition.runs else "test" if not may_edit else "function"
-        code = source.source_of(definition)
+        if source is None:
+            continue
+        if definition is None:  # a class whose data localize found (related.classes)
+            kind, code = "class", class_data(source, candidate.qualname) or ""
+        else:
+            kind = "constant" if not definition.runs else "test" if not may_edit else "function"
+            code = source.source_of(definition)
+        owner = (candidate.path, candidate.qualname.rpartition(".")[0])
+        if not code or (kind == "constant" and owner in classes):
+            continue
         if counts[kind] >= LIMITS[kind] or len(code) > MAX_FUNCTION:
             continue
         if used + len(code) > room and functions:
@@ -127,6 +144,7 @@ def _shown(
             continue
         used += len(code)
         counts[kind] += 1
+        classes |= {(candidate.path, candidate.qualname)} if kind == "class" else set()
         code_chars += len(code) if kind == "function" else 0
         failed = tuple(
             (line, source.lines[line - 1].strip())

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from pytest_caretaker import syntax
 from pytest_caretaker.llm.parse_body import reads_like_body, wrap_body
-from pytest_caretaker.llm.parse_targets import Targets
+from pytest_caretaker.llm.parse_targets import Targets, block_members
 from pytest_caretaker.llm.restated import same
 from pytest_caretaker.llm.same_names import Ambiguous, parameters_of
 from pytest_caretaker.results import Edit, Unparsed
@@ -183,8 +183,8 @@ class _Reader:
     def _class(self, cls: ast.ClassDef, whole: bool = False) -> None:
         """A class the project has stands for its members, each replacing its own; given whole
         and named on its own (``"function": "Version"``, ``# file: v.py::Version``), with every
-        method the project's class has, it replaces the class: its bases, ``__slots__``, new
-        properties and all (a sketch that leaves methods out never does)."""
+        method and class attribute the project's class has, it replaces the class: its bases,
+        ``__slots__``, new properties and all (a sketch that leaves any out never does)."""
         home = self.targets.class_file(cls.name, self.path)
         if home is None:  # a class the project does not have: a helper, if the fix needs it
             text = segment(self.lines, cls)
@@ -197,7 +197,7 @@ class _Reader:
             )
             return
         methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        if whole and self.targets.methods(home[0], cls.name) <= {n.name for n in methods}:
+        if whole and self.targets.members(home[0], cls.name) <= block_members(cls):
             self._replace(Edit("replace", home[0], cls.name, segment(self.lines, cls)))
             return
         before = len(self.pieces), len(self.notes)

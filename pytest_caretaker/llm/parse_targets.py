@@ -20,6 +20,7 @@ a module- or class-level assignment of that name (``assignment``), never to a fu
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from collections.abc import Callable, Collection, Sequence
 
@@ -92,14 +93,17 @@ class Targets:
                 return rel, False
         return None
 
-    def methods(self, rel: str, cls: str) -> frozenset[str]:
-        """The names of the methods the class called cls in rel defines itself."""
+    def members(self, rel: str, cls: str) -> frozenset[str]:
+        """The names of the methods and class-level assignments the class called cls in rel
+        defines itself."""
         source = self.files(rel)
         prefix = cls + "."
         return frozenset(
             d.qualname[len(prefix) :]
             for d in (source.definitions if source is not None else ())
-            if d.method and d.qualname.startswith(prefix) and "." not in d.qualname[len(prefix) :]
+            if (d.method or d.kind == "assignment")
+            and d.qualname.startswith(prefix)
+            and "." not in d.qualname[len(prefix) :]
         )
 
     def allowed(self) -> str:
@@ -168,7 +172,7 @@ class Targets:
             source = self.files(suspect.path)
             definition = source.find(suspect.qualname) if source is not None else None
             if definition is None or definition.kind == "function":
-                found.append(suspect)
+                found += [suspect] if self._runs(suspect.path, suspect.qualname) else []
         return found
 
     def assignment(
@@ -201,6 +205,8 @@ class Targets:
         """Whether a def may replace it: a function, a lambda's assignment, or nothing known."""
         source = self.files(rel)
         definition = source.find(qualname) if source is not None else None
+        if source is not None and definition is None and qualname in source.classes:
+            return False  # a class whose data the prompt showed: its methods are named
         return definition is None or definition.runs
 
     def _is_method(self, rel: str, qualname: str) -> bool:
@@ -254,3 +260,16 @@ def _suspect(pool: Sequence[Suspect], name: str) -> tuple[str, str] | None:
         ):
             return suspect.path, suspect.qualname
     return None
+
+
+def block_members(cls: ast.ClassDef) -> set[str]:
+    """The names a class block defines: its methods and its one-name assignments."""
+    found: set[str] = set()
+    for node in cls.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.add(node.name)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            found |= {node.targets[0].id} if isinstance(node.targets[0], ast.Name) else set()
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            found.add(node.target.id)
+    return found

@@ -4,10 +4,9 @@ An assertion failure's traceback ends in the test, while the bug is usually in c
 So the ranking uses two pieces of evidence: the traceback (innermost project frame first) and what
 the failing test executed in a traced rerun, what the failing test calls by name first (the
 function under test), then ordered by the Ochiai spectrum score against the passing tests of the
-same module (code that passing tests also run is less suspicious). A wrong
-constant (``VAT = 0.25``) ran at import, before the test, so no trace shows it: the module- and
-class-level assignments that the READERS best-ranked code suspects read (reads.py) follow the ranked
-functions, each with the score of the function that reads it. A call its callee refused (a
+same module (code that passing tests also run is less suspicious). What no trace shows follows
+the ranked functions with the score of the function that points to it (related.py): the data of
+the classes their methods ran on, and the constants they read. A call its callee refused (a
 TypeError: ``Version.__init__() missing 1 required positional argument``) ran none of the callee,
 so it follows the traceback by the name the error gives. Which passing tests are rerun is
 chosen here too (``neighbours``): at most NEIGHBOURS of a module, those nearest the failing tests
@@ -24,9 +23,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_caretaker import syntax
+from pytest_caretaker.project import related
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
 from pytest_caretaker.project.imports import imported
-from pytest_caretaker.project.reads import made_at_import, reads
 from pytest_caretaker.results import Executed, Failure
 
 
@@ -47,8 +46,6 @@ class Suspect:
 #: needs some of them, and they are the regression set every fix is verified against, so each
 #: one costs time in the traced rerun and in every verification (which --heal-timeout bounds).
 NEIGHBOURS = 200
-#: The best-ranked functions outside tests whose constants become suspects.
-READERS = 3
 
 
 def module_of(nodeid: str) -> str:
@@ -156,7 +153,9 @@ def localize(
         if key not in failed_lines:
             order.append(key)
     scores = {key: score(key) for key in order}
-    for key, reader in _constants(order, sources, tests, frozenset(failed_lines)):
+    found = related.classes(order, failing, executed, sources, tests)
+    found += related.constants(order, sources, tests, frozenset(failed_lines))
+    for key, reader in found:
         if key not in scores:
             order.append(key)
             scores[key] = scores[reader]
@@ -181,38 +180,6 @@ def _traceback(failure: Failure, sources: ProjectFiles) -> dict[tuple[str, str],
         if definition is not None:
             failed_lines.setdefault((frame.path, definition.qualname), []).append(frame.lineno)
     return failed_lines
-
-
-def _constants(
-    order: Sequence[tuple[str, str]],
-    sources: ProjectFiles,
-    tests: TestFiles,
-    frames: frozenset[tuple[str, str]],
-) -> list[tuple[tuple[str, str], tuple[str, str]]]:
-    """(constant, the function that reads it) for the assignments the first READERS functions
-    outside tests read; and the project's values a failing test's frame reads itself (``assert
-    PRE_TRANSLATIONS == [...]``), with what made them at import (made_at_import): no code under
-    test ran in such a test, and its bug is there."""
-    found: list[tuple[tuple[str, str], tuple[str, str]]] = []
-    readers = 0
-    for path, qualname in order:
-        source = sources.get(path)
-        definition = source.find(qualname) if source is not None else None
-        if source is None or definition is None or not definition.runs:
-            continue
-        if path in tests:
-            if (path, qualname) in frames:
-                read = [
-                    key for key in reads(source, definition, sources.get) if key[0] not in tests
-                ]
-                made = made_at_import(read, sources.get)
-                found += [(key, (path, qualname)) for key in read + made]
-            continue
-        found += [(key, (path, qualname)) for key in reads(source, definition, sources.get)]
-        readers += 1
-        if readers == READERS:
-            break
-    return found
 
 
 def _functions_of(executed: Executed | None, sources: ProjectFiles) -> list[tuple[str, str]]:

@@ -86,6 +86,9 @@ class Trace(TypedDict):
     functions: dict[str, list[tuple[str, int]]]
     lines: dict[str, dict[str, list[int]]]  # root-relative path -> line numbers, sorted
     spawned: dict[str, list[str]]  # the programs a test started (short command lines)
+    # (function's path, its first line, class's path, class's qualname): each project class
+    # a method ran on (its self or cls), in first-seen order
+    classes: dict[str, list[tuple[str, int, str, str]]]
 
 
 class RunReport(TypedDict):

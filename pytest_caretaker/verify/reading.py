@@ -28,12 +28,16 @@ def unreadable(result_file: Path) -> str | None:
 def executed(trace: Trace | None) -> dict[str, Executed]:
     if not trace:
         return {}
-    lines, spawned = trace["lines"], trace.get("spawned", {})
+    lines, spawned, classes = trace["lines"], trace.get("spawned", {}), trace.get("classes", {})
     return {
         nodeid: Executed(
             functions=tuple((str(path), int(first)) for path, first in calls),
             lines={rel: frozenset(hits) for rel, hits in lines.get(nodeid, {}).items()},
             spawned=tuple(str(command) for command in spawned.get(nodeid, ())),
+            classes=tuple(
+                ((str(path), int(first)), (str(rel), str(name)))
+                for path, first, rel, name in classes.get(nodeid, ())
+            ),
         )
         for nodeid, calls in trace["functions"].items()
     }

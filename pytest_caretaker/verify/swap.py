@@ -164,8 +164,10 @@ MAX_CALLS = 500_000
 
 
 class Tracer:
-    """Per test: which project functions ran (in first-call order), which lines, and the other
-    programs it started (their code runs in another process: no trace here sees it). The
+    """Per test: which project functions ran (in first-call order), which lines, the project
+    classes whose objects its methods ran on (``self``/``cls``: a base class's method reads a
+    subclass's data), and the other programs it started (their code runs in another process:
+    no trace here sees it). The
     threads the test starts are traced too: code under test that runs in a worker thread (a
     download pool, a progress bar's monitor) ran as much as code in the test's own."""
 
@@ -176,6 +178,7 @@ class Tracer:
         self.functions: dict[str, list[tuple[str, int]]] = {}
         self.lines: dict[str, dict[str, set[int]]] = {}
         self.spawned: dict[str, list[str]] = {}
+        self.classes: dict[str, list[tuple[str, int, str, str]]] = {}
         self._files: dict[str, str | None] = {}
         if not Tracer._hooked:
             sys.addaudithook(_on_audit)
@@ -186,6 +189,7 @@ class Tracer:
         functions = self.functions.setdefault(nodeid, [])
         seen = set(functions)
         lines = self.lines.setdefault(nodeid, {})
+        on_class = self._on_class(self.classes.setdefault(nodeid, []))
         files = self._files
         root = self.root
         spent = [0, 0]  # the test's line events traced, and its calls
@@ -206,6 +210,8 @@ class Tracer:
             if key not in seen:
                 seen.add(key)
                 functions.append(key)
+            if code.co_argcount and code.co_varnames[0] in ("self", "cls"):
+                on_class(key, frame.f_locals.get(code.co_varnames[0]))
             if spent[0] > MAX_LINES:
                 return None  # the functions it calls still count, line by line no more
             hits = lines.setdefault(rel, set())
@@ -221,6 +227,28 @@ class Tracer:
         threading.settrace(on_call)
         sys.settrace(on_call)
 
+    def _on_class(self, found: list[tuple[str, int, str, str]]) -> Any:
+        """What records, per function, each project class it ran on (once per pair)."""
+        seen: set[tuple[tuple[str, int], type]] = set()
+        files, root = self._files, self.root
+
+        def on_class(key: tuple[str, int], obj: object) -> None:
+            cls = obj if isinstance(obj, type) else type(obj)
+            if (key, cls) in seen:
+                return
+            seen.add((key, cls))
+            module = sys.modules.get(cls.__module__)
+            filename = getattr(module, "__file__", None)
+            if not isinstance(filename, str) or "<" in cls.__qualname__:
+                return
+            rel = files.get(filename, "")
+            if rel == "":
+                rel = files[filename] = project_relpath(filename, root)
+            if rel is not None:
+                found.append((key[0], key[1], rel, cls.__qualname__))
+
+        return on_class
+
     def stop(self) -> None:
         sys.settrace(None)
         threading.settrace(None)
@@ -234,4 +262,5 @@ class Tracer:
                 for nodeid, files in self.lines.items()
             },
             "spawned": {nodeid: found for nodeid, found in self.spawned.items() if found},
+            "classes": {nodeid: found for nodeid, found in self.classes.items() if found},
         }

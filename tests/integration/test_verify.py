@@ -90,6 +90,21 @@ def test_trace_records_the_project_functions_a_test_ran(runner: Runner) -> None:
     assert executed.lines["calc.py"] == frozenset({2})
 
 
+def test_trace_records_the_classes_a_method_ran_on(runner: Runner) -> None:
+    # A base class's method reads a subclass's data: the trace says which subclass it ran on.
+    shapes = (
+        "class Shape:\n    sides = 0\n\n    def count(self):\n        return self.sides\n\n"
+        "    @classmethod\n    def make(cls):\n        return cls()\n\n\n"
+        "class Square(Shape):\n    sides = 3\n\n\ndef mean(xs):\n    return Square.make().count()\n"
+    )
+    result = runner.run([MEAN], {"calc.py": shapes.encode()}, trace=True)
+    assert result.executed[MEAN].classes == (
+        (("calc.py", 7), ("calc.py", "Square")),
+        (("calc.py", 4), ("calc.py", "Square")),
+    )
+    assert runner.run([MEAN], trace=True).executed[MEAN].classes == ()
+
+
 def test_trace_records_the_programs_a_test_started(runner: Runner) -> None:
     spawning = (
         "import os, subprocess, sys\n\n\n"

@@ -105,3 +105,25 @@ def test_a_class_source_is_found_by_its_qualified_name() -> None:
     )
     assert source.class_source("A.B") == "    class B:\n        y = 2\n"
     assert source.class_source("z") is None
+
+
+def test_a_class_is_shown_as_its_data_and_its_constants_not_again(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(
+        "class Shop:\n    RATE = 0.2\n    NAME = 'x'\n\n    def price(self):\n"
+        "        return self.RATE\n"
+    )
+    (tmp_path / "test_app.py").write_text("def test_it():\n    assert False\n")
+    ranked = [
+        Suspect("test_app.py", "test_it", is_test=True, score=1.0),
+        Suspect("shop.py", "Shop.price", is_test=False, score=1.0),
+        Suspect("shop.py", "Shop", is_test=False, score=1.0),
+        Suspect("shop.py", "Shop.RATE", is_test=False, score=1.0),
+    ]
+
+    material = context.build(FAILURE, ranked, ProjectFiles(tmp_path), code_only)
+
+    assert shown(material) == ["test_it", "Shop.price", "Shop"]
+    assert material.functions[2].code == (
+        "class Shop:\n    RATE = 0.2\n    NAME = 'x'\n    # methods: price\n"
+    )
+    assert material.functions[2].editable

@@ -854,3 +854,68 @@ def test_a_project_value_the_failing_test_reads_and_what_made_it_at_import_are_s
         "pkg/special.py::_RAW",
         "pkg/special.py::add_upper",
     ]
+
+
+LOCALES = """\
+class Locale:
+    past = "{0} ago"
+
+    def describe(self, n):
+        return self.past.format(n)
+
+
+class JapaneseLocale(Locale):
+    \"\"\"Japanese.\"\"\"
+
+    past = "{0}後"
+    names = ["ja"]
+
+
+class EnglishLocale(Locale):
+    names = ["en"]
+"""
+
+
+def test_localize_adds_the_data_of_the_class_a_base_method_ran_on(tmp_path: Path) -> None:
+    # arrow: Locale.describe formats with the subclass's `past`; no trace shows a class
+    # attribute, but the trace says describe ran on a JapaneseLocale.
+    (tmp_path / "locales.py").write_text(LOCALES)
+    nodeid = "test_locales.py::test_japanese"
+    ran_on = ((("locales.py", 4), ("locales.py", "JapaneseLocale")),)
+    executed = {nodeid: Executed(functions=(("locales.py", 4),), classes=ran_on)}
+    lead = Failure(nodeid, "call", "test_locales.py", "AssertionError", "", "", ())
+
+    found = localize(
+        lead, [nodeid], executed, [], ProjectFiles(tmp_path), loc.TestFiles(frozenset())
+    )
+
+    # The class it ran on first, then the method's own class, then the constant it reads.
+    assert [s.ref for s in found] == [
+        "locales.py::Locale.describe",
+        "locales.py::JapaneseLocale",
+        "locales.py::Locale",
+        "locales.py::Locale.past",
+    ]
+    without = {nodeid: Executed(functions=(("locales.py", 4),))}
+    found = localize(
+        lead, [nodeid], without, [], ProjectFiles(tmp_path), loc.TestFiles(frozenset())
+    )
+    assert "locales.py::JapaneseLocale" not in [s.ref for s in found]
+
+
+def test_class_data_is_the_head_and_the_class_level_assignments() -> None:
+    from pytest_caretaker.project.related import class_data
+
+    source = source_file(LOCALES, "locales.py")
+
+    assert class_data(source, "JapaneseLocale") == (
+        'class JapaneseLocale(Locale):\n    past = "{0}後"\n    names = ["ja"]\n'
+    )
+    assert class_data(source, "Locale") == (
+        'class Locale:\n    past = "{0} ago"\n    # methods: describe\n'
+    )
+    assert class_data(source, "Missing") is None
+    assert (
+        class_data(source_file("class Empty:\n    def f(self):\n        pass\n", "e.py"), "Empty")
+        is None
+    )

@@ -1058,3 +1058,24 @@ def test_a_class_given_whole_and_unchanged_is_left_out_as_a_restatement() -> Non
     arguments = tool_call([{"path": "calc.py", "function": "Stack", "code": stack}])
 
     assert "restates it unchanged" in unparsed(parse("", (arguments,)))
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        # Every method, but not the class's data: replacing the class would drop RATE.
+        (
+            "class Shop:\n    def price(self, net):\n        return net * 2\n",
+            ("shop.py", "Shop.price"),
+        ),
+        # The data of a class the prompt showed as its head and attributes: only what changed.
+        ("class Shop:\n    RATE = 0.2\n", ("shop.py", "Shop.RATE")),
+    ],
+    ids=["methods-only", "data-only"],
+)
+def test_a_class_named_on_its_own_that_leaves_out_a_member_is_read_member_by_member(
+    code: str, expected: tuple[str, str]
+) -> None:
+    arguments = tool_call([{"path": "shop.py", "function": "Shop", "code": code}])
+
+    assert refs(parse_shop("", (arguments,))) == [("replace", *expected)]
