@@ -149,8 +149,10 @@ def localize(
     # test, which the spectrum cannot tell from its helpers when every test runs them all.
     called = _called_by(failed_lines, sources, tests)
     ranked.sort(key=lambda key: not _named(key[1], called))
-    for key in ranked:
-        if key not in failed_lines:
+    # A message quoting a function's literal names it, above what the spectrum favours.
+    message = f"{failure.message}\n{failure.longrepr}"
+    for key in related.quoted(message, ranked, sources, tests) + ranked:
+        if key not in order:
             order.append(key)
     scores = {key: score(key) for key in order}
     found = related.classes(order, failing, executed, sources, tests)

@@ -7,12 +7,18 @@ class's method reads a subclass's: arrow's ``Locale.describe`` formats with
 ``JapaneseLocale.timeframes``. So the classes the ranked methods ran on in the failing tests
 (the trace's ``self``/``cls``), and their own classes, follow them as class-data suspects
 (``classes``), shown as the class's head and its class-level assignments (``class_data``).
+An error message that quotes a literal of the project's code names the function holding it
+(``quoted``): a message a test caught and compared (``pytest.raises(match=...)``) leaves no
+frame of the function that made it in the traceback.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 from collections.abc import Mapping, Sequence
 
+from pytest_caretaker import syntax
 from pytest_caretaker.project.files import ProjectFiles, SourceFile, TestFiles
 from pytest_caretaker.project.reads import made_at_import, reads
 from pytest_caretaker.results import Executed
@@ -25,6 +31,8 @@ READERS = 3
 CLASSES = 4
 #: Method names a class-data block lists after its data.
 METHODS_LISTED = 12
+#: A string literal this long (and holding a space) found in the error names its function.
+QUOTED_CHARS = 16
 
 
 def constants(
@@ -121,3 +129,45 @@ def class_data(source: SourceFile, qualname: str) -> str | None:
     listed = ", ".join(methods[:METHODS_LISTED]) + more
     tail = [f"{indent}# methods: {listed}"] if methods else []
     return "\n".join(head + body + tail) + "\n"
+
+
+def quoted(message: str, ran: Sequence[Key], sources: ProjectFiles, tests: TestFiles) -> list[Key]:
+    """The functions that ran, outside tests, holding a string literal (an f-string's text
+    between its fields too) of QUOTED_CHARS or more that the message quotes, at most 3."""
+    found: list[Key] = []
+    for path, qualname in ran:
+        source = sources.get(path) if path not in tests else None
+        definition = source.find(qualname) if source is not None else None
+        if source is None or definition is None or not definition.runs:
+            continue
+        lines = range(definition.body_start, definition.end + 1)
+        if any(line in lines and text in message for line, text in _literals(source.data)):
+            found.append((path, qualname))
+            if len(found) == 3:
+                break
+    return found
+
+
+@functools.lru_cache(maxsize=64)
+def _literals(data: bytes) -> tuple[tuple[int, str], ...]:
+    """(line, text) of a module's string literals long enough to quote, docstrings aside."""
+    try:
+        tree = syntax.parse(data)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return ()
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+    }
+    return tuple(
+        (node.lineno, node.value.strip())
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and len(node.value.strip()) >= QUOTED_CHARS
+        and " " in node.value.strip()
+    )

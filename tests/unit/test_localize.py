@@ -919,3 +919,33 @@ def test_class_data_is_the_head_and_the_class_level_assignments() -> None:
         class_data(source_file("class Empty:\n    def f(self):\n        pass\n", "e.py"), "Empty")
         is None
     )
+
+
+def test_a_message_quoting_a_literal_ranks_its_function_before_the_spectrum(tmp_path: Path) -> None:
+    # marshmallow: pytest.raises(match=...) caught the TypeError, so no frame of _bind_field is
+    # in the traceback; the message it made (an f-string without its f) quotes its literal.
+    (tmp_path / "schema.py").write_text(
+        "def load(x):\n    return bind(x)\n\n\n"
+        "def bind(x):\n"
+        "    raise TypeError(\n"
+        "        'Field for \"{name}\" must be declared as a Field instance, '\n"
+        "        'not a class.'\n"
+        "    )\n\n\n"
+        'def other():\n    """must be declared as a Field instance"""\n'
+        "    return 'must be declared as a Schema instance'\n"
+    )
+    nodeid = "test_schema.py::test_bind"
+    ran = (("schema.py", 1), ("schema.py", 12), ("schema.py", 5))
+    executed = {nodeid: Executed(functions=ran)}
+    message = (
+        'AssertionError: Regex pattern did not match.\n Actual message: \'Field for "{name}" '
+        "must be declared as a Field instance, not a class.'"
+    )
+    lead = Failure(nodeid, "call", "test_schema.py", "AssertionError", message, "", ())
+
+    found = localize(
+        lead, [nodeid], executed, [], ProjectFiles(tmp_path), loc.TestFiles(frozenset())
+    )
+
+    # other() holds a shorter piece only in its docstring and a literal the message lacks.
+    assert [s.qualname for s in found] == ["bind", "load", "other"]
