@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from pytest_caretaker import syntax
 from pytest_caretaker.project import related
-from pytest_caretaker.project.files import ProjectFiles, TestFiles
+from pytest_caretaker.project.files import Definition, ProjectFiles, SourceFile, TestFiles
 from pytest_caretaker.project.imports import imported
 from pytest_caretaker.results import Executed, Failure
 
@@ -178,7 +178,7 @@ def _traceback(failure: Failure, sources: ProjectFiles) -> dict[tuple[str, str],
     failed_lines: dict[tuple[str, str], list[int]] = {}
     for frame in reversed(failure.frames):
         source = sources.get(frame.path)
-        definition = source.enclosing(frame.lineno) if source is not None else None
+        definition = _outermost(source, frame.lineno) if source is not None else None
         if definition is not None:
             failed_lines.setdefault((frame.path, definition.qualname), []).append(frame.lineno)
     return failed_lines
@@ -190,13 +190,26 @@ def _functions_of(executed: Executed | None, sources: ProjectFiles) -> list[tupl
         return found
     for path, first_line in executed.functions:
         source = sources.get(path)
-        definition = source.enclosing(first_line) if source is not None else None
+        definition = _outermost(source, first_line) if source is not None else None
         # A module's own code starts on line 1 too: only what can be called counts.
         if definition is None or not definition.runs:
             continue
         if (path, definition.qualname) not in found:
             found.append((path, definition.qualname))
     return found
+
+
+def _outermost(source: SourceFile, lineno: int) -> Definition | None:
+    """The definition holding lineno, a nested function's outermost enclosing function: a
+    decorator's ``wrapper`` or a closure is shown, and fixed, with the function that makes it
+    (semver's ``comparator``)."""
+    definition = source.enclosing(lineno)
+    while definition is not None and definition.kind == "function" and not definition.method:
+        parent = source.find(definition.qualname.rpartition(".")[0], "function")
+        if parent is None or not parent.start <= definition.start <= parent.end:
+            break
+        definition = parent
+    return definition
 
 
 def _function_hits(

@@ -71,9 +71,8 @@ def classes(
     sources: ProjectFiles,
     tests: TestFiles,
 ) -> list[tuple[Key, Key]]:
-    """(class, a function that ran on it) for the classes with data of their own that the
-    ranked functions ran on in the failing tests, then each method's own class, in rank order,
-    at most CLASSES."""
+    """(class, a function that ran on it) for the classes the ranked functions ran on in the
+    failing tests, then each method's own class, in rank order, at most CLASSES."""
     ran_on: dict[Key, list[Key]] = {}
     for nodeid in failing:
         run = executed.get(nodeid)
@@ -100,8 +99,8 @@ def classes(
 
 
 def class_data(source: SourceFile, qualname: str) -> str | None:
-    """The class's head (decorators, the ``class`` line) and its own class-level assignments
-    in file order, then the names of its methods; None when it assigns nothing of its own."""
+    """The class's head (decorators, the ``class`` line), its own class-level assignments in
+    file order, then the names of its methods; None for a class of neither."""
     span = source.classes.get(qualname)
     if span is None:
         return None
@@ -112,19 +111,20 @@ def class_data(source: SourceFile, qualname: str) -> str | None:
         if d.qualname.startswith(prefix) and "." not in d.qualname[len(prefix) :]
     ]
     data = [d for d in own if d.kind == "assignment" and not d.lambdas]
-    if not data:
+    methods = list(dict.fromkeys(d.qualname[len(prefix) :] for d in own if d.method))
+    if not data and not methods:
         return None
     lines = source.lines
     head: list[str] = []
     opened = False  # past the `class` keyword: the head ends at the first line ending in ":"
-    for line in lines[span[0] - 1 : data[0].start - 1]:
+    for line in lines[span[0] - 1 : span[1]]:
         head.append(line)
         opened = opened or line.lstrip().startswith("class ")
         if opened and line.split("#", 1)[0].rstrip().endswith(":"):
             break
     body = [line for d in data for line in lines[d.start - 1 : d.end]]
-    indent = body[0][: len(body[0]) - len(body[0].lstrip())]
-    methods = list(dict.fromkeys(d.qualname[len(prefix) :] for d in own if d.method))
+    first = lines[own[0].start - 1]
+    indent = first[: len(first) - len(first.lstrip())]
     more = ", ..." if len(methods) > METHODS_LISTED else ""
     listed = ", ".join(methods[:METHODS_LISTED]) + more
     tail = [f"{indent}# methods: {listed}"] if methods else []

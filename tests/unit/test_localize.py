@@ -816,6 +816,7 @@ def test_a_call_its_callee_refused_makes_the_callee_a_suspect(tmp_path: Path) ->
     assert [c.ref for c in candidates] == [
         "test_ver.py::test_default_pre",
         "ver.py::Version.__init__",
+        "ver.py::Version",  # the class, as its head and method names
     ]
 
 
@@ -903,7 +904,7 @@ def test_localize_adds_the_data_of_the_class_a_base_method_ran_on(tmp_path: Path
     assert "locales.py::JapaneseLocale" not in [s.ref for s in found]
 
 
-def test_class_data_is_the_head_and_the_class_level_assignments() -> None:
+def test_class_data_is_the_head_the_class_level_assignments_and_the_method_names() -> None:
     from pytest_caretaker.project.related import class_data
 
     source = source_file(LOCALES, "locales.py")
@@ -915,10 +916,9 @@ def test_class_data_is_the_head_and_the_class_level_assignments() -> None:
         'class Locale:\n    past = "{0} ago"\n    # methods: describe\n'
     )
     assert class_data(source, "Missing") is None
-    assert (
-        class_data(source_file("class Empty:\n    def f(self):\n        pass\n", "e.py"), "Empty")
-        is None
-    )
+    methods_only = source_file("@dataclass\nclass V:\n    def f(self):\n        pass\n", "v.py")
+    assert class_data(methods_only, "V") == "@dataclass\nclass V:\n    # methods: f\n"
+    assert class_data(source_file("class E:\n    pass\n", "e.py"), "E") is None
 
 
 def test_a_message_quoting_a_literal_ranks_its_function_before_the_spectrum(tmp_path: Path) -> None:
@@ -949,3 +949,21 @@ def test_a_message_quoting_a_literal_ranks_its_function_before_the_spectrum(tmp_
 
     # other() holds a shorter piece only in its docstring and a literal the message lacks.
     assert [s.qualname for s in found] == ["bind", "load", "other"]
+
+
+def test_a_nested_function_that_ran_is_ranked_as_its_outermost_function(tmp_path: Path) -> None:
+    # semver: the decorator's wrapper ran; the fix (and the prompt) is the decorator whole.
+    (tmp_path / "ver.py").write_text(
+        "def comparator(op):\n    def wrapper(self, other):\n        return op(self, other)\n"
+        "    return wrapper\n\n\nclass V:\n    def m(self):\n        def inner():\n"
+        "            return 1\n        return inner()\n"
+    )
+    nodeid = "test_ver.py::test_compare"
+    executed = {nodeid: Executed(functions=(("ver.py", 2), ("ver.py", 9)))}
+    lead = Failure(nodeid, "call", "test_ver.py", "AssertionError", "", "", ())
+
+    found = localize(
+        lead, [nodeid], executed, [], ProjectFiles(tmp_path), loc.TestFiles(frozenset())
+    )
+
+    assert [s.qualname for s in found] == ["comparator", "V.m", "V"]
