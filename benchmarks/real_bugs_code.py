@@ -114,6 +114,30 @@ def changes(old_source: str, new_source: str) -> list[Change]:
     return found
 
 
+def added_statements(old_source: str, new_source: str) -> tuple[str, bool]:
+    """The other top-level statements (``<module>``'s) new_source adds, as source, and whether
+    it also changes or removes any of old_source's."""
+    old, new = _others(old_source), _others(new_source)
+    added = "".join(text + "\n" for dump, text in new.items() if dump not in old)
+    return added, any(dump not in new for dump in old)
+
+
+def _others(source: str) -> dict[str, str]:
+    """The other top-level statements of a module (neither imports nor definitions), by AST."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    lines = source.splitlines(keepends=True)
+    found = {}
+    for index, node in enumerate(tree.body):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) or _top_level(node, lines):
+            continue
+        if not (index == 0 and _is_docstring(node)) and not _is_main(node):
+            found[key(node)] = _segment(lines, node)
+    return found
+
+
 def test_functions(source: str) -> dict[str, str]:
     """The test functions of a test module, by the tail of their pytest node id
     (``test_x``, ``TestC::test_x``), each with its AST (decorators, parameters included)."""

@@ -3,8 +3,9 @@
 The oracle is a model whose every reply is the developer's fix: one propose_fix edit per
 definition the fix changed or added (a function, a method, a class whose own statements changed,
 a module constant), each holding the complete definition as the fix commit has it; the imports
-the fix adds open the code of its file's first edit. What a reply cannot say (a removed
-definition, other top-level statements) is noted.
+the fix adds open the code of its file's first edit, followed by the other top-level statements
+it adds (``try: import …`` blocks). What a reply cannot say (a removed definition, a change to
+other top-level statements) is noted.
 
 Localization recall reads the first request caretaker sent, and the first request of each
 problem (a run whose failing tests have two causes is two problems): a request shows a
@@ -55,7 +56,9 @@ def reply(gitdir: Path, bug: lib.Bug) -> Reply:
             if change.status == "removed":
                 notes.append(f"{path}: removes {change.qualname}")
             elif change.kind == "module":
-                notes.append(f"{path}: changes top-level statements")
+                statements, others = code.added_statements(old, new)
+                if others or not statements:
+                    notes.append(f"{path}: changes top-level statements")
             elif change.kind in ("function", "class", "constant") and not inside:
                 assert change.new is not None
                 if (
@@ -69,11 +72,7 @@ def reply(gitdir: Path, bug: lib.Bug) -> Reply:
                 if edit["code"] not in (e["code"] for e in file_edits):
                     file_edits.append(edit)
         notes += with_helpers(path, file_edits, helpers)
-        imports = new_imports(old, new)
-        if imports and file_edits:
-            file_edits[0]["code"] = imports + "\n\n" + file_edits[0]["code"]
-        elif imports:
-            notes.append(f"{path}: only adds imports")
+        notes += with_module_code(path, file_edits, old, new)
         edits += file_edits
     return Reply(tuple(edits), tuple(notes))
 
@@ -93,6 +92,18 @@ def with_helpers(path: str, edits: list[dict[str, str]], helpers: list[code.Chan
         else:
             home["code"] = helper.new.text + "\n\n" + home["code"]
     return notes
+
+
+def with_module_code(path: str, edits: list[dict[str, str]], old: str, new: str) -> list[str]:
+    """Open the code of the file's first edit with the imports the fix adds, then the other
+    top-level statements it adds (``try: import …`` blocks)."""
+    opening = [new_imports(old, new), code.added_statements(old, new)[0]]
+    opening = [text for text in opening if text]
+    if opening and edits:
+        edits[0]["code"] = "\n\n".join([*opening, edits[0]["code"]])
+    elif opening[:1] and opening[0] == new_imports(old, new):
+        return [f"{path}: only adds imports"]
+    return []
 
 
 def new_imports(old: str, new: str) -> str:

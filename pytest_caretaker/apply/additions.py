@@ -9,18 +9,19 @@ from collections.abc import Sequence
 import libcst as cst
 
 Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
-#: A new definition added beside the fix: a function, a class or a constant the fix needs.
-Helper = cst.FunctionDef | cst.ClassDef | cst.SimpleStatementLine
+#: A new definition added beside the fix: a function, a class or a constant the fix needs, or an
+#: if/try block that binds new names (llm/parse_new.py).
+Helper = cst.FunctionDef | cst.ClassDef | cst.SimpleStatementLine | cst.If | cst.Try
 
 
 def helper_of(source: str) -> Helper | None:
-    """The function, class or constant a helper edit's source defines (its first)."""
+    """The function, class, constant or block a helper edit's source defines (its first)."""
     try:
         body = cst.parse_module(source).body
     except cst.ParserSyntaxError:
         return None
     for statement in body:
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef, cst.If, cst.Try)):
             return statement
         if isinstance(statement, cst.SimpleStatementLine) and isinstance(
             statement.body[0], (cst.Assign, cst.AnnAssign)

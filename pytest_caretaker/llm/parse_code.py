@@ -2,7 +2,8 @@
 
 A ``def`` of a function of the project replaces it; a ``class`` that exists stands for its methods
 and attributes, each replacing its own; a new ``class`` or ``def`` is a helper, added only if the
-fix calls it; an assignment naming one of the project's replaces it; an import joins the edits.
+fix calls it, and so is a new constant or an ``if``/``try`` block that binds only new names
+(parse_new.py); an assignment naming one of the project's replaces it; an import joins the edits.
 What restates the project's code unchanged (docstrings and formatting aside) is left out, and so
 is a method the project's class does not have: each with a note that says why. Code with no
 definition is a function's body, when it reads like one; examples, calls, prints and outputs
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 
 from pytest_caretaker import syntax
 from pytest_caretaker.llm.parse_body import reads_like_body, wrap_body
+from pytest_caretaker.llm.parse_new import new_blocks, new_constants
 from pytest_caretaker.llm.parse_targets import Targets, block_members
 from pytest_caretaker.llm.restated import same
 from pytest_caretaker.llm.same_names import Ambiguous, parameters_of
@@ -110,15 +112,18 @@ class _Reader:
         imports = [n for n in body if isinstance(n, (ast.Import, ast.ImportFrom))]
         alone = function if function is not None and len(body) - len(imports) == 1 else None
         assigned = self._assignments(body, "", alone)
-        constants = self._new_constants(body, assigned)
+        bound = self.targets.names.bound(self.path) if self.path else frozenset()
+        replaced = {edit.qualname.rsplit(".", 1)[-1] for edit in assigned}
+        constants = new_constants(body, self.lines, replaced | bound)
         # A tool call's edit that names a constant the project lacks and assigns just it.
         added = alone is not None and [n for n, _ in constants] == [alone.rsplit(".", 1)[-1]]
-        loose = len(body) - len(imports) - len(assigned)
+        blocks = new_blocks(body, self.lines, bound)
+        loose = len(body) - len(imports) - len(assigned) - len(blocks)
         if not (defs or classes or added) and (loose or not assigned) and len(imports) != len(body):
             return self._body(tree, function, named)
         for edit in assigned:
             self._replace(edit)
-        for name, text in constants:  # kept when the fix uses them (parse_finish)
+        for name, text in constants + blocks:  # kept when the fix uses them (parse_finish)
             self.pieces.append(Piece(Edit("helper", self.path or "", name, text)))
         for node in defs:
             name = function if function is not None and len(defs) == 1 else node.name
@@ -238,25 +243,6 @@ class _Reader:
                     Edit("replace", found[0], found[1], textwrap.dedent("\n".join(lines)) + "\n")
                 )
         return edits
-
-    def _new_constants(
-        self, body: Sequence[ast.stmt], assigned: Sequence[Edit]
-    ) -> list[tuple[str, str]]:
-        """(name, source) of the module-level assignments of body to a name the project's file
-        does not bind: new constants, added like helpers when the fix uses them."""
-        replaced = {edit.qualname.rsplit(".", 1)[-1] for edit in assigned}
-        bound = self.targets.names.bound(self.path) if self.path else frozenset()
-        found: list[tuple[str, str]] = []
-        for node in body:
-            target = node.targets[0] if isinstance(node, ast.Assign) else None
-            if isinstance(node, ast.AnnAssign) and node.value is not None:
-                target = node.target
-            if isinstance(node, ast.Assign) and len(node.targets) != 1:
-                continue
-            if isinstance(target, ast.Name) and target.id not in replaced | bound:
-                lines = self.lines[node.lineno - 1 : node.end_lineno]
-                found.append((target.id, textwrap.dedent("\n".join(lines)) + "\n"))
-        return found
 
     # -- bodies ---------------------------------------------------------------------------------
 

@@ -70,11 +70,12 @@ class ModuleNames:
                 if isinstance(node, ast.ImportFrom)
                 for alias in node.names
             }
-            self._read[rel] = _Module(frozenset(_bound_names(body)), classes, imported)
+            self._read[rel] = _Module(frozenset(bound_names(body)), classes, imported)
         return self._read[rel]
 
 
-def _bound_names(body: Sequence[ast.stmt]) -> Iterator[str]:
+def bound_names(body: Sequence[ast.stmt]) -> Iterator[str]:
+    """The names statements bind at their own level, in the if/try blocks among them too."""
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             yield node.name
@@ -84,7 +85,7 @@ def _bound_names(body: Sequence[ast.stmt]) -> Iterator[str]:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             yield from (t.id for t in targets if isinstance(t, ast.Name))
         elif isinstance(node, (ast.If, ast.Try)):
-            yield from _bound_names(node.body)
+            yield from bound_names(node.body)
             for handler in getattr(node, "handlers", ()):
-                yield from _bound_names(handler.body)
-            yield from _bound_names(node.orelse)
+                yield from bound_names(handler.body)
+            yield from bound_names(node.orelse)

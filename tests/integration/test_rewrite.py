@@ -969,3 +969,19 @@ def test_a_function_with_overload_stubs_has_its_implementation_replaced() -> Non
     after = applied(before, replace("Factory.get", "def get(self, x=0):\n    return x + 1\n"))
 
     assert after.decode() == before.replace("return x - 1", "return x + 1")
+
+
+def test_a_new_try_block_goes_before_the_function_that_uses_it() -> None:
+    block = "try:\n    import __builtin__ as builtins\nexcept ImportError:\n    import builtins\n"
+    before = "import re\n\n\ndef other():\n    return 1\n\n\ndef strip(s):\n    return s\n"
+
+    after = applied(
+        before,
+        Edit("helper", PATH, "builtins", block),
+        replace("strip", "def strip(s):\n    return builtins.str(s)\n"),
+    )
+
+    assert after.decode() == (
+        "import re\n\n\ndef other():\n    return 1\n\n\n"
+        f"{block}\n\ndef strip(s):\n    return builtins.str(s)\n"
+    )

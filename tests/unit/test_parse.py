@@ -1079,3 +1079,43 @@ def test_a_class_named_on_its_own_that_leaves_out_a_member_is_read_member_by_mem
     arguments = tool_call([{"path": "shop.py", "function": "Shop", "code": code}])
 
     assert refs(parse_shop("", (arguments,))) == [("replace", *expected)]
+
+
+BUILTINS_BLOCK = (
+    "try:\n    import __builtin__ as builtins\nexcept ImportError:\n    import builtins\n"
+)
+
+
+def test_a_new_if_or_try_block_the_fix_uses_is_added() -> None:
+    # boltons: the fix adds a py2/py3 block beside the function that reads its name.
+    reply = (
+        "Fix.\n\n```python\n# file: a.py\n"
+        f"{BUILTINS_BLOCK}\n\n"
+        "if str is bytes:\n    text = unicode\nelse:\n    text = str\n\n\n"
+        "def f(x):\n    return builtins.len(text(x))\n```\n"
+    )
+    result = parse(reply, (), LIMITED_SUSPECTS, LIMITED)
+
+    assert refs(result) == [
+        ("helper", "a.py", "builtins"),
+        ("helper", "a.py", "text"),
+        ("replace", "a.py", "f"),
+    ]
+    assert [e.source for e in proposal(result).edits if e.qualname == "builtins"] == [
+        BUILTINS_BLOCK
+    ]
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "try:\n    import os\nexcept ImportError:\n    os = None\n",  # a.py binds os already
+        "if DEBUG:\n    print('x')\n",  # runs code, binds nothing
+        "try:\n    NEW = 1\nexcept ImportError:\n    setup()\n",  # runs a call
+    ],
+    ids=["binds-a-name-the-file-has", "binds-nothing", "calls"],
+)
+def test_an_if_or_try_block_that_is_not_only_new_names_is_not_added(block: str) -> None:
+    reply = f"Fix.\n\n```python\n# file: a.py\n{block}\n\ndef f(x):\n    return x + 1\n```\n"
+
+    assert refs(parse(reply, (), LIMITED_SUSPECTS, LIMITED)) == [("replace", "a.py", "f")]
