@@ -42,6 +42,7 @@ import real_bugs_oracle as oracle
 import real_bugs_report as report
 import real_bugs_run as runs
 import real_projects_lib
+from real_bugs_reach import reached
 
 from pytest_caretaker.testing import Scripted, ScriptedServer, tool_call
 
@@ -80,7 +81,11 @@ def bench_bug(
             ["commit", "-qm", "buggy"],
         ):
             real_projects_lib.git(repo, *args)
-        return [measure(setup, revision, repo, options) for revision in revisions]
+        reach = reached(setup.project, setup.gitdir, setup.bug, setup.timeout)
+        results = [measure(setup, revision, repo, options) for revision in revisions]
+        for result in results:
+            result.reached = reach
+        return results
     finally:
         if options.keep:
             print(f"  kept {work}", flush=True)

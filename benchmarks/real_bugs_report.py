@@ -25,6 +25,7 @@ class Result:
     # shown by the first prompt of some problem (caretaker heals each problem of a run apart:
     # a fix of two failing tests in two functions is two problems, each with its own prompt)
     shown_any: int = 0
+    reached: list[str] = field(default_factory=list)  # of functions, what the failing tests reach
     prompt_chars: int = 0
     requests: int = 0
     builtin: str = "-"  # "right", "wrong", "unsure", "not healed", "unproved", "error"
@@ -78,6 +79,12 @@ def summary(results: list[Result]) -> dict[str, Any]:
     every_any = sum(max(r.shown_any, r.shown) == r.changed for r in asked)
     shown, changed = sum(r.shown for r in asked), sum(r.changed for r in asked)
     shown_any = sum(max(r.shown_any, r.shown) for r in asked)
+    reach = [
+        (len(r.reached), len([e for e in r.reached if e not in r.missing]) if r.requests else 0)
+        for r in asked
+    ]
+    every_reached = sum(total == found for total, found in reach)
+    reached, found = sum(total for total, _ in reach), sum(found for _, found in reach)
     chars = [r.prompt_chars for r in asked if r.prompt_chars]
     median = int(statistics.median(chars)) if chars else 0
     builtin = {word: sum(r.builtin == word for r in results) for word in BUILTIN}
@@ -87,7 +94,9 @@ def summary(results: list[Result]) -> dict[str, Any]:
         f"first prompt shows every changed definition {every} ({100 * every / n:.0f} %), "
         f"definitions {shown}/{changed} ({100 * shown / max(changed, 1):.0f} %); "
         f"each problem's first prompt {every_any} ({100 * every_any / n:.0f} %), "
-        f"definitions {shown_any}/{changed} ({100 * shown_any / max(changed, 1):.0f} %) · "
+        f"definitions {shown_any}/{changed} ({100 * shown_any / max(changed, 1):.0f} %); "
+        f"of what the failing tests reach {every_reached} ({100 * every_reached / n:.0f} %), "
+        f"definitions {found}/{reached} ({100 * found / max(reached, 1):.0f} %) · "
         f"prompt median {median:,} chars (~{median // CHARS_PER_TOKEN:,} tokens) · "
     )
     line = (
@@ -99,6 +108,8 @@ def summary(results: list[Result]) -> dict[str, Any]:
     return {
         "bugs": len(results), "oracle_healed": healed, "every_shown": every,
         "every_shown_by_problems": every_any, "definitions_shown_by_problems": shown_any,
+        "every_reached_shown": every_reached, "definitions_reached": reached,
+        "definitions_reached_shown": found,
         "definitions_shown": shown, "definitions_changed": changed, "median_prompt_chars": median,
         "builtin": builtin, "oracle_reasons": dict(reasons.most_common()), "line": line,
     }  # fmt: skip
