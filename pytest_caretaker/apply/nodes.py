@@ -1,6 +1,8 @@
 """Nodes: the statements a definition's replacement may be, and the slot each one fills.
 
-A definition is replaced by a function or by a line that assigns its one name. ``X = …`` and
+A definition is replaced by a function or by a line that assigns its one name; a property's
+getter by the getter and the setter or deleter defs that follow it in the new source
+(``accessors``). ``X = …`` and
 ``X: T = …`` fill X's "binding" slot, as a ``def X`` does; ``X += …`` fills its "augmented" slot:
 it changes X without defining it, so it replaces an augmented assignment, never X's definition.
 """
@@ -57,3 +59,34 @@ def parse_new(source: str, name: str) -> New | None:
 def slot(new: New) -> str:
     bound = bound_name(new) if isinstance(new, cst.SimpleStatementLine) else None
     return bound[1] if bound is not None else "binding"
+
+
+def accessors(source: str) -> list[cst.FunctionDef]:
+    """The setter, deleter or getter defs of the property that the first function of source
+    is, following it (``@major.setter def major``); empty for anything else."""
+    try:
+        body = cst.parse_module(source).body
+    except cst.ParserSyntaxError:
+        return []
+    functions = [s for s in body if isinstance(s, cst.FunctionDef)]
+    if not functions:
+        return []
+    name = functions[0].name.value
+    found: list[cst.FunctionDef] = []
+    for statement in functions[1:]:
+        if not is_accessor(statement, name):
+            break
+        blank = [line.with_changes(indent=False) for line in statement.leading_lines]
+        found.append(statement.with_changes(leading_lines=blank))  # no indent on a blank line
+    return found
+
+
+def is_accessor(node: cst.FunctionDef, name: str) -> bool:
+    """Whether node is ``@name.setter`` (or deleter, getter) ``def name``."""
+    return node.name.value == name and any(
+        isinstance(d.decorator, cst.Attribute)
+        and isinstance(d.decorator.value, cst.Name)
+        and d.decorator.value.value == name
+        and d.decorator.attr.value in ("setter", "deleter", "getter")
+        for d in node.decorators
+    )

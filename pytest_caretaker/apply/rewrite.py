@@ -20,17 +20,23 @@ from collections.abc import Sequence
 import libcst as cst
 
 from pytest_caretaker.apply.additions import Helper, add_statements, helper_of
-from pytest_caretaker.apply.nodes import Key, New, bound_name, parse_new, slot
+from pytest_caretaker.apply.nodes import Key, New, bound_name, is_accessor, parse_new, slot
+from pytest_caretaker.apply.nodes import accessors as nodes_accessors
 from pytest_caretaker.apply.strings import Indenting, restored
 from pytest_caretaker.results import Edit, FileChange, NotApplied
 
 
 class _Replace(Indenting):
     def __init__(
-        self, replacements: dict[Key, New], methods: dict[str, list[Helper]], indent: str
+        self,
+        replacements: dict[Key, New],
+        methods: dict[str, list[Helper]],
+        indent: str,
+        accessors: dict[str, list[cst.FunctionDef]],
     ) -> None:
         super().__init__(indent)
         self.replacements = replacements
+        self.accessors = accessors  # a property's setter/deleter given with its getter
         self.methods = methods  # new methods, by their class's qualname
         self.stack: list[tuple[str, bool]] = []  # (name, whether it is a function)
         self.done: set[Key] = set()
@@ -70,7 +76,9 @@ class _Replace(Indenting):
         self.done.add(key)
         return new
 
-    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> New:
+    def leave_FunctionDef(
+        self, original: cst.FunctionDef, updated: cst.FunctionDef
+    ) -> New | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         qualname = ".".join(name for name, _ in self.stack)
         self.stack.pop()
         planned = self.replacements.get((qualname, "binding"))
@@ -81,9 +89,15 @@ class _Replace(Indenting):
         ):
             return updated  # a typing.overload stub: the implementation below is the one
         new = self._take((qualname, "binding"))
+        extra = self.accessors.get(qualname, [])
+        if new is None and extra and is_accessor(original, original.name.value):
+            return cst.RemovalSentinel.REMOVE  # the property's old setter: the new one replaces it
         if new is None:
             return updated
-        return self._placed(restored(new, original, self.indent), original)
+        placed = self._placed(restored(new, original, self.indent), original)
+        if not extra:
+            return placed
+        return cst.FlattenSentinel([placed, *(restored(a, original, self.indent) for a in extra)])
 
     def _placed(self, new: New, original: cst.FunctionDef | cst.ClassDef) -> New:
         """new where original was: its leading lines, and its decorators unless new has some."""
@@ -133,7 +147,12 @@ def apply_edits(path: str, before: bytes, edits: Sequence[Edit]) -> FileChange |
     if isinstance(parsed, NotApplied):
         return parsed
     replacements, methods, helpers, imports = parsed
-    transformer = _Replace(replacements, methods, module.default_indent)
+    accessors = {
+        e.qualname: found
+        for e in edits
+        if e.kind == "replace" and (found := nodes_accessors(e.source))
+    }
+    transformer = _Replace(replacements, methods, module.default_indent, accessors)
     updated = module.visit(transformer)
     missing = sorted(set(replacements) - transformer.done)
     if missing:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from pytest_caretaker import syntax
 from pytest_caretaker.llm.parse_body import reads_like_body, wrap_body
-from pytest_caretaker.llm.parse_new import new_blocks, new_constants
+from pytest_caretaker.llm.parse_new import groups, new_blocks, new_constants
 from pytest_caretaker.llm.parse_targets import Targets, block_members
 from pytest_caretaker.llm.restated import same
 from pytest_caretaker.llm.same_names import Ambiguous, parameters_of
@@ -125,9 +125,10 @@ class _Reader:
             self._replace(edit)
         for name, text in constants + blocks:  # kept when the fix uses them (parse_finish)
             self.pieces.append(Piece(Edit("helper", self.path or "", name, text)))
-        for node in defs:
-            name = function if function is not None and len(defs) == 1 else node.name
-            self._define(node, name)
+        functions = groups(body)
+        for node, *accessors in functions:
+            name = function if function is not None and len(functions) == 1 else node.name
+            self._define(node, name, last=accessors[-1] if accessors else None)
         for cls in classes:
             self._class(cls, whole=function == cls.name)
         for statement in imports:
@@ -140,9 +141,14 @@ class _Reader:
     # -- definitions ---------------------------------------------------------------------------
 
     def _define(
-        self, node: Function, name: str, restated: bool = False, path: str | None = None
+        self,
+        node: Function,
+        name: str,
+        restated: bool = False,
+        path: str | None = None,
+        last: Function | None = None,  # the property's last accessor given with it
     ) -> None:
-        text = segment(self.lines, node)
+        text = segment(self.lines, node, last)
         first = node.args.posonlyargs + node.args.args
         method = bool(first) and first[0].arg in ("self", "cls")
         path = path or self.path
@@ -201,7 +207,6 @@ class _Reader:
                 "restating it does not change it"
             )
             return
-        methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
         if whole and self.targets.members(home[0], cls.name) <= block_members(cls):
             self._replace(Edit("replace", home[0], cls.name, segment(self.lines, cls)))
             return
@@ -209,8 +214,9 @@ class _Reader:
         # The class's members are its own file's, also when the reply named a module importing it.
         for edit in self._assignments(cls.body, f"{cls.name}.", None, home[0]):
             self._replace(edit, restated=True)
-        for node in methods:
-            self._define(node, f"{cls.name}.{node.name}", restated=True, path=home[0])
+        for node, *accessors in groups(cls.body):
+            last = accessors[-1] if accessors else None
+            self._define(node, f"{cls.name}.{node.name}", True, home[0], last)
         if (len(self.pieces), len(self.notes)) == before:
             self.notes.append(
                 f"class {cls.name} has no methods nor known attributes to replace; reply with "
@@ -276,10 +282,12 @@ class _Reader:
         return Code(tuple(self.pieces), tuple(self.notes), True, tuple(self.outside))
 
 
-def segment(lines: Sequence[str], node: Function | ast.ClassDef) -> str:
-    """The source of a definition, decorators included, dedented by its own indentation only
-    (lines less indented, inside a string, are kept as they are)."""
+def segment(
+    lines: Sequence[str], node: Function | ast.ClassDef, last: ast.stmt | None = None
+) -> str:
+    """The source of a definition (through last), decorators included, dedented by its own
+    indentation only (lines less indented, inside a string, are kept as they are)."""
     start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-    chosen = lines[start - 1 : node.end_lineno]
+    chosen = lines[start - 1 : (last or node).end_lineno]
     indent = chosen[0][: len(chosen[0]) - len(chosen[0].lstrip())] if chosen else ""
     return "\n".join(line.removeprefix(indent) for line in chosen) + "\n"

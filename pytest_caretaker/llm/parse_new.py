@@ -4,7 +4,11 @@ __builtin__ as builtins`` … ``except ImportError: import builtins``; ``if str 
 unicode`` … ``else: text = str``). Each is a helper named by the first name it binds, kept when
 the fix uses it (parse_finish) and added before the first definition the fix replaces. A block
 that binds a name the file has already, or nothing, restates or changes module code: it is not
-taken."""
+taken.
+
+A property's setter or deleter (``@major.setter`` ``def major``) right after its getter is one
+definition with it (``groups``): the two replace the property together, never the setter the
+getter."""
 
 from __future__ import annotations
 
@@ -13,6 +17,9 @@ import textwrap
 from collections.abc import Collection, Sequence
 
 from pytest_caretaker.project.names import bound_names
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+ACCESSORS = ("setter", "deleter", "getter")
 
 
 def new_constants(
@@ -62,3 +69,31 @@ def _plain(node: ast.stmt) -> bool:
 
 def _text(lines: Sequence[str], node: ast.stmt) -> str:
     return textwrap.dedent("\n".join(lines[node.lineno - 1 : node.end_lineno])) + "\n"
+
+
+def groups(body: Sequence[ast.stmt]) -> list[list[Function]]:
+    """The functions of body in order, each with the accessors of its property that follow
+    it directly (``@major.setter def major``)."""
+    found: list[list[Function]] = []
+    previous: ast.stmt | None = None
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if found and previous is found[-1][-1] and _accessor_of(node) == found[-1][0].name:
+                found[-1].append(node)
+            else:
+                found.append([node])
+        previous = node
+    return found
+
+
+def _accessor_of(node: Function) -> str | None:
+    """The property a def is the setter, deleter or getter of (its own name), else None."""
+    for decorator in node.decorator_list:
+        if (
+            isinstance(decorator, ast.Attribute)
+            and decorator.attr in ACCESSORS
+            and isinstance(decorator.value, ast.Name)
+            and decorator.value.id == node.name
+        ):
+            return node.name
+    return None

@@ -985,3 +985,28 @@ def test_a_new_try_block_goes_before_the_function_that_uses_it() -> None:
         "import re\n\n\ndef other():\n    return 1\n\n\n"
         f"{block}\n\ndef strip(s):\n    return builtins.str(s)\n"
     )
+
+
+READONLY = (
+    "@property\ndef major(self):\n    return self._major\n\n"
+    "@major.setter\ndef major(self, value):\n    raise AttributeError('readonly')\n"
+)
+
+
+@pytest.mark.parametrize("had_setter", [False, True], ids=["getter-only", "getter-and-setter"])
+def test_a_property_given_with_its_setter_replaces_the_property(had_setter: bool) -> None:
+    # semver: the fix adds a setter under the getter; the setter never replaces the getter.
+    old_setter = "\n    @major.setter\n    def major(self, value):\n        self._major = value\n"
+    before = (
+        "class V:\n    @property\n    def major(self):\n        return 0\n"
+        + (old_setter if had_setter else "")
+        + "\n    def other(self):\n        return 1\n"
+    )
+
+    after = applied(before, replace("V.major", READONLY)).decode()
+
+    assert after == (
+        "class V:\n    @property\n    def major(self):\n        return self._major\n\n"
+        "    @major.setter\n    def major(self, value):\n        raise AttributeError('readonly')\n"
+        "\n    def other(self):\n        return 1\n"
+    )

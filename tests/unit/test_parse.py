@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import json
 from collections.abc import Callable, Mapping, Sequence
-from textwrap import dedent
+from textwrap import dedent, indent
 from typing import Any
 
 import pytest
@@ -1119,3 +1119,40 @@ def test_an_if_or_try_block_that_is_not_only_new_names_is_not_added(block: str) 
     reply = f"Fix.\n\n```python\n# file: a.py\n{block}\n\ndef f(x):\n    return x + 1\n```\n"
 
     assert refs(parse(reply, (), LIMITED_SUSPECTS, LIMITED)) == [("replace", "a.py", "f")]
+
+
+STACK_TOP = {
+    "calc.py": (
+        "class Stack:\n    def __init__(self):\n        self.items = []\n\n"
+        "    @property\n    def top(self):\n        return self.items[0]\n"
+    ),
+    "test_calc.py": "def test_top():\n    pass\n",
+}
+STACK_TOP_SUSPECTS = [Suspect("calc.py", "Stack.top", is_test=False, score=1.0)]
+GETTER_AND_SETTER = (
+    "@property\ndef top(self):\n    return self.items[-1]\n\n"
+    "@top.setter\ndef top(self, value):\n    raise AttributeError('readonly')\n"
+)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        tool_call([{"path": "calc.py", "function": "Stack.top", "code": GETTER_AND_SETTER}]),
+        tool_call(
+            [
+                {
+                    "path": "calc.py",
+                    "function": "Stack",
+                    "code": "class Stack:\n" + indent(GETTER_AND_SETTER, "    "),
+                }
+            ]
+        ),
+    ],
+    ids=["named-method", "class-block"],
+)
+def test_a_property_given_with_its_setter_is_one_edit_of_the_property(arguments: str) -> None:
+    result = parse("", (arguments,), STACK_TOP_SUSPECTS, STACK_TOP)
+
+    assert refs(result) == [("replace", "calc.py", "Stack.top")]
+    assert edit_of(result, "replace").source == GETTER_AND_SETTER
