@@ -159,10 +159,15 @@ def _tests(body: list[ast.stmt], prefix: str) -> Iterator[tuple[str, str]]:
 def _top_level(node: ast.stmt, lines: list[str]) -> dict[str, Definition]:
     """The definitions a top-level def, class or assignment makes (empty for anything else)."""
     if isinstance(node, (*FUNCTIONS, ast.ClassDef)):
-        return {
-            name: _definition(name, kind, part, whole, lines)
-            for name, kind, part, whole in _named(node, "")
-        }
+        found: dict[str, Definition] = {}
+        for name, kind, part, whole in _named(node, ""):
+            made = _definition(name, kind, part, whole, lines)
+            had = found.get(name)
+            if had is not None:  # a property's setter after its getter: one definition
+                text = f"{had.text.rstrip()}\n\n{made.text}"
+                made = Definition(name, kind, had.key + made.key, text, had.line, made.end)
+            found[name] = made
+        return found
     return {name: _definition(name, "constant", node, node, lines) for name in _assigned(node)}
 
 
