@@ -108,7 +108,8 @@ def _pytests_parses_beside_a_repair(rounds: int) -> list[SystemError]:
 def test_while_a_heal_holds_the_lock_pytests_own_parses_meet_no_repairs(switching: None) -> None:
     original = ast.parse
     if syntax.SHARED_COUNTER:  # unheld, the race is real here: this test can fail
-        assert _pytests_parses_beside_a_repair(400)
+        # A busy machine switches threads seldom: the race is shown by some of ten tries.
+        assert any(_pytests_parses_beside_a_repair(400) for _ in range(10))
     syntax.hold()
     try:
         assert (ast.parse is not original) == syntax.SHARED_COUNTER
