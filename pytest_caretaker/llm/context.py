@@ -22,7 +22,9 @@ from pytest_caretaker.results import Failure
 
 #: About 4 characters a token: 32,000 characters keep a prompt near 8,000 tokens.
 DEFAULT_BUDGET = 32_000
-MAX_FUNCTION = 8_000
+#: A definition longer than this is not shown (a fix must give it whole): 300-odd lines, about
+#: 3,000 tokens (inflect's ``_sinoun``, the one function a fix of it changes, has 11,329).
+MAX_FUNCTION = 12_000
 #: Definitions of code under test shown at most, most suspicious first, while their characters
 #: stay within CODE_CHARS (the first is always shown): a fix of real bugs often changes the
 #: second or third function the failing test ran, ranked seventh or ninth by the evidence.

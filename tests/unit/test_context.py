@@ -127,3 +127,20 @@ def test_a_class_is_shown_as_its_data_and_its_constants_not_again(tmp_path: Path
         "class Shop:\n    RATE = 0.2\n    NAME = 'x'\n    # methods: price\n"
     )
     assert material.functions[2].editable
+
+
+def test_a_function_of_330_lines_is_shown_and_one_longer_than_max_function_is_not(
+    tmp_path: Path,
+) -> None:
+    # inflect's _sinoun: 334 lines, 11,329 characters, the one function its fix changes.
+    files = project(tmp_path, functions=2, body_lines=1_000)
+    (tmp_path / "app.py").write_text(
+        "def f0():\n" + "    x = 'abcdefghijklmnopqrstuvwxyz'\n" * 330 + "    return 1\n\n\n"
+        "def f1():\n" + "    x = 1\n" * 2_000 + "    return 1\n"
+    )
+    files = ProjectFiles(tmp_path)
+
+    material = context.build(FAILURE, ranked(2), files, code_only)
+
+    assert 11_000 < len(material.functions[1].code) <= context.MAX_FUNCTION
+    assert shown(material) == ["test_it", "f0"]
