@@ -163,12 +163,23 @@ def _top_level(node: ast.stmt, lines: list[str]) -> dict[str, Definition]:
         for name, kind, part, whole in _named(node, ""):
             made = _definition(name, kind, part, whole, lines)
             had = found.get(name)
-            if had is not None:  # a property's setter after its getter: one definition
+            if had is not None and _accessor(whole):  # a property's setter: with its getter
                 text = f"{had.text.rstrip()}\n\n{made.text}"
                 made = Definition(name, kind, had.key + made.key, text, had.line, made.end)
             found[name] = made
         return found
     return {name: _definition(name, "constant", node, node, lines) for name in _assigned(node)}
+
+
+def _accessor(node: ast.stmt) -> bool:
+    """Whether a def is its property's setter, deleter or getter (``@major.setter``)."""
+    return isinstance(node, FUNCTIONS) and any(
+        isinstance(d, ast.Attribute)
+        and d.attr in ("setter", "deleter", "getter")
+        and isinstance(d.value, ast.Name)
+        and d.value.id == node.name
+        for d in node.decorator_list
+    )
 
 
 def _named(node: ast.stmt, prefix: str) -> Iterator[tuple[str, str, ast.AST, ast.stmt]]:
