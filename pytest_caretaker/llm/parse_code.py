@@ -110,15 +110,16 @@ class _Reader:
         defs = [n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
         classes = [n for n in body if isinstance(n, ast.ClassDef)]
         imports = [n for n in body if isinstance(n, (ast.Import, ast.ImportFrom))]
-        alone = function if function is not None and len(body) - len(imports) == 1 else None
-        assigned = self._assignments(body, "", alone)
         bound = self.targets.names.bound(self.path) if self.path else frozenset()
+        blocks = new_blocks(body, self.lines, bound)
+        others = len(body) - len(imports) - len(blocks)
+        alone = function if function is not None and others == 1 else None
+        assigned = self._assignments(body, "", alone)
         replaced = {edit.qualname.rsplit(".", 1)[-1] for edit in assigned}
         constants = new_constants(body, self.lines, replaced | bound)
         # A tool call's edit that names a constant the project lacks and assigns just it.
         added = alone is not None and [n for n, _ in constants] == [alone.rsplit(".", 1)[-1]]
-        blocks = new_blocks(body, self.lines, bound)
-        loose = len(body) - len(imports) - len(assigned) - len(blocks)
+        loose = others - len(assigned)
         if not (defs or classes or added) and (loose or not assigned) and len(imports) != len(body):
             return self._body(tree, function, named)
         for edit in assigned:

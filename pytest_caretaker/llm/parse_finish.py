@@ -174,7 +174,9 @@ def _defines(edit: Edit) -> bool:
 
 def _is_called(name: str, edits: Sequence[Edit]) -> bool:
     pattern = re.compile(rf"\b{re.escape(name)}\b")
-    return any(pattern.search(edit.source.split("\n", 1)[-1]) for edit in edits)
+    # A definition's own first line (its name) aside; an assignment's first line is its value.
+    texts = (e.source.split("\n", 1)[-1] if _defines(e) else e.source for e in edits)
+    return any(pattern.search(text) for text in texts)
 
 
 def _dedupe(edits: Sequence[Edit]) -> list[Edit]:

@@ -1156,3 +1156,22 @@ def test_a_property_given_with_its_setter_is_one_edit_of_the_property(arguments:
 
     assert refs(result) == [("replace", "calc.py", "Stack.top")]
     assert edit_of(result, "replace").source == GETTER_AND_SETTER
+
+
+def test_a_new_constant_named_on_its_own_with_the_block_it_needs_is_added() -> None:
+    # boltons: the oracle's edit of ANSI_SEQUENCES opens with the try block the fix adds.
+    code = f"{BUILTINS_BLOCK}\n\nLIMIT = builtins.int(5)\n"
+    arguments = tool_call(
+        [
+            {"path": "a.py", "function": "LIMIT", "code": code},
+            {"path": "a.py", "function": "f", "code": "def f(x):\n    return min(x, LIMIT)\n"},
+        ]
+    )
+
+    result = parse("", (arguments,), LIMITED_SUSPECTS, LIMITED)
+
+    assert refs(result) == [
+        ("helper", "a.py", "LIMIT"),
+        ("helper", "a.py", "builtins"),
+        ("replace", "a.py", "f"),
+    ]
