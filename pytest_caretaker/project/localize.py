@@ -147,11 +147,8 @@ def localize(
     ranked = sorted(first_seen, key=lambda key: (-score(key), first_seen[key]))
     # What the failing test itself calls by name comes first: most often the function under
     # test, which the spectrum cannot tell from its helpers when every test runs them all.
-    # Then what those call by name: the failing frame's callees (the function under test's
-    # helpers) before what only the spectrum ranks.
     called = _called_by(failed_lines, sources, tests)
-    callees = _called_by({k: [] for k in ranked if _named(k[1], called)}, sources, None)
-    ranked.sort(key=lambda key: 0 if _named(key[1], called) else 1 + (not _named(key[1], callees)))
+    ranked.sort(key=lambda key: not _named(key[1], called))
     # A message quoting a function's literal names it, above what the spectrum favours.
     message = f"{failure.message}\n{failure.longrepr}"
     for key in related.quoted(message, ranked, sources, tests) + ranked:
@@ -226,13 +223,12 @@ def _function_hits(
 
 
 def _called_by(
-    frames: Mapping[tuple[str, str], list[int]], sources: ProjectFiles, tests: TestFiles | None
+    frames: Mapping[tuple[str, str], list[int]], sources: ProjectFiles, tests: TestFiles
 ) -> frozenset[str]:
-    """The names the failing tests' own functions (the traceback's test frames) call; with
-    tests None, the names the functions given call."""
+    """The names the failing tests' own functions (the traceback's test frames) call."""
     names: set[str] = set()
     for path, qualname in frames:
-        source = sources.get(path) if tests is None or path in tests else None
+        source = sources.get(path) if path in tests else None
         definition = source.find(qualname) if source is not None else None
         if source is None or definition is None:
             continue

@@ -967,32 +967,3 @@ def test_a_nested_function_that_ran_is_ranked_as_its_outermost_function(tmp_path
     )
 
     assert [s.qualname for s in found] == ["comparator", "V.m", "V"]
-
-
-def test_what_the_called_function_calls_ranks_before_what_only_the_spectrum_favours(
-    tmp_path: Path,
-) -> None:
-    # boltons: the test calls from_current, whose callee from_exc_info made the wrong text;
-    # the spectrum alone ranked a dozen helpers every test runs less often before it.
-    (tmp_path / "tb.py").write_text(
-        "def _noise():\n    return 1\n\n\n"
-        "def _fmt(x):\n    return str(x)\n\n\n"
-        "HOOKS = [_noise]\n\n\ndef render(x):\n    HOOKS[0]()\n    return _fmt(x)\n"
-    )
-    (tmp_path / "test_tb.py").write_text(
-        "from tb import render, _fmt\n\n\ndef test_render():\n    assert render(1) == 'x'\n\n\n"
-        "def test_fmt():\n    assert _fmt(2) == '2'\n"
-    )
-    failing, passing = "test_tb.py::test_render", ["test_tb.py::test_fmt"]
-    executed = {
-        failing: Executed(functions=(("test_tb.py", 4), ("tb.py", 12), ("tb.py", 1), ("tb.py", 5))),
-        passing[0]: Executed(functions=(("test_tb.py", 8), ("tb.py", 5))),
-    }
-    lead = Failure(
-        failing, "call", "test_tb.py", "AssertionError", "", "", (Frame("test_tb.py", 5, "t"),)
-    )
-    tests = loc.TestFiles(frozenset({"test_tb.py"}))
-
-    found = localize(lead, [failing], executed, passing, ProjectFiles(tmp_path), tests)
-
-    assert [s.qualname for s in found] == ["test_render", "render", "_fmt", "_noise", "HOOKS"]
