@@ -225,7 +225,8 @@ def _function_hits(
 def _called_by(
     frames: Mapping[tuple[str, str], list[int]], sources: ProjectFiles, tests: TestFiles
 ) -> frozenset[str]:
-    """The names the failing tests' own functions (the traceback's test frames) call."""
+    """The names the failing tests' own functions (the traceback's test frames) call, and the
+    attributes they assign (``v.major = 9`` runs a property's setter, or should)."""
     names: set[str] = set()
     for path, qualname in frames:
         source = sources.get(path) if path in tests else None
@@ -241,6 +242,8 @@ def _called_by(
                 names.add(node.func.id)
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 names.add(node.func.attr)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
     return frozenset(names)
 
 

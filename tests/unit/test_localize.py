@@ -967,3 +967,30 @@ def test_a_nested_function_that_ran_is_ranked_as_its_outermost_function(tmp_path
     )
 
     assert [s.qualname for s in found] == ["comparator", "V.m", "V"]
+
+
+def test_an_attribute_the_failing_test_assigns_ranks_the_property_of_that_name_first(
+    tmp_path: Path,
+) -> None:
+    # semver: `v.major = 9` must raise "readonly"; the property `major` is what a fix changes.
+    (tmp_path / "ver.py").write_text(
+        "class V:\n    def __init__(self):\n        self._major = 1\n\n"
+        "    @property\n    def major(self):\n        return self._major\n\n\n"
+        "def _log():\n    pass\n"
+    )
+    (tmp_path / "test_ver.py").write_text(
+        "from ver import V\n\n\ndef test_readonly():\n    v = V()\n    assert v.major\n"
+        "    v.major = 9\n"
+    )
+    nodeid = "test_ver.py::test_readonly"
+    ran = (("test_ver.py", 4), ("ver.py", 2), ("ver.py", 5), ("ver.py", 10))
+    other = "test_ver.py::test_reads"  # reads major too: the spectrum ranks _log above it
+    executed = {nodeid: Executed(functions=ran), other: Executed(functions=(("ver.py", 5),))}
+    lead = Failure(
+        nodeid, "call", "test_ver.py", "Failed", "", "", (Frame("test_ver.py", 7, "test_readonly"),)
+    )
+    tests = loc.TestFiles(frozenset({"test_ver.py"}))
+
+    found = localize(lead, [nodeid], executed, [other], ProjectFiles(tmp_path), tests)
+
+    assert [s.qualname for s in found][:4] == ["test_readonly", "V.__init__", "V.major", "_log"]
