@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,8 @@ def test_mean():
 """
 GOOD_MEAN = "def mean(xs):\n    return total(xs) / len(xs)\n"
 
+#: What the header says of where the model process runs: from this suite's environment.
+TEST_ENV = f"(litellm {version('litellm')}, the test environment)"
 TOOLS_MODEL = "openai/gpt-4o-mini"  # litellm knows it supports tool calling
 TEXT_MODEL = "openai/caretaker-scripted-text"  # unknown to litellm: the plain-text format
 

@@ -173,7 +173,7 @@ def litellm_info(model: str, local: bool) -> Info:
     from pytest_caretaker.llm import client as llm
     from pytest_caretaker.llm import extra
 
-    if not extra.installed():  # the base install: nothing known, nothing to import
+    if not extra.installed():  # litellm is not here (the model process knows, if it runs)
         return Info(local=local)
     litellm = llm.litellm()
     try:

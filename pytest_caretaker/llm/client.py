@@ -74,15 +74,16 @@ class Reply:
 
 
 def litellm() -> Any:
-    # Never reach the network for litellm's price table at import time.
+    # No network for litellm's price table at import time; and in its default "DEV" mode
+    # litellm loads a .env file into os.environ, found upward from its own files: with a
+    # virtualenv inside the project, the project's, whose values would reach every run.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    # In its default "DEV" mode litellm loads a .env file into os.environ when imported, found by
-    # searching upward from its own files: with a virtualenv inside the project that is the
-    # project's .env, whose values would then flow into every verification run.
     os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
-    with quiet():
-        import litellm
-
+    try:
+        with quiet():
+            import litellm
+    except ImportError:  # its environment's model process did not start, or did not answer
+        raise ModelError("caretaker's model process did not answer (litellm is not here)") from None
     litellm.suppress_debug_info = True
     return litellm
 

@@ -34,6 +34,7 @@ class Kept:
     sessions: int
     models: tuple[str, ...]
     projects: tuple[str, ...] = ()  # the folders of the projects whose sessions it served
+    environment: str = ""  # the virtual environment it runs from (extra.py)
 
     def serves(self, project: Path) -> bool:
         """Whether it served the project at project, or a project inside it."""
@@ -56,9 +57,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     stop.add_argument("pids", nargs="*", type=int, metavar="PID", help="Only these processes")
     stop.add_argument("--all", action="store_true", default=argparse.SUPPRESS, help=_ALL_HELP)
+    setup = actions.add_parser(
+        "setup",
+        help="Create or update caretaker's model environment (litellm, apart from the project's)",
+        description="Create or update the virtual environment the model process runs from, in "
+        "your cache ($CARETAKER_MODEL_ENV puts it elsewhere), holding litellm at the versions "
+        "caretaker is tested with: the test environment then needs only the base install",
+    )
+    key = actions.add_parser(
+        "key",
+        help="Print a cache key for the model environment (CI caches)",
+        description="Print a key that changes with caretaker's version, the platform, Python's "
+        "version and what setup installs: a CI cache's key for the environment's folder",
+    )
+    for each in (setup, key):
+        each.add_argument("--python", metavar="PATH", help="The interpreter to build it with")
+        each.add_argument(
+            "--from-requirements",
+            type=Path,
+            metavar="FILE",
+            help="Install these pinned requirements (they must include litellm) instead",
+        )
 
 
 def model_command(args: argparse.Namespace) -> int:
+    if getattr(args, "action", None) in ("setup", "key"):
+        from pytest_caretaker.llm import modelenv
+
+        return modelenv.command(args)
     if not sys.platform.startswith("linux"):
         print("caretaker: model processes are kept on Linux only; none is kept here")
         return 0
@@ -79,11 +105,12 @@ def model_command(args: argparse.Namespace) -> int:
     if not shown:
         _none(len(found))
         return 0
-    print(f"{'PID':>8}  {'AGE':>7}  {'MEMORY':>8}  {'IDLE':>7}  SESSIONS  MODELS")
+    print(f"{'PID':>8}  {'AGE':>7}  {'MEMORY':>8}  {'IDLE':>7}  SESSIONS  MODELS  ENVIRONMENT")
     for each in shown:
         print(
             f"{each.pid:>8}  {_seconds(each.age):>7}  {each.memory / 2**20:>6.0f}MB  "
-            f"{_seconds(each.idle):>7}  {each.sessions:>8}  {', '.join(each.models) or '-'}"
+            f"{_seconds(each.idle):>7}  {each.sessions:>8}  {', '.join(each.models) or '-'}  "
+            f"{each.environment or '-'}"
             + (f"  ({', '.join(each.projects) or 'no project said'})" if everyone else "")
         )
     print("caretaker model stop" + (" --all" if everyone else "") + " ends them")
@@ -134,6 +161,7 @@ def status(name: str) -> Kept | None:
             int(answer["sessions"]),
             tuple(str(model) for model in answer["models"]),
             tuple(str(project) for project in answer.get("projects", ())),
+            str(answer.get("environment", "")),
         )
     except (KeyError, TypeError, ValueError):
         return None

@@ -81,7 +81,7 @@ def reach(models: Sequence[str], keep: float, project: str = "") -> remote.Link 
     if connection is None:
         process = own.Popen(  # in a thread, maybe while a test patches Popen
             [
-                sys.executable,
+                remote.interpreter(env),
                 "-I",
                 "-c",
                 remote.CODE,
@@ -129,20 +129,25 @@ def address(env: Mapping[str, str]) -> str:
     given = env.get(SOCKET)
     if given:
         return prefix + hashlib.sha256(given.encode()).hexdigest()[:24]
-    interpreter = [sys.executable, sys.version, remote.HOME]
+    interpreter = [remote.interpreter(env), sys.version, remote.HOME]
     return prefix + hashlib.sha256(json.dumps(interpreter).encode()).hexdigest()[:24]
 
 
 def stamp(env: Mapping[str, str]) -> str:
     """What a kept process must share with the session it serves: caretaker's and litellm's
     code, and the environment (keys, proxies: they are read in the process)."""
-    litellm = importlib.util.find_spec("litellm")
+    from pytest_caretaker.llm import extra
+
+    located = extra.where(env)
+    litellm = importlib.util.find_spec("litellm") if located and not located.identity else None
     origin = Path(litellm.origin) if litellm is not None and litellm.origin else None
     code = sorted(Path(__file__).parents[1].rglob("*.py"))
     stamp: list[object] = [sorted(env.items())]
     stamp += [[str(path), path.stat().st_mtime_ns, path.stat().st_size] for path in code]
-    if origin is not None:
+    if origin is not None:  # litellm of the test environment
         stamp += [str(origin), origin.stat().st_mtime_ns]
+    if located is not None and located.identity:  # caretaker's model environment, as set up
+        stamp += [located.identity]
     return hashlib.sha256(json.dumps(stamp).encode()).hexdigest()[:32]
 
 

@@ -63,12 +63,11 @@ def text(settings: Settings, env: Mapping[str, str]) -> str:
     configured = settings.sources.get("models")
     rows = _Rows(dict.fromkeys(chosen.models, ""))
     lines = ["caretaker: the models it can use here", "", _choice(chosen, configured)]
-    if not extra.installed():  # the one line that says what to install, once
-        said = extra.missing(chosen) if configured is not None else None
-        if said is None and extra.INSTALL not in chosen.reason:
-            said = extra.needs("asking a model")
-        if said is not None:
-            lines.append(said)
+    located = extra.where(env)
+    if located is not None:
+        lines.append(f"models run from {located.python} ({located.describe()})")
+    elif extra.INSTALL not in chosen.reason:  # the one line that says what to run, once
+        lines.append(extra.needs("asking a model"))
     lines += ["", *_providers(env, rows), ""]
     lines += _servers(settings, env, rows)
     rows.origin[BUILTIN] = "the model-free repairer"

@@ -108,22 +108,31 @@ def choose(settings: Settings, env: Mapping[str, str]) -> Settings:
     """Settings with the model chain decided and ``reason`` saying why, in the documented order:
     a configured chain (``--heal-model``, ``CARETAKER_MODEL``, ini), as it is; else the built-in
     repairer, with a short budget, then a model found: one served at ``--heal-api-base``, the
-    first provider with a key, a code model of a local Ollama. Without litellm (the ``[llm]``
-    extra) a model found is named in the reason, and the built-in repairer heals alone.
+    first provider with a key, a code model of a local Ollama. With litellm in neither the test
+    environment nor caretaker's model environment (extra.py), a model named or found is left
+    out, the reason says what to run, and the built-in repairer heals alone. ``environment``
+    names where the model process will run.
     """
     configured = settings.sources.get("models")
     if configured is not None:
-        return replace(settings, reason=configured)
+        return _located(extra.skipped(replace(settings, reason=configured), env), env)
     found = _found(settings, env)
     if found.models == (BUILTIN,):
         return found
-    if not extra.installed():
+    if extra.where(env) is None:
         model = found.models[0]
         return replace(settings, reason=f"{found.reason}, but {extra.needs(model)}")
     budget = settings.builtin_budget
     if "builtin_budget" not in settings.sources:  # the model does what the first seconds do not
         budget = min(budget, DEFAULT_CHAIN_BUILTIN_BUDGET)
-    return replace(found, models=(BUILTIN, *found.models), builtin_budget=budget)
+    chosen = replace(found, models=(BUILTIN, *found.models), builtin_budget=budget)
+    return _located(chosen, env)
+
+
+def _located(settings: Settings, env: Mapping[str, str]) -> Settings:
+    """The settings with ``environment`` said, when the chain has a model."""
+    located = extra.where(env) if any(m != BUILTIN for m in settings.models) else None
+    return replace(settings, environment=located.describe()) if located else settings
 
 
 def _found(settings: Settings, env: Mapping[str, str]) -> Settings:

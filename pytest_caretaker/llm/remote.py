@@ -38,13 +38,19 @@ SLACK = 60.0
 #: Seconds without a request after which the model process leaves (serve.py); the next call
 #: starts another. A pytest session ends it itself, long before.
 IDLE = 600.0
-#: The package's parent folder: the model process imports caretaker from where this one did,
-#: and nothing from the project (it runs isolated from the working directory and PYTHON*).
-HOME = str(Path(__file__).resolve().parents[2])
+#: The package's folder: the model process imports caretaker from where this one did, and only
+#: caretaker: its folder's neighbours (the test environment's packages, or a checkout's tests)
+#: are not put on its path, nor anything of the project (it runs isolated from the working
+#: directory and PYTHON*). It may run from another environment (extra.py), whose litellm and
+#: dependencies it then imports.
+HOME = str(Path(__file__).resolve().parents[1])
 #: The collector off while litellm is imported (serve.py turns it back on): its passes over the
 #: hundreds of thousands of objects the import makes cost about a sixth of the import.
 CODE = (
-    "import gc; gc.disable(); import sys; sys.path.insert(0, sys.argv.pop(1)); "
+    "import gc; gc.disable(); import sys, importlib.util as u; home = sys.argv.pop(1); "
+    "s = u.spec_from_file_location('pytest_caretaker', home + '/__init__.py', "
+    "submodule_search_locations=[home]); m = u.module_from_spec(s); "
+    "sys.modules['pytest_caretaker'] = m; s.loader.exec_module(m); "
     "from pytest_caretaker.llm.serve import main; "
     "main(float(sys.argv[1]), sys.argv[2], sys.argv[3:])"
 )
@@ -203,7 +209,7 @@ def child(models: Sequence[str]) -> Link | None:
     """A model process of this session's own, on its stdin and stdout."""
     try:
         process = own.Popen(  # started in a thread, maybe while a test patches Popen
-            [sys.executable, "-I", "-c", CODE, HOME, f"{IDLE:g}", "-", *models],
+            [interpreter(), "-I", "-c", CODE, HOME, f"{IDLE:g}", "-", *models],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -214,6 +220,15 @@ def child(models: Sequence[str]) -> Link | None:
     except OSError:
         return None
     return Link.of(process)
+
+
+def interpreter(env: Mapping[str, str] = os.environ) -> str:
+    """The Python the model process runs on: that of the environment with litellm (extra.py),
+    this one's when there is none (the call then fails there, with its reason)."""
+    from pytest_caretaker.llm import extra
+
+    located = extra.where(env)
+    return located.python if located is not None else sys.executable
 
 
 def environment(source: Mapping[str, str] = os.environ) -> dict[str, str]:

@@ -107,6 +107,7 @@ class _Kept:
             "sessions": sessions,
             "models": list(self.models),
             "projects": sorted(self.projects),
+            "environment": sys.prefix,  # the virtual environment it runs from (extra.py)
         }
 
 

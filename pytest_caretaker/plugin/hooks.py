@@ -122,7 +122,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):  # a pytest-xdist worker records; the controller heals
         config.pluginmanager.register(WorkerRecorder(config, settings), SESSION_NAME)
         return
-    from pytest_caretaker.llm import extra
     from pytest_caretaker.llm.models import choose
 
     if settings.prompt_dir is not None:
@@ -132,10 +131,7 @@ def pytest_configure(config: pytest.Config) -> None:
             check_folder(settings.prompt_dir, settings.sources.get("prompt_dir", "--heal-prompt"))
         except PromptError as error:
             raise pytest.UsageError(f"caretaker: {error}") from None
-    settings = choose(settings, os.environ)
-    missing = extra.missing(settings)
-    if missing is not None:  # a model named (one found falls back to builtin in choose)
-        raise pytest.UsageError(f"caretaker: {missing}")
+    settings = choose(settings, os.environ)  # a model without litellm: left out, and said
     with own.restored():  # a conftest may have patched subprocess on import
         unsandboxed = sandbox_unavailable(settings)
     config.pluginmanager.register(HealSession(config, settings, unsandboxed), SESSION_NAME)

@@ -18,6 +18,7 @@ import pytest
 
 from pytest_caretaker import own
 from pytest_caretaker.ci.session_end import SessionEnd
+from pytest_caretaker.llm.extra import INSTALL
 from pytest_caretaker.plugin.recorder import WORKER_OUTPUT, Recorder
 from pytest_caretaker.report import summary
 from pytest_caretaker.settings import Settings
@@ -59,7 +60,7 @@ class HealSession(Recorder):
         # are warnings, said at every verbosity.
         verbose = self.config.get_verbosity() > 0
         lines = [summary.header(self.settings, why=verbose)]
-        if not verbose and "pip install" in self.settings.reason:
+        if not verbose and INSTALL in self.settings.reason:
             lines.append(f"caretaker: {self.settings.reason}")
         capped = summary.caps(self.settings)
         lines += [capped] if capped is not None else []

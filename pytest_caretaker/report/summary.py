@@ -32,8 +32,10 @@ def header(settings: Settings, why: bool = True) -> str:
     """The header's line: the mode, the chain (and with why, how it was chosen), the scope."""
     model = " → ".join(settings.models)
     label = "model" if len(settings.models) < 2 else "models"
-    if settings.reason and why:
-        model += f" ({settings.reason})"
+    said = [settings.environment] if settings.environment else []
+    said += [settings.reason] if settings.reason and why else []
+    if said:
+        model += f" ({'; '.join(said)})"
     return f"caretaker: {settings.mode} · {label} {model} · scope {settings.scope}"
 
 

@@ -51,16 +51,15 @@ class RunOutcome:
 
 def heal_failure(command: Command, first: Ran, folder: Path, env: dict[str, str], run: Run) -> int:
     """Heal what the failing first run reports; the exit status, as heal.py promises."""
-    from pytest_caretaker.llm import extra
+    from pytest_caretaker.llm.extra import INSTALL
     from pytest_caretaker.llm.models import choose
 
     # The model chain as pytest --heal decides it (a key in the environment, a local Ollama…).
     settings = choose(command.settings, command.env)
+    if INSTALL in settings.reason:  # a model left out: no litellm anywhere, and what to run
+        print(f"caretaker: {settings.reason.replace('--heal-', '--')}", file=command.out)
     command, run = replace(command, settings=settings), replace(run, settings=settings)
     name, root = shown(command.argv), command.root
-    missing = extra.missing(command.settings)
-    if missing is not None:  # a model named without litellm installed
-        return _gave_up(command, first, missing.replace("--heal-", "--"), run.redactor)
     target = python_target(command.argv)
     record = crash.recorded(folder / "record.json", name, first.output, run.redactor)
     work = Repairing(

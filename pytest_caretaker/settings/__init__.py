@@ -129,6 +129,8 @@ class Settings:
     commit: bool = True
     #: Why this model chain: where it was configured, or how caretaker chose it (models.choose).
     reason: str = ""
+    #: Where the model process runs (llm/extra.py): "litellm 1.110.2, caretaker's environment".
+    environment: str = ""
     #: A folder of prompt templates that override caretaker's own (--heal-prompt).
     prompt_dir: str | None = None
     #: Run candidate code in the sandbox: where available (auto), always (require), never (off).

@@ -7,6 +7,7 @@ from __future__ import annotations
 import socket
 
 import pytest
+from helpers import TEST_ENV
 
 from pytest_caretaker.testing import ScriptedServer, tool_call
 
@@ -54,7 +55,8 @@ def test_a_provider_key_without_a_network_leaves_the_quickstart_to_the_builtin_r
 
     result.stdout.fnmatch_lines(
         [
-            "caretaker: heal (in memory) · models builtin → openai/gpt-4.1 · scope code",
+            f"caretaker: heal (in memory) · models builtin → openai/gpt-4.1 "
+            f"{TEST_ENV} · scope code",
             "HEALED test_textstats.py::test_moving_average",
             "  * candidates tried · no model, no tokens · * s · builtin",
             "caretaker: 1 healed, 0 not healed · no tokens spent · fixes in .caretaker/heal.patch",
@@ -81,7 +83,8 @@ def test_a_model_found_heals_what_the_builtin_repairer_cannot(
 
     result.stdout.fnmatch_lines(
         [
-            "caretaker: heal (in memory) · models builtin → openai/scripted · scope code",
+            f"caretaker: heal (in memory) · models builtin → openai/scripted "
+            f"{TEST_ENV} · scope code",
             "HEALED test_calc.py::test_greet",
             "  fix from openai/scripted, after builtin: the built-in repairer tried all * "
             "candidate edits in * s; none made the test pass without breaking another",
@@ -109,7 +112,7 @@ def test_a_model_named_alone_is_the_only_one_asked(
 
     result.stdout.fnmatch_lines(
         [
-            "caretaker: heal (in memory) · model openai/gpt-4o-mini · scope code",
+            f"caretaker: heal (in memory) · model openai/gpt-4o-mini {TEST_ENV} · scope code",
             "NOT HEALED test_textstats.py::test_moving_average: *",
         ]
     )

@@ -13,7 +13,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from helpers import CALC, GOOD_MEAN, TEST_CALC, TEXT_MODEL, TOOLS_MODEL, block, heal_args, snapshot
+from helpers import (
+    CALC,
+    GOOD_MEAN,
+    TEST_CALC,
+    TEST_ENV,
+    TEXT_MODEL,
+    TOOLS_MODEL,
+    block,
+    heal_args,
+    snapshot,
+)
 
 from pytest_caretaker.testing import Scripted, ScriptedServer, fault, text, tool_call
 
@@ -47,7 +57,7 @@ def test_flat_module_bug_is_healed_in_memory(calc: pytest.Pytester, llm: Scripte
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
         [
-            "caretaker: heal (in memory) · model openai/gpt-4o-mini · scope code",
+            f"caretaker: heal (in memory) · model openai/gpt-4o-mini {TEST_ENV} · scope code",
             "HEALED test_calc.py::test_mean",
             "  patched calc.py::mean",
             "  -    return total(xs) / (len(xs) + 1)",

@@ -182,7 +182,9 @@ def test_wrong_class_attribute_is_healed_by_the_model(
             "  +    DISCOUNT: float = 0.1",
         ]
     )
-    assert "## cart.py::Cart.DISCOUNT (editable)" in run.prompts["test_cart.py::test_due"]
+    # The class attribute is shown, editable, in its class's block (heading, data, methods).
+    shown = "## cart.py::Cart (editable)\n```python\nclass Cart:\n    DISCOUNT: float = 0.5\n"
+    assert shown in run.prompts["test_cart.py::test_due"]
     pytest.LineMatcher(run.plain.stdout.lines).fnmatch_lines(["test_cart.py ..*"])
     assert run.plain.ret == 0, run.plain.stdout.str()
 

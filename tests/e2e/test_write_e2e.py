@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import by_test, heal_args, last_run, run_in_terminal
+from helpers import TEST_ENV, by_test, heal_args, last_run, run_in_terminal
 
 from pytest_caretaker.history.page import write_report
 from pytest_caretaker.settings import CI_VARIABLES
@@ -116,7 +116,8 @@ def test_two_fixes_two_commits_each_touching_its_file(
     assert result.ret == 1  # the run tested the code as it was
     result.stdout.fnmatch_lines(
         [
-            "caretaker: heal (write and commit) · model openai/gpt-4o-mini · scope code",
+            f"caretaker: heal (write and commit) · model openai/gpt-4o-mini "
+            f"{TEST_ENV} · scope code",
             "HEALED test_calc.py::test_mean",
             "  committed * fix: heal test_calc.py::test_mean",
             "HEALED test_text.py::test_shout",

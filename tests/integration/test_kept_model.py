@@ -263,9 +263,10 @@ def test_caretaker_model_lists_the_kept_process_and_stops_it(env: dict[str, str]
 
     assert listed.returncode == 0 and stopped.returncode == 0, listed.stderr + stopped.stderr
     header, *rows = listed.stdout.splitlines()
-    assert header.split() == ["PID", "AGE", "MEMORY", "IDLE", "SESSIONS", "MODELS"]
+    assert header.split() == ["PID", "AGE", "MEMORY", "IDLE", "SESSIONS", "MODELS", "ENVIRONMENT"]
     (row,) = [row for row in rows if row.split()[0] == str(pid)]
-    assert row.split()[-1] == MODEL and row.split()[-2] == "0"  # no session connected now
+    # no session connected now; it runs from the environment litellm is in (the suite's)
+    assert row.split()[-2:] == [MODEL, sys.prefix] and row.split()[-3] == "0"
     assert stopped.stdout == f"caretaker: stopped 1 model process ({pid})\n"
     gone(pid)
 

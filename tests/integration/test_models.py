@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_caretaker.llm import extra
+from pytest_caretaker.llm import extra, remote
 from pytest_caretaker.llm.capabilities import OLLAMA_DEFAULT
 from pytest_caretaker.llm.models import (
     PROVIDERS,
@@ -184,25 +186,43 @@ def test_a_model_found_follows_the_builtin_repairer_which_gets_a_short_budget() 
     assert choose(heal_settings(), NO_OLLAMA).builtin_budget == DEFAULT_BUILTIN_BUDGET
 
 
-def test_without_litellm_a_model_found_leaves_builtin_and_says_what_to_install(
-    monkeypatch: pytest.MonkeyPatch,
+def test_without_litellm_anywhere_a_model_is_left_out_and_the_reason_says_what_to_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     # In process litellm may be imported already; the e2e tests block the real import.
     monkeypatch.setattr(extra, "installed", lambda: False)
-    chosen = choose(heal_settings(), {"OPENAI_API_KEY": "o", **NO_OLLAMA})
+    nowhere = {"CARETAKER_MODEL_ENV": str(tmp_path / "none"), **NO_OLLAMA}
+    chosen = choose(heal_settings(), {"OPENAI_API_KEY": "o", **nowhere})
     assert chosen.models == (BUILTIN,)
     assert chosen.builtin_budget == DEFAULT_BUILTIN_BUDGET
-    assert chosen.reason == (
-        "OPENAI_API_KEY is set, but openai/gpt-4.1 needs litellm, which is not installed here: "
-        'pip install "pytest-caretaker[llm]"'
+    run_setup = 'run `caretaker model setup` (or pip install "pytest-caretaker[llm]")'
+    assert chosen.reason == f"OPENAI_API_KEY is set, but openai/gpt-4.1 needs litellm: {run_setup}"
+    named = choose(heal_settings(models=["builtin", "openai/gpt-4o-mini"]), nowhere)
+    assert named.models == (BUILTIN,)  # left out, never an error: builtin heals alone
+    assert named.reason == (
+        f"--heal-model openai/gpt-4o-mini needs litellm: {run_setup}; builtin heals alone"
     )
-    assert extra.missing(chosen) is None  # nothing named: the run goes on with builtin
-    named = choose(heal_settings(models=["openai/gpt-4o-mini"]), NO_OLLAMA)
-    assert extra.missing(named) == (
-        "--heal-model openai/gpt-4o-mini needs litellm, which is not installed here: "
-        'pip install "pytest-caretaker[llm]"'
-    )
-    assert extra.missing(choose(heal_settings(models=["builtin"]), NO_OLLAMA)) is None
+    assert choose(heal_settings(models=["builtin"]), nowhere).reason == "--heal-model"
+
+
+def test_a_model_environment_set_up_is_where_models_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(extra, "installed", lambda: False)
+    place = tmp_path / "models"
+    env = {"OPENAI_API_KEY": "o", "CARETAKER_MODEL_ENV": str(place), **NO_OLLAMA}
+    (place / "bin").mkdir(parents=True)
+    (place / "bin" / "python").symlink_to(sys.executable)
+    assert choose(heal_settings(), env).models == (BUILTIN,)  # no mark yet: not set up
+    (place / "caretaker-models.json").write_text('{"litellm": "1.110.2", "python": "3.11.7"}')
+
+    chosen = choose(heal_settings(), env)
+
+    assert chosen.models == (BUILTIN, "openai/gpt-4.1")
+    assert chosen.environment == "litellm 1.110.2, caretaker's environment"
+    assert remote.interpreter(env) == str(place / "bin" / "python")
+    (place / "bin" / "python").unlink()  # a mark without its interpreter: not set up
+    assert choose(heal_settings(), env).models == (BUILTIN,)
 
 
 def test_a_google_key_chooses_gemini() -> None:
