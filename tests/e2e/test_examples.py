@@ -98,7 +98,8 @@ def heal_command() -> list[str]:
     import shlex
 
     heal = ci_step("Heal")
-    assert "failure()" in heal["if"]
+    assert heal["if"] == "failure() && steps.models.outcome == 'success'"
+    assert "failure()" in ci_step("Model environment key")["if"]
     (line,) = [line for line in heal["run"].splitlines() if line.startswith("pytest ")]
     command = shlex.split(line.split("||")[0].replace("$BRANCH", "caretaker/heal-1"))
     assert command[0] == "pytest"
@@ -163,3 +164,24 @@ def test_ci_example_heal_step_commits_the_fix_and_its_summary_step_lists_it(
         f"`{sha[:7]}` fix: heal test_textstats.py::test_moving_average |"
     ) in lines
     assert "+    for start in range(len(values) - window + 1):" in lines
+
+
+def test_ci_example_model_environment_key_step_gives_the_cache_its_key(tmp_path: Path) -> None:
+    step = ci_step("Model environment key")  # run by bash as Actions runs it
+    output = tmp_path / "github-output"
+    env = {
+        **os.environ,
+        "GITHUB_OUTPUT": str(output),
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]),
+    }
+    done = subprocess.run(["bash", "-e", "-c", step["run"]], env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    (line,) = output.read_text().splitlines()
+    assert line.startswith("key=caretaker-models-") and f"-{sys.platform}-py3." in line
+    cache = ci_step("Model environment cache")
+    assert cache["with"]["key"] == "${{ steps.models.outputs.key }}"
+    workflow = Path(__file__).resolve().parents[2] / "examples" / "ci" / "heal.yml"
+    import yaml
+
+    job = yaml.safe_load(workflow.read_text())["jobs"]["test"]
+    assert cache["with"]["path"] == job["env"]["CARETAKER_MODEL_ENV"]  # what setup fills

@@ -97,7 +97,11 @@ def settings_from(pytester: pytest.Pytester, *args: str) -> Settings:
 
 
 def test_every_setting_has_one_row() -> None:
-    settable = [item.name for item in fields(Settings) if item.name not in ("reason", "environment", "sources")]
+    settable = [
+        item.name
+        for item in fields(Settings)
+        if item.name not in ("reason", "environment", "sources")
+    ]
     assert sorted(option.name for option in OPTIONS) == sorted(settable)
 
 
