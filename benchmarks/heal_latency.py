@@ -1,6 +1,6 @@
 """What a heal costs beyond the model, measured side by side in one run (not part of the tests).
 
-    python benchmarks/heal_latency.py [--repeat 5]
+    python benchmarks/heal_latency.py [--repeat 5] [--model-env]
 
 1. Wall time of `pytest` on the quickstart example, plain and with `--heal` against the scripted
    OpenAI-compatible server answering at once (zero latency): the difference is what caretaker
@@ -13,6 +13,10 @@
    from it), the warm server without collecting (a whole pytest session per run in a fork), and
    a fresh `python -m pytest <id>`, as medians and ratios (#20: fresh / collected >= 30).
 3. A timeline of one first heal (in this process): what runs when, on which thread.
+4. With --model-env (#48; builds two environments: minutes): the first heal (the model process
+   starts, CARETAKER_MODEL_KEEP=0) with litellm in the test environment (a fresh install of
+   ``pytest-caretaker[llm]``) and through caretaker's model environment (a fresh base install,
+   its ``caretaker model setup`` pinned to this environment's litellm), interleaved.
 """
 
 from __future__ import annotations
@@ -137,10 +141,50 @@ def timeline(project: Path, server: ScriptedServer) -> None:
     print(watched.text())
 
 
+def first_heal_both_ways(project: Path, server: ScriptedServer, repeat: int) -> None:
+    from importlib.metadata import version
+
+    from footprint import checkout_copy, install, model_environment
+
+    work = project.parent / "environments"
+    work.mkdir()
+    source = checkout_copy(work)
+    base_python, _, _ = install(work, "base", str(source))
+    release = f"litellm=={version('litellm')}"  # the same release both ways
+    llm_python, _, _ = install(work, "llm", f"{source}[llm]", release)  # no test tools
+    models = work / "models"
+    model_environment(base_python, models)
+    first = {**os.environ, "CARETAKER_MODEL_KEEP": "0"}
+    args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--heal"]
+    args += ["--heal-model", "openai/gpt-4o-mini", "--heal-api-base", server.base_url]
+    ways = {
+        "[llm] (litellm in the test environment)": ([str(llm_python), *args], first),
+        "caretaker's model environment": (
+            [str(base_python), *args],
+            {**first, "CARETAKER_MODEL_ENV": str(models)},
+        ),
+    }
+    for command, env in ways.values():  # bytecode and the file system cache: not counted
+        timed(command, project, env)
+    times: dict[str, list[float]] = {way: [] for way in ways}
+    for round_ in range(max(repeat, 5)):
+        for way in ways if round_ % 2 == 0 else reversed(list(ways)):
+            command, env = ways[way]
+            times[way].append(timed(command, project, env))
+    medians = {way: statistics.median(t) for way, t in times.items()}
+    print(f"4. the first heal (model process started), median of {max(repeat, 5)}, interleaved")
+    for way, seconds in medians.items():
+        print(f"   {way:42} {seconds:5.2f} s")
+    through, extra = medians.values()
+    print(f"   (#48 done when: model environment / [llm] <= 1: {extra / through:.2f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
-    repeat = parser.parse_args().repeat
+    parser.add_argument("--model-env", action="store_true", help="section 4 only")
+    options = parser.parse_args()
+    repeat = options.repeat
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     work = Path(tempfile.mkdtemp(prefix="caretaker-bench-")).resolve()
     try:
@@ -153,6 +197,9 @@ def main() -> None:
         }
         fix = tool_call("off by one", [edit])
         with ScriptedServer(responder=lambda body: fix).start() as server:
+            if options.model_env:
+                first_heal_both_ways(project, server, repeat)
+                return
             overheads(project, server, repeat)
             verification(project, repeat)
             timeline(project, server)

@@ -12,7 +12,7 @@ import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from pytest_caretaker.llm import extra
+from pytest_caretaker.llm import extra, remote
 from pytest_caretaker.llm.capabilities import (
     PROBE_TIMEOUT,
     SERVER_TIMEOUT,
@@ -80,7 +80,13 @@ def text(settings: Settings, env: Mapping[str, str]) -> str:
         for model in rows.origin
         if model != BUILTIN
     }
-    lines += ["", *_table(rows.origin, addresses)]
+    # litellm knows the models' capabilities: asked in the model process when it is not here.
+    apart = located is not None and not extra.installed() and remote.begin([])
+    try:
+        lines += ["", *_table(rows.origin, addresses)]
+    finally:
+        if apart:
+            remote.stop()
     return "\n".join(lines) + "\n"
 
 

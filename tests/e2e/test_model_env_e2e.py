@@ -95,6 +95,14 @@ def test_a_project_pinning_an_older_openai_heals_with_caretakers_model_environme
     assert setup.returncode == 0, setup.stdout + setup.stderr
     assert f"the model environment holds litellm {litellm} and" in setup.stdout
 
+    # What litellm knows of a model is asked there too (the test environment has no litellm).
+    keyed = {**env, "OPENAI_API_KEY": "sk-never-sent", "OLLAMA_HOST": "127.0.0.1:9"}
+    listed = run([str(python), "-m", "pytest", "--heal-models"], keyed, project)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert f"(litellm {litellm}, caretaker's environment)" in listed.stdout
+    row = next(line for line in listed.stdout.splitlines() if line.startswith("openai/gpt-4.1 "))
+    assert row.split()[1] == "yes", listed.stdout  # calls tools: litellm's model map says so
+
     llm.script(
         tool_call(
             "mean divides by one too many.",
