@@ -45,7 +45,8 @@ def test_mean():
 GOOD_MEAN = "def mean(xs):\n    return total(xs) / len(xs)\n"
 
 #: What the header says of where the model process runs: from this suite's environment.
-TEST_ENV = f"(litellm {version('litellm')}, the test environment)"
+HERE = f"litellm {version('litellm')}, the test environment"
+TEST_ENV = f"({HERE})"
 TOOLS_MODEL = "openai/gpt-4o-mini"  # litellm knows it supports tool calling
 TEXT_MODEL = "openai/caretaker-scripted-text"  # unknown to litellm: the plain-text format
 

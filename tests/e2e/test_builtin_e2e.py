@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import TOOLS_MODEL, heal_args, snapshot
+from helpers import TEST_ENV, TOOLS_MODEL, heal_args, snapshot
 
 from pytest_caretaker.builtin.work import CANDIDATES_PER_SECOND
 from pytest_caretaker.testing import ScriptedServer, fault, tool_call
@@ -306,7 +306,7 @@ def test_builtin_first_then_a_model_for_what_it_cannot_heal(
 
     result.stdout.fnmatch_lines(
         [
-            f"caretaker: heal (in memory) · models builtin → {TOOLS_MODEL} · scope code",
+            f"caretaker: heal (in memory) · models builtin → {TOOLS_MODEL} {TEST_ENV} · scope code",
             "HEALED test_calc.py::test_greet",
             f"  fix from {TOOLS_MODEL}, after builtin: *",  # the chain's first link could not
             f"  1 attempt · * tokens · * · {TOOLS_MODEL}",
@@ -333,7 +333,7 @@ def test_a_failing_model_falls_back_to_builtin(
 
     result.stdout.fnmatch_lines(
         [
-            f"caretaker: heal (in memory) · models {TOOLS_MODEL} → builtin · scope code",
+            f"caretaker: heal (in memory) · models {TOOLS_MODEL} → builtin {TEST_ENV} · scope code",
             "HEALED test_calc.py::test_mean",
             "  * tried · no model, no tokens · * s · builtin",
             "caretaker: 2 healed, 0 not healed · no tokens spent · fixes in .caretaker/heal.patch",

@@ -13,7 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import CALC, GOOD_MEAN, TEST_CALC, TEXT_MODEL, TOOLS_MODEL, heal_args, models_table
+from helpers import (
+    CALC,
+    GOOD_MEAN,
+    HERE,
+    TEST_CALC,
+    TEST_ENV,
+    TEXT_MODEL,
+    TOOLS_MODEL,
+    heal_args,
+    models_table,
+)
 
 from pytest_caretaker.testing import Scripted, ScriptedServer, fault, text, tool_call
 
@@ -191,19 +201,19 @@ def test_heal_models_reports_a_bad_option_as_a_usage_error(pytester: pytest.Pyte
         ),
         (
             {"OPENAI_API_KEY": "sk-fake", "ANTHROPIC_API_KEY": "sk-ant-fake"},
-            "models builtin → anthropic/claude-sonnet-4-5 (ANTHROPIC_API_KEY is set)",
+            f"models builtin → anthropic/claude-sonnet-4-5 ({HERE}; ANTHROPIC_API_KEY is set)",
         ),
         (
             {"OPENAI_API_KEY": "sk-fake", "MISTRAL_API_KEY": "fake"},
-            "models builtin → openai/gpt-4.1 (OPENAI_API_KEY is set)",
+            f"models builtin → openai/gpt-4.1 ({HERE}; OPENAI_API_KEY is set)",
         ),
         (
             {"GOOGLE_API_KEY": "fake"},
-            "models builtin → gemini/gemini-2.5-pro (GOOGLE_API_KEY is set)",
+            f"models builtin → gemini/gemini-2.5-pro ({HERE}; GOOGLE_API_KEY is set)",
         ),
         (
             {"CARETAKER_MODEL": "openai/gpt-4o-mini", "ANTHROPIC_API_KEY": "sk-ant-fake"},
-            "model openai/gpt-4o-mini (CARETAKER_MODEL)",
+            f"model openai/gpt-4o-mini ({HERE}; CARETAKER_MODEL)",
         ),
     ],
     ids=["nothing", "two-keys", "order", "google-key", "caretaker-model"],
@@ -233,7 +243,7 @@ def test_a_provider_key_beats_a_local_ollama(
 
     result = pytester.runpytest("--heal", "-v")
 
-    assert "models builtin → deepseek/deepseek-chat (DEEPSEEK_API_KEY is set)" in header(
+    assert f"models builtin → deepseek/deepseek-chat ({HERE}; DEEPSEEK_API_KEY is set)" in header(
         result.stdout.str()
     )
     assert ollama.paths == []  # with a key, no local server is even asked
@@ -275,7 +285,7 @@ def test_an_automatically_chosen_local_ollama_heals_through_its_own_api(
     out = result.stdout.str()
     assert header(out) == (
         "caretaker: heal (in memory) · models builtin → ollama_chat/qwen2.5-coder:7b "
-        f"(a code model served by Ollama at {ollama.root_url}) · scope code"
+        f"({HERE}; a code model served by Ollama at {ollama.root_url}) · scope code"
     )
     result.stdout.fnmatch_lines(
         [
@@ -390,7 +400,10 @@ def test_a_chain_falls_back_to_the_second_model_when_the_first_returns_500s(
     chain_run: ChainRun,
 ) -> None:
     pytest.LineMatcher(chain_run.lines).fnmatch_lines(
-        [f"caretaker: heal (in memory) · models {TOOLS_MODEL} → {TEXT_MODEL} · scope code"]
+        [
+            f"caretaker: heal (in memory) · models {TOOLS_MODEL} → {TEXT_MODEL} {TEST_ENV} "
+            "· scope code"
+        ]
     )
     pytest.LineMatcher(chain_run.healed("500s")).fnmatch_lines(
         [
