@@ -149,6 +149,7 @@ def localize(
     # test, which the spectrum cannot tell from its helpers when every test runs them all.
     called = _called_by(failed_lines, sources, tests)
     ranked.sort(key=lambda key: not _named(key[1], called))
+    ranked = _members(ranked, called, sources) + ranked
     # A message quoting a function's literal names it, above what the spectrum favours.
     message = f"{failure.message}\n{failure.longrepr}"
     for key in related.quoted(message, ranked, sources, tests) + ranked:
@@ -245,6 +246,23 @@ def _called_by(
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
                 names.add(node.attr)
     return frozenset(names)
+
+
+def _members(
+    ranked: Sequence[tuple[str, str]], called: frozenset[str], sources: ProjectFiles
+) -> list[tuple[str, str]]:
+    """What the failing tests name (call or assign) on a class whose methods ran, that did not
+    run itself: ``v.build = x`` on a property with no setter fails before any of its code runs."""
+    found: list[tuple[str, str]] = []
+    for path, qualname in ranked:
+        owner, source = qualname.rpartition(".")[0], sources.get(path)
+        if not owner or source is None:
+            continue
+        for name in sorted(called):
+            member = (path, f"{owner}.{name}")
+            if member not in ranked and member not in found and source.find(member[1]):
+                found.append(member)
+    return found
 
 
 def _named(qualname: str, called: frozenset[str]) -> bool:

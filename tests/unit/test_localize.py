@@ -994,3 +994,28 @@ def test_an_attribute_the_failing_test_assigns_ranks_the_property_of_that_name_f
     found = localize(lead, [nodeid], executed, [other], ProjectFiles(tmp_path), tests)
 
     assert [s.qualname for s in found][:4] == ["test_readonly", "V.__init__", "V.major", "_log"]
+
+
+def test_a_property_the_failing_test_assigns_is_shown_though_it_never_ran(tmp_path: Path) -> None:
+    # semver-d2671fd: `version.build = x` on a property without a setter fails in C; no line of
+    # `build` runs, only the fixture's V.__init__. The class that ran names it.
+    (tmp_path / "ver.py").write_text(
+        "class V:\n    def __init__(self):\n        self._build = 1\n\n"
+        "    @property\n    def build(self):\n        return self._build\n\n"
+        "    def other(self):\n        return 0\n"
+    )
+    (tmp_path / "test_ver.py").write_text(
+        "from ver import V\n\n\ndef test_readonly():\n    v = V()\n    v.build = 9\n"
+    )
+    nodeid = "test_ver.py::test_readonly"
+    executed = {nodeid: Executed(functions=(("test_ver.py", 4), ("ver.py", 2)))}
+    lead = Failure(
+        nodeid, "call", "test_ver.py", "Failed", "", "", (Frame("test_ver.py", 6, "test_readonly"),)
+    )
+    tests = loc.TestFiles(frozenset({"test_ver.py"}))
+
+    found = localize(lead, [nodeid], executed, [], ProjectFiles(tmp_path), tests)
+
+    names = [s.qualname for s in found]
+    assert names[:3] == ["test_readonly", "V.build", "V.__init__"]
+    assert "V.other" not in names  # not named by the test: the class's data lists it
