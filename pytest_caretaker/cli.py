@@ -77,6 +77,13 @@ def parser() -> argparse.ArgumentParser:
 
     add_crash_arguments(crashes)
     crashes.set_defaults(run=crashes_command)
+    _add_summary(commands)
+    _add_model(commands)
+    _add_merge(commands)
+    return main
+
+
+def _add_summary(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     summary = commands.add_parser(
         "summary",
         help="Print the last session's results as Markdown, for a CI job summary",
@@ -88,8 +95,26 @@ def parser() -> argparse.ArgumentParser:
 
     add_summary_arguments(summary)
     summary.set_defaults(run=summary_command)
-    _add_model(commands)
-    return main
+
+
+def _add_merge(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    merge = commands.add_parser(
+        "merge",
+        help="One verified patch from the fixes of a test suite run in shards",
+        description="Merge the fixes of a suite run in CI shards: each DIR is one shard's "
+        ".caretaker folder (its last-run.json). Keeps one fix per root cause, drops fixes that "
+        "conflict, and writes this checkout's .caretaker/heal.patch and last-run.json",
+    )
+    merge.add_argument("folders", nargs="+", type=Path, metavar="DIR", help="A shard's .caretaker")
+    merge.add_argument("--root", type=Path, help="The project's folder (default: found from here)")
+    merge.add_argument(
+        "--verify",
+        action="store_true",
+        help="Run the combined patch against every test a shard passed that reaches a change",
+    )
+    merge.add_argument("--write", action="store_true", help="Write the fixes, one commit each")
+    merge.add_argument("--branch", help="Commit on this branch (created from HEAD if missing)")
+    merge.set_defaults(run=merge_command)
 
 
 def _add_model(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -153,6 +178,14 @@ def summary_command(args: argparse.Namespace) -> int:
 
     root = args.root.resolve() if args.root else find_root(Path.cwd())
     return command(args, root)
+
+
+def merge_command(args: argparse.Namespace) -> int:
+    from pytest_caretaker.ci.merge_out import main as merge
+
+    root = args.root.resolve() if args.root else find_root(Path.cwd())
+    folders = [folder.resolve() for folder in args.folders]
+    return merge(folders, root, args.verify, args.branch, args.write)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -57,6 +57,9 @@ class Ended:
     notes: Sequence[str] = ()
     seconds: float = 0.0  # the healing's wall-clock time
     interrupted: bool = False
+    #: The tests that passed in the session: what ``caretaker merge --verify`` holds a shard's
+    #: fixes to (a test another shard passed must pass with them).
+    passed: Sequence[str] = ()
 
 
 def last_run_path(root: Path) -> Path:
@@ -117,6 +120,7 @@ def document(root: Path, ended: Ended, records: Sequence[dict[str, Any]]) -> dic
         },
         "problems": list(records),
         "notes": [text(note) for note in ended.notes],
+        "passed": sorted(text(test, None) for test in ended.passed),
     }
 
 

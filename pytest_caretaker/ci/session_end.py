@@ -37,13 +37,20 @@ class SessionEnd:
         config.pluginmanager.register(self.junit, "caretaker-junit")
 
     def leave(
-        self, outcome: HealOutcome | None, notes: Sequence[str], interrupted: bool, begun: float
+        self,
+        outcome: HealOutcome | None,
+        notes: Sequence[str],
+        interrupted: bool,
+        begun: float,
+        passed: Sequence[str] = (),
     ) -> list[str]:
         """Write last-run.json and the junitxml properties; a note when it could not be."""
         if outcome is not None:
             notes = [*notes, *outcome.notes]
             interrupted = interrupted or outcome.interrupted
         seconds = time.monotonic() - begun
-        ended = Ended("pytest", self.settings, self.redact, outcome, notes, seconds, interrupted)
+        ended = Ended(
+            "pytest", self.settings, self.redact, outcome, notes, seconds, interrupted, passed
+        )
         failed = write_last_run(self.root, ended, self.junit)
         return [failed] if failed is not None else []

@@ -131,7 +131,7 @@ class HealSession(Recorder):
                             f"caretaker: healing stopped by an internal error: {error!r}"
                             f"{where(error)}; please report it"
                         )
-        self.notes += self.ci.leave(self.outcome, self.notes, interrupted, begun)
+        self.notes += self.ci.leave(self.outcome, self.notes, interrupted, begun, self.passed)
         self.notes += recording.remember(self.root, head, self.passed, self.failures)
 
     def _heal(self, runner: Runner) -> None:
@@ -198,7 +198,7 @@ class HealSession(Recorder):
                 self.notes.append(f"caretaker: review stopped by an internal error: {error!r}")
             self._record()
             # last-run.json was written before the questions: again, with what was written
-            self.notes += self.ci.leave(self.outcome, self.notes, False, self.begun)
+            self.notes += self.ci.leave(self.outcome, self.notes, False, self.begun, self.passed)
 
     @own.restoring
     def pytest_unconfigure(self) -> None:

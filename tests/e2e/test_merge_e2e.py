@@ -1,0 +1,99 @@
+"""``caretaker merge`` (#49) end to end: a project's suite run as 3 shards (by test file, each in a
+checkout of its own at another path, as CI runners are), each shard healed with the built-in
+repairer, then merged and verified in a fourth checkout.
+
+Two bugs: ``mean`` divides by one too many and fails in shards 1 and 2 (one fix, kept once, with
+both shards' tests); ``is_adult`` fails in shard 3, whose only plausible fix (``>=``) breaks a test
+that only shard 1 runs: it is dropped, and that test is named.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+PROJECT = {
+    "calc.py": "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n",
+    "people.py": "def is_adult(age):\n    return age > 18\n",
+    "test_one.py": (
+        "from calc import mean\nfrom people import is_adult\n\n\n"
+        "def test_mean_of_two():\n    assert mean([1, 3]) == 2\n\n\n"
+        "def test_eighteen_is_not_yet_adult_here():\n    assert not is_adult(18)\n"
+    ),
+    "test_two.py": (
+        "from calc import mean\n\n\n"
+        "def test_mean_of_three():\n    assert mean([1, 2, 3]) == 2\n\n\n"
+        "def test_mean_of_one():\n    assert mean([4]) == 4\n"
+    ),
+    "test_three.py": (
+        "from people import is_adult\n\n\n"
+        "def test_eighteen_is_adult():\n    assert is_adult(18)\n\n\n"
+        "def test_thirty_is_adult():\n    assert is_adult(30)\n"
+    ),
+    "pyproject.toml": "[tool.pytest.ini_options]\n",
+}
+
+
+def checkout(where: Path) -> Path:
+    where.mkdir(parents=True)
+    for name, text in PROJECT.items():
+        (where / name).write_text(text)
+    return where
+
+
+def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_three_shards_merge_into_one_verified_patch(tmp_path: Path) -> None:
+    uploaded: list[Path] = []
+    for number, tests in enumerate(["test_one.py", "test_two.py", "test_three.py"], 1):
+        shard = checkout(tmp_path / f"runner-{number}" / "work" / "project")
+        pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--heal", tests]
+        done = run(pytest, shard)
+        assert done.returncode == 1, done.stdout + done.stderr  # each shard has a failure
+        artifact = tmp_path / "artifacts" / f"shard-{number}"
+        shutil.copytree(shard / ".caretaker", artifact)
+        shutil.rmtree(tmp_path / f"runner-{number}")  # the runner is gone: no path of it counts
+        uploaded.append(artifact)
+    first = json.loads((uploaded[0] / "last-run.json").read_text())
+    assert "test_one.py::test_eighteen_is_not_yet_adult_here" in first["passed"]
+    # Shard 3's fix of is_adult passed shard 3's tests: it is in that shard's patch.
+    assert "age >= 18" in (uploaded[2] / "heal.patch").read_text()
+
+    merging = checkout(tmp_path / "merge-job" / "project")
+    command = [sys.executable, "-m", "pytest_caretaker", "merge", *map(str, uploaded), "--verify"]
+    done = run(command, merging)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout.splitlines()
+    assert "caretaker: KEPT calc.py::mean: heals 3 tests (shard-1, shard-2)" in out, done.stdout
+    dropped = [line for line in out if line.startswith("caretaker: DROPPED")]
+    assert dropped == [
+        "caretaker: DROPPED the fix for test_three.py::test_eighteen_is_adult (shard-3): it "
+        "breaks test_one.py::test_eighteen_is_not_yet_adult_here, which passes without it "
+        "(shard-1)"
+    ], done.stdout
+    patch = (merging / ".caretaker" / "heal.patch").read_text()
+    assert patch.count("diff --git") == 1 and "+    return sum(xs) / len(xs)" in patch
+    assert "is_adult" not in patch
+    data = json.loads((merging / ".caretaker" / "last-run.json").read_text())
+    assert data["source"] == "merge" and data["mode"] == "merge of 3 shards"
+    outcomes = {t["id"]: t["outcome"] for p in data["problems"] for t in p["tests"]}
+    assert outcomes == {
+        "test_one.py::test_mean_of_two": "healed",
+        "test_two.py::test_mean_of_three": "shared",  # shard 2 healed it with its sibling
+        "test_two.py::test_mean_of_one": "healed",
+        "test_three.py::test_eighteen_is_adult": "not healed",
+    }
+    # The patch is what it says: applied, every test but the contradicting pair passes.
+    subprocess.run(["git", "apply", ".caretaker/heal.patch"], cwd=merging, check=True)
+    after = run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"], merging)
+    assert "1 failed, 5 passed" in after.stdout, after.stdout
+    summary = run([sys.executable, "-m", "pytest_caretaker", "summary"], merging)
+    assert summary.returncode == 0 and "test_one.py::test_eighteen_is_not_yet_adult_here" in (
+        summary.stdout
+    )
