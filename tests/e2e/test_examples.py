@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -185,3 +186,59 @@ def test_ci_example_model_environment_key_step_gives_the_cache_its_key(tmp_path:
 
     job = yaml.safe_load(workflow.read_text())["jobs"]["test"]
     assert cache["with"]["path"] == job["env"]["CARETAKER_MODEL_ENV"]  # what setup fills
+
+
+def sharded_step(job: str, name: str) -> dict[str, Any]:
+    import yaml
+
+    workflow = Path(__file__).resolve().parents[2] / "examples" / "ci" / "heal-sharded.yml"
+    steps = yaml.safe_load(workflow.read_text())["jobs"][job]["steps"]
+    (step,) = [step for step in steps if step.get("name") == name]
+    return dict(step)
+
+
+def test_sharded_ci_example_runs_each_file_in_one_shard_and_merges_them(tmp_path: Path) -> None:
+    import shutil
+
+    from test_merge_e2e import PROJECT
+
+    project = tmp_path / "project"
+    (project / "tests").mkdir(parents=True)
+    for name, text in PROJECT.items():
+        (project / ("tests" if name.startswith("test_") else "") / name).write_text(text)
+    (project / "tests" / "conftest.py").write_text(
+        "import sys, pathlib\nsys.path.insert(0, str(pathlib.Path(__file__).parents[1]))\n"
+    )
+    env = {
+        **os.environ,
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]),
+    }
+    tests, ran = sharded_step("test", "Tests"), []
+    for shard in range(1, 5):  # the matrix, one after another, each as its job runs it
+        shutil.rmtree(project / ".caretaker", ignore_errors=True)
+        env["SHARD"] = str(shard)
+        done = subprocess.run(
+            ["bash", "-e", "-c", tests["run"].replace("pytest ", "pytest -p no:cacheprovider ")],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        ran += re.findall(r"^(tests/test_\w+\.py) ", done.stdout, re.M)
+        if (project / ".caretaker").exists():  # upload-artifact: caretaker-shard-N
+            shutil.copytree(
+                project / ".caretaker", tmp_path / "shards" / f"caretaker-shard-{shard}"
+            )
+    assert sorted(ran) == ["tests/test_one.py", "tests/test_three.py", "tests/test_two.py"]
+    merge = sharded_step("merge", "Merge, verify and commit")
+    (line,) = [line for line in merge["run"].splitlines() if "caretaker merge" in line]
+    command = line.strip().replace("shards/*/", f"{tmp_path}/shards/*/").split(" --write")[0]
+
+    done = subprocess.run(
+        ["bash", "-e", "-c", command], cwd=project, env=env, capture_output=True, text=True
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    kept = "caretaker: KEPT calc.py::mean: heals 3 tests (caretaker-shard-1, caretaker-shard-3)"
+    assert kept in done.stdout.splitlines(), done.stdout
+    assert "DROPPED the fix for tests/test_three.py::test_eighteen_is_adult" in done.stdout

@@ -89,11 +89,20 @@ def test_three_shards_merge_into_one_verified_patch(tmp_path: Path) -> None:
         "test_two.py::test_mean_of_one": "healed",
         "test_three.py::test_eighteen_is_adult": "not healed",
     }
-    # The patch is what it says: applied, every test but the contradicting pair passes.
-    subprocess.run(["git", "apply", ".caretaker/heal.patch"], cwd=merging, check=True)
-    after = run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"], merging)
-    assert "1 failed, 5 passed" in after.stdout, after.stdout
     summary = run([sys.executable, "-m", "pytest_caretaker", "summary"], merging)
     assert summary.returncode == 0 and "test_one.py::test_eighteen_is_not_yet_adult_here" in (
         summary.stdout
     )
+
+    # --write: the kept fix written and committed on a branch, as --heal-write does.
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "push"]):
+        git = ["git", "-c", "user.name=CI", "-c", "user.email=ci@example.com", *args]
+        subprocess.run(git, cwd=merging, check=True, capture_output=True)
+    written = run([*command, "--write", "--branch", "caretaker/merged"], merging)
+    assert written.returncode == 0, written.stdout + written.stderr
+    log = run(["git", "log", "--format=%s", "main..caretaker/merged"], merging).stdout
+    assert log == "fix: heal test_one.py::test_mean_of_two (+2 more)\n", written.stdout
+    after = run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"], merging)
+    assert "1 failed, 5 passed" in after.stdout, after.stdout  # only shard 3's test still fails
+    status = run(["git", "status", "--porcelain"], merging).stdout
+    assert status == "", status  # nothing but the commit: .caretaker/ is ignored
