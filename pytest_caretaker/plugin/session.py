@@ -138,6 +138,7 @@ class HealSession(Recorder):
         from pytest_caretaker.engine import HealRun, heal_all
         from pytest_caretaker.plugin.unselected import whole_files
         from pytest_caretaker.repair.memory import FixMemory
+        from pytest_caretaker.repair.shared_memory import shared
         from pytest_caretaker.report import progress
         from pytest_caretaker.verify.timer import derived
 
@@ -155,7 +156,7 @@ class HealSession(Recorder):
             unselected=self.unselected.all(),
             whole_files=whole_files(self.config, self.root, self.failures),
             python_files=tuple(str(p) for p in self.config.getini("python_files")),
-            memory=FixMemory(getattr(self.config, "cache", None)),
+            memory=FixMemory(shared() or getattr(self.config, "cache", None)),
             redactor=self.redactor,
             progress=shown,
             defer_write=self.settings.review,  # once pytest has shown the failures: _review

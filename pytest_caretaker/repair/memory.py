@@ -170,13 +170,23 @@ class FixMemory:
             "fixes that could not be read are ignored and the entry is rewritten"
         )
 
-    def recall(self, failure: Failure, sources: ProjectFiles) -> list[Remembered]:
-        """Remembered fixes for this failure whose functions still read as they did."""
+    def recall(
+        self, failure: Failure, sources: ProjectFiles, suspects: Sequence[str] = ()
+    ) -> list[Remembered]:
+        """Remembered fixes for this failure whose functions still read as they did; then those
+        of other failures that replaced only suspects of this one (refs): another test of one
+        bug, healed earlier or by another shard (shared_memory.py)."""
+        own = self.entries.get(signature(failure), [])
+        others = [e for key, es in reversed(self.entries.items()) for e in es if es is not own]
         found: list[Remembered] = []
-        for entry in self.entries.get(signature(failure), []):
+        for entry in [*own, *others]:
             edits = tuple(Edit(*fields) for fields in entry["edits"])
-            if _function_digests(edits, sources) == entry["functions"]:
-                found.append(Remembered(edits, entry["explanation"], entry["model"]))
+            named = set(entry["functions"])  # the refs it replaced
+            if entry not in own and not (named and named <= set(suspects)):
+                continue
+            remembered = Remembered(edits, entry["explanation"], entry["model"])
+            if remembered not in found and _function_digests(edits, sources) == entry["functions"]:
+                found.append(remembered)
         return found
 
     def remember(
@@ -238,7 +248,8 @@ class RememberedFixes:
         self.files = files
 
     def repair(self, task: Task) -> Healed | Failed:
-        for remembered in self.memory.recall(task.problem.lead, self.files):
+        refs = [suspect.ref for suspect in task.suspects if not suspect.is_test]
+        for remembered in self.memory.recall(task.problem.lead, self.files, refs):
             decided = task.prove(Proposal(remembered.edits, remembered.explanation))
             task.log.add(
                 f"Remembered fix (first found by {remembered.model})",

@@ -10,10 +10,12 @@ that only shard 1 runs: it is dropped, and that test is named.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 PROJECT = {
     "calc.py": "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n",
@@ -106,3 +108,32 @@ def test_three_shards_merge_into_one_verified_patch(tmp_path: Path) -> None:
     assert "1 failed, 5 passed" in after.stdout, after.stdout  # only shard 3's test still fails
     status = run(["git", "status", "--porcelain"], merging).stdout
     assert status == "", status  # nothing but the commit: .caretaker/ is ignored
+
+
+def test_shards_sharing_a_fix_memory_repair_one_bug_once(tmp_path: Path, llm: Any) -> None:
+    # Shard 1 asks the model for mean's fix; shard 2, another test of the same bug in a checkout
+    # of its own, finds it in the memory both reach and proves it again: no second request.
+    from helpers import heal_args
+
+    from pytest_caretaker.testing import tool_call
+
+    fixed = "def mean(xs):\n    return sum(xs) / len(xs)\n"
+    llm.script(tool_call("one too many", [{"path": "calc.py", "function": "mean", "code": fixed}]))
+    env = {**os.environ, "CARETAKER_FIX_MEMORY": str(tmp_path / "shared-memory")}
+    outcomes = []
+    for number, tests in enumerate(["test_one.py", "test_two.py"], 1):
+        shard = checkout(tmp_path / f"runner-{number}" / "project")
+        pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *heal_args(llm), tests]
+        done = subprocess.run(pytest, cwd=shard, env=env, capture_output=True, text=True)
+        assert done.returncode == 1, done.stdout + done.stderr
+        data = json.loads((shard / ".caretaker" / "last-run.json").read_text())
+        outcomes.append(
+            [(p["outcome"], sorted(t["id"] for t in p["tests"])) for p in data["problems"]]
+        )
+
+    assert len(llm.requests) == 1  # one repair of the bug, in the shard that met it first
+    assert outcomes[0] == [("healed", ["test_one.py::test_mean_of_two"])]
+    assert outcomes[1] == [
+        ("from cache", ["test_two.py::test_mean_of_one", "test_two.py::test_mean_of_three"])
+    ]
+    assert (tmp_path / "shared-memory" / "fixes.json").is_file()

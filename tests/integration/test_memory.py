@@ -406,3 +406,37 @@ def test_a_fix_of_a_statement_run_at_import_is_not_remembered(root: Path) -> Non
 
     assert cache.writes == 0
     assert FixMemory(cache).recall(failure(), ProjectFiles(root)) == []
+
+
+def test_another_tests_fix_is_recalled_only_for_a_failure_it_replaced_suspects_of(
+    root: Path,
+) -> None:
+    cache = JsonCache()
+    remembered(cache, root)  # f's fix, remembered for NODEID
+    memory = FixMemory(cache)
+    other = failure("test_calc.py::test_f_again")  # another test of the same bug
+
+    assert memory.recall(other, ProjectFiles(root)) == []  # no suspects said: its own only
+    assert memory.recall(other, ProjectFiles(root), ["calc.py::g"]) == []  # f is no suspect
+    (found,) = memory.recall(other, ProjectFiles(root), ["calc.py::g", "calc.py::f"])
+    assert found.edits == (FIX,)
+    (own,) = memory.recall(failure(), ProjectFiles(root), ["calc.py::f"])  # once, not twice
+    assert own == found
+
+
+def test_shards_sharing_a_folder_keep_each_others_fixes(root: Path, tmp_path: Path) -> None:
+    from pytest_caretaker.repair.shared_memory import shared
+
+    env = {"CARETAKER_FIX_MEMORY": str(tmp_path / "shared")}
+    first, second = FixMemory(shared(env)), FixMemory(shared(env))  # both read it empty
+    first.remember(failure(), (FIX,), "f", "m", ProjectFiles(root))
+    fix_g = Edit("replace", "calc.py", "g", "def g(x):\n    return -x\n")
+    second.remember(failure("test_calc.py::test_g"), (fix_g,), "g", "m", ProjectFiles(root))
+    assert first.save() is None and second.save() is None
+
+    later = FixMemory(shared(env))
+
+    assert [r.edits for r in later.recall(failure(), ProjectFiles(root))] == [(FIX,)]
+    g = later.recall(failure("test_calc.py::test_g"), ProjectFiles(root))
+    assert [r.edits for r in g] == [(fix_g,)]
+    assert shared({}) is None  # not named: pytest's cache, as before
