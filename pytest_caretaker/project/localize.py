@@ -147,9 +147,9 @@ def localize(
     ranked = sorted(first_seen, key=lambda key: (-score(key), first_seen[key]))
     # What the failing test itself calls by name comes first: most often the function under
     # test, which the spectrum cannot tell from its helpers when every test runs them all.
-    called = _called_by(failed_lines, sources, tests)
-    ranked.sort(key=lambda key: not _named(key[1], called))
-    ranked = _members(ranked, called, sources) + ranked
+    called, stored = _called_by(failed_lines, sources, tests)
+    ranked.sort(key=lambda key: not _named(key[1], called | stored))
+    ranked = _members(ranked, stored, sources) + ranked
     # A message quoting a function's literal names it, above what the spectrum favours.
     message = f"{failure.message}\n{failure.longrepr}"
     for key in related.quoted(message, ranked, sources, tests) + ranked:
@@ -225,10 +225,11 @@ def _function_hits(
 
 def _called_by(
     frames: Mapping[tuple[str, str], list[int]], sources: ProjectFiles, tests: TestFiles
-) -> frozenset[str]:
+) -> tuple[frozenset[str], frozenset[str]]:
     """The names the failing tests' own functions (the traceback's test frames) call, and the
     attributes they assign (``v.major = 9`` runs a property's setter, or should)."""
     names: set[str] = set()
+    stores: set[str] = set()
     for path, qualname in frames:
         source = sources.get(path) if path in tests else None
         definition = source.find(qualname) if source is not None else None
@@ -244,21 +245,23 @@ def _called_by(
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 names.add(node.func.attr)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-                names.add(node.attr)
-    return frozenset(names)
+                stores.add(node.attr)
+    return frozenset(names), frozenset(stores)
 
 
 def _members(
-    ranked: Sequence[tuple[str, str]], called: frozenset[str], sources: ProjectFiles
+    ranked: Sequence[tuple[str, str]], stored: frozenset[str], sources: ProjectFiles
 ) -> list[tuple[str, str]]:
-    """What the failing tests name (call or assign) on a class whose methods ran, that did not
-    run itself: ``v.build = x`` on a property with no setter fails before any of its code runs."""
+    """The attributes the failing tests assign, as definitions of a class whose methods ran,
+    that did not run themselves: ``v.build = x`` on a property with no setter fails before any
+    of its code runs. (A name they call runs what it names: another class's method of that name
+    that did not run was not called.)"""
     found: list[tuple[str, str]] = []
     for path, qualname in ranked:
         owner, source = qualname.rpartition(".")[0], sources.get(path)
         if not owner or source is None:
             continue
-        for name in sorted(called):
+        for name in sorted(stored):
             member = (path, f"{owner}.{name}")
             if member not in ranked and member not in found and source.find(member[1]):
                 found.append(member)
