@@ -36,6 +36,7 @@ PROJECT = {
         "def test_thirty_is_adult():\n    assert is_adult(30)\n"
     ),
     "pyproject.toml": "[tool.pytest.ini_options]\n",
+    ".gitignore": "__pycache__/\n",
 }
 
 
