@@ -46,7 +46,14 @@ class Fix:
 
     @property
     def tests(self) -> list[str]:
-        return [t["id"] for p in self.problems for t in p["tests"] if t["outcome"] in HEALED]
+        sure = (*HEALED, "unsure")
+        return [t["id"] for p in self.problems for t in p["tests"] if t["outcome"] in sure]
+
+    @property
+    def unsure(self) -> bool:
+        """Whether a shard said the tests cannot tell it from another fix: never committed
+        without review (``pytest --heal-review``)."""
+        return any(problem["outcome"] == "unsure" for problem in self.problems)
 
     @property
     def refs(self) -> set[str]:

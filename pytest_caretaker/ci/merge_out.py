@@ -107,14 +107,15 @@ def say(merged: Merged) -> list[str]:
 
 def fixes_to_write(merged: Merged) -> list[Any]:
     """The kept fixes as write/writer.py writes them, in order: each one's changes against the
-    files as the fixes before it left them, one commit each."""
+    files as the fixes before it left them, one commit each; an UNSURE one is not written."""
     from pytest_caretaker.results import Candidate, HealResult
     from pytest_caretaker.results import Fix as Written
 
     state = dict(merged.before)
     out = []
-    for index, fix in enumerate(merged.kept):
-        now = merged.combined(merged.kept[: index + 1])
+    sure = [fix for fix in merged.kept if not fix.unsure]
+    for index, fix in enumerate(sure):
+        now = merged.combined(sure[: index + 1])
         changes = tuple(FileChange(path, state[path], now[path]) for path in sorted(fix.files))
         state.update({path: now[path] for path in fix.files})
         first = fix.problems[0]
@@ -170,6 +171,11 @@ def main(
                     }
         for note in notes:
             print(note)
+        for fix in (fix for fix in merged.kept if fix.unsure):
+            print(
+                f"caretaker: not written: the fix for {fix.tests[0]} is UNSURE (its tests cannot "
+                "tell it from another fix); review it in .caretaker/heal.patch"
+            )
     save(root, merged, data)
     healed = data["totals"]["problems_healed"]
     where = f"{OUTPUT_DIR}/{PATCH_NAME}" if merged.kept else "no patch"

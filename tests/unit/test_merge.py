@@ -146,3 +146,18 @@ def test_a_folder_without_last_run_is_one_line(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "last-run.json does not exist" in done.stderr
+
+
+def test_an_unsure_fix_is_kept_in_the_patch_but_never_written(tmp_path: Path) -> None:
+    from pytest_caretaker.ci.merge_out import fixes_to_write
+
+    (tmp_path / "calc.py").write_text(BEFORE)
+    sure = problem("test_a.py::t", BEFORE.replace("return 2", "return 1"), "calc.py::one")
+    doubtful = problem("test_b.py::t", BEFORE.replace("(len(xs) + 1)", "len(xs)"), "calc.py::mean")
+    doubtful["outcome"] = doubtful["tests"][0]["outcome"] = "unsure"
+    merged = load(tmp_path, [shard(tmp_path / "a", sure), shard(tmp_path / "b", doubtful)])
+
+    assert len(merged.kept) == 2 and [fix.unsure for fix in merged.kept] == [False, True]
+    (written,) = fixes_to_write(merged)
+    assert written.nodeids == ("test_a.py::t",)
+    assert [c.after for c in written.changes] == [BEFORE.replace("return 2", "return 1").encode()]
