@@ -114,6 +114,9 @@ def load(root: Path, folders: Sequence[Path]) -> Merged:
             except ValueError as error:
                 dropped.append((Fix({}, [problem]), f"its diff does not apply here: {error}"))
                 continue
+            if not files:
+                dropped.append((Fix({}, [problem]), "its record holds no file's diff"))
+                continue
             same = next((fix for fix in fixes if fix.files == files), None)
             if same is not None:
                 same.problems.append(problem)

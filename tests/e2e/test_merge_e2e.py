@@ -138,3 +138,31 @@ def test_shards_sharing_a_fix_memory_repair_one_bug_once(tmp_path: Path, llm: An
         ("from cache", ["test_two.py::test_mean_of_one", "test_two.py::test_mean_of_three"])
     ]
     assert (tmp_path / "shared-memory" / "fixes.json").is_file()
+
+
+def test_a_test_that_fails_in_the_merge_job_anyway_is_not_held_against_a_fix(
+    tmp_path: Path,
+) -> None:
+    # The shard had a service the merge job lacks (here: a variable); its test fails there with
+    # or without the patch, so it says nothing of mean's fix.
+    needs = "import os\nimport calc\n\n\ndef test_service():\n    assert os.environ.get('SVC')\n"
+    shard = checkout(tmp_path / "runner" / "project")
+    (shard / "test_service.py").write_text(needs)
+    env = {**os.environ, "SVC": "up"}
+    pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--heal"]
+    done = subprocess.run(
+        [*pytest, "test_one.py", "test_service.py"], cwd=shard, env=env, capture_output=True
+    )
+    assert done.returncode == 1
+    artifact = tmp_path / "shard-1"
+    shutil.copytree(shard / ".caretaker", artifact)
+    merging = checkout(tmp_path / "merge-job" / "project")
+    (merging / "test_service.py").write_text(needs)
+    env.pop("SVC")
+
+    merge = [sys.executable, "-m", "pytest_caretaker", "merge", str(artifact), "--verify"]
+    done = subprocess.run(merge, cwd=merging, env=env, capture_output=True, text=True)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "caretaker: KEPT calc.py::mean: heals 1 test (shard-1)" in done.stdout.splitlines()
+    assert "DROPPED" not in done.stdout
