@@ -95,7 +95,6 @@ def document(root: Path, ended: Ended, records: Sequence[dict[str, Any]]) -> dic
     """The session as last-run.json holds it, with its problems' records."""
     text = Texts(ended.redact)
     settings = ended.settings
-    tests = [test for problem in records for test in problem["tests"]]
     patch = ended.outcome.patch if ended.outcome is not None else None
     return {
         "schema": SCHEMA,
@@ -107,20 +106,26 @@ def document(root: Path, ended: Ended, records: Sequence[dict[str, Any]]) -> dic
         "models": [text(model) for model in settings.models],
         "interrupted": ended.interrupted,
         "patch": patch.relative_to(root).as_posix() if patch is not None else None,
-        "totals": {
-            "problems": len(records),
-            "problems_healed": sum(1 for p in records if p["outcome"] in HEALED),
-            "problems_unsure": sum(1 for p in records if p["outcome"] == "unsure"),
-            "tests": len(tests),
-            "tests_healed": sum(1 for t in tests if t["outcome"] in HEALED),
-            "tests_unsure": sum(1 for t in tests if t["outcome"] == "unsure"),
-            "tokens": sum(p["tokens"] for p in records),
-            "cost": round(sum(p["cost"] for p in records), 6),
-            "seconds": round(ended.seconds, 3),
-        },
+        "totals": totals(records, ended.seconds),
         "problems": list(records),
         "notes": [text(note) for note in ended.notes],
         "passed": sorted(text(test, None) for test in ended.passed),
+    }
+
+
+def totals(records: Sequence[dict[str, Any]], seconds: float) -> dict[str, Any]:
+    """last-run.json's ``totals`` of its problems' records."""
+    tests = [test for problem in records for test in problem["tests"]]
+    return {
+        "problems": len(records),
+        "problems_healed": sum(1 for p in records if p["outcome"] in HEALED),
+        "problems_unsure": sum(1 for p in records if p["outcome"] == "unsure"),
+        "tests": len(tests),
+        "tests_healed": sum(1 for t in tests if t["outcome"] in HEALED),
+        "tests_unsure": sum(1 for t in tests if t["outcome"] == "unsure"),
+        "tokens": sum(p["tokens"] for p in records),
+        "cost": round(sum(p["cost"] for p in records), 6),
+        "seconds": round(seconds, 3),
     }
 
 

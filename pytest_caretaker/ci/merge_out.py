@@ -14,7 +14,7 @@ from typing import Any
 
 from pytest_caretaker import __version__
 from pytest_caretaker.apply.rewrite import unified_diff
-from pytest_caretaker.ci.last_run import FILE, HEALED, SCHEMA
+from pytest_caretaker.ci.last_run import FILE, SCHEMA, totals
 from pytest_caretaker.ci.merge import Fix, Merged, MergeError, load
 from pytest_caretaker.report.files import OUTPUT_DIR, PATCH_NAME, output_dir, write_patch
 from pytest_caretaker.results import FileChange
@@ -40,7 +40,6 @@ def document(merged: Merged, shards: int, seconds: float, notes: Sequence[str]) 
             )
     records += merged.others
     records.sort(key=lambda p: p["tests"][0]["id"] if p["tests"] else "")
-    tests = [test for problem in records for test in problem["tests"]]
     return {
         "schema": SCHEMA,
         "tool": {"name": "pytest-caretaker", "version": __version__},
@@ -51,17 +50,7 @@ def document(merged: Merged, shards: int, seconds: float, notes: Sequence[str]) 
         "models": sorted({m for p in records for m in [p["repairer"]] if m}),
         "interrupted": False,
         "patch": f"{OUTPUT_DIR}/{PATCH_NAME}" if merged.kept else None,
-        "totals": {
-            "problems": len(records),
-            "problems_healed": sum(1 for p in records if p["outcome"] in HEALED),
-            "problems_unsure": sum(1 for p in records if p["outcome"] == "unsure"),
-            "tests": len(tests),
-            "tests_healed": sum(1 for t in tests if t["outcome"] in HEALED),
-            "tests_unsure": sum(1 for t in tests if t["outcome"] == "unsure"),
-            "tokens": sum(p["tokens"] for p in records),
-            "cost": round(sum(p["cost"] for p in records), 6),
-            "seconds": round(seconds, 3),
-        },
+        "totals": totals(records, seconds),
         "problems": records,
         "notes": list(notes),
     }
