@@ -142,31 +142,36 @@ def main(
     for line in lines:
         print(f"caretaker: {line}")
     if write and merged.kept:
-        from pytest_caretaker.settings import Settings
-        from pytest_caretaker.write.writer import write_fixes
-
-        settings = Settings(heal=True, write=True, branch=branch)
-        written, notes = write_fixes(fixes_to_write(merged), root, settings)
-        data["write"] = True
-        for done in written:
-            print(f"caretaker: {done.detail}")
-            for record in data["problems"]:
-                if record["tests"] and record["tests"][0]["id"] == done.fix.nodeids[0]:
-                    subject = done.detail.partition(" ")[2] if done.commit else ""
-                    record["commit"] = {"state": done.state, "sha": done.commit}
-                    record["commit"] |= {
-                        "subject": subject.partition(" ")[2],
-                        "detail": done.detail,
-                    }
-        for note in notes:
-            print(note)
-        for fix in (fix for fix in merged.kept if fix.unsure):
-            print(
-                f"caretaker: not written: the fix for {fix.tests[0]} is UNSURE (its tests cannot "
-                "tell it from another fix); review it in .caretaker/heal.patch"
-            )
+        _write(root, merged, data, branch)
     save(root, merged, data)
     healed = data["totals"]["problems_healed"]
     where = f"{OUTPUT_DIR}/{PATCH_NAME}" if merged.kept else "no patch"
     print(f"caretaker: {healed} of {data['totals']['problems']} problems healed · {where}")
     return 0
+
+
+def _write(root: Path, merged: Merged, data: dict[str, Any], branch: str | None) -> None:
+    """--write: each sure fix written and committed in order; data's records say the commits."""
+    from pytest_caretaker.settings import Settings
+    from pytest_caretaker.write.writer import write_fixes
+
+    settings = Settings(heal=True, write=True, branch=branch)
+    written, notes = write_fixes(fixes_to_write(merged), root, settings)
+    data["write"] = True
+    for done in written:
+        print(f"caretaker: {done.detail}")
+        for record in data["problems"]:
+            if record["tests"] and record["tests"][0]["id"] == done.fix.nodeids[0]:
+                subject = done.detail.partition(" ")[2] if done.commit else ""
+                record["commit"] = {"state": done.state, "sha": done.commit}
+                record["commit"] |= {
+                    "subject": subject.partition(" ")[2],
+                    "detail": done.detail,
+                }
+    for note in notes:
+        print(note)
+    for fix in (fix for fix in merged.kept if fix.unsure):
+        print(
+            f"caretaker: not written: the fix for {fix.tests[0]} is UNSURE (its tests cannot "
+            "tell it from another fix); review it in .caretaker/heal.patch"
+        )
