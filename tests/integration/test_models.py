@@ -360,3 +360,33 @@ def test_litellm_reads_each_providers_key_variables(
             found = litellm.validate_environment(model=provider.model)
             assert found["keys_in_environment"] is True, (key, found)
             assert found["missing_keys"] == []
+
+
+def test_the_kept_process_is_keyed_by_the_environment_models_run_from(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from pytest_caretaker.llm import kept
+
+    monkeypatch.setattr(extra, "installed", lambda: False)
+    place = tmp_path / "models"
+    (place / "bin").mkdir(parents=True)
+    (place / "bin" / "python").symlink_to(sys.executable)
+    (place / "caretaker-models.json").write_text('{"litellm": "1.110.2"}')
+    env = {"CARETAKER_MODEL_ENV": str(place)}
+    other = {"CARETAKER_MODEL_ENV": str(tmp_path / "elsewhere")}
+
+    assert kept.address(env) != kept.address(other)  # another interpreter: another process
+    before = kept.stamp(env)
+    (place / "caretaker-models.json").write_text('{"litellm": "1.110.3"}')  # setup ran again
+    assert kept.stamp(env) != before  # the kept one retires for the new one
+
+
+def test_a_call_in_this_process_without_litellm_is_a_model_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pytest_caretaker.llm import client
+
+    monkeypatch.setitem(sys.modules, "litellm", None)  # import litellm raises ImportError
+
+    with pytest.raises(client.ModelError, match=r"model process did not answer \(litellm is not"):
+        client.litellm()
