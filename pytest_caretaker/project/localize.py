@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_caretaker import syntax
-from pytest_caretaker.project import related
+from pytest_caretaker.project import naming, related
 from pytest_caretaker.project.files import Definition, ProjectFiles, SourceFile, TestFiles
 from pytest_caretaker.project.imports import imported
 from pytest_caretaker.results import Executed, Failure
@@ -148,8 +148,11 @@ def localize(
     # What the failing test itself calls by name comes first: most often the function under
     # test, which the spectrum cannot tell from its helpers when every test runs them all.
     called, stored = _called_by(failed_lines, sources, tests)
-    ranked.sort(key=lambda key: not _named(key[1], called | stored))
-    ranked = _members(ranked, stored, sources) + ranked
+    calls = [key for key in ranked if _named(key[1], called | stored)]
+    # Then what the failing tests' names name (naming.py), then the spectrum's order.
+    by_name = naming.named(failing, ranked, executed, sources, tests)
+    ranked = _members(ranked, stored, sources) + calls + by_name + ranked
+    ranked = list(dict.fromkeys(ranked))
     # A message quoting a function's literal names it, above what the spectrum favours.
     message = f"{failure.message}\n{failure.longrepr}"
     for key in related.quoted(message, ranked, sources, tests) + ranked:
