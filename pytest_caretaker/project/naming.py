@@ -1,9 +1,9 @@
 """Naming: what a failing test's name says it tests.
 
-Tests are named for the code they test: ``tests/test_hr.py::TestHorizontalRules::test_hr_after_emstrong``
-tests ``HRProcessor``, ``TestEntities::test_hexadecimal_entities`` the ``ENTITY_RE`` pattern. When
-every test runs the whole program (a markdown converter's tests each render a document), the spectrum
-cannot tell the code under test from the rest, and a constant read once at import leaves no trace
+Tests are named for the code they test: ``test_hr.py::TestHorizontalRules::test_hr_after_emstrong``
+tests ``HRProcessor``, ``TestEntities::test_hexadecimal_entities`` the ``ENTITY_RE`` pattern.
+When every test runs the whole program (a markdown converter's tests each render a document), the
+spectrum cannot tell the code under test from the rest, and a constant read once at import leaves no trace
 at all; the names still can. So the definitions the failing tests reached (the functions they ran,
 the classes those ran on, the module-level assignments of the files they ran) that share a word
 with the failing tests' names are suspects (``named``), weighed by how rare the word is among
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
@@ -22,12 +23,14 @@ from pytest_caretaker.results import Executed
 
 Key = tuple[str, str]  # (path, qualname)
 
-#: Named suspects at most: names point to a neighbourhood, not to one definition.
-NAMED = 6
+#: Named suspects of each kind at most: names point to a neighbourhood, not to one definition.
+PER_KIND = 3
+KINDS = ("function", "class", "constant")
 #: Words that name no code: how tests are phrased, not what they test.
 _PHRASING = frozenset(
-    "a an and are as at be by can do does for from if in is it of on or should "
-    "test tests testcase the to when with".split()
+    {"a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "if"}
+    | {"in", "is", "it", "of", "on", "or", "should", "test", "tests", "testcase", "the", "to"}
+    | {"when", "with"}
 )
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
@@ -69,22 +72,32 @@ def named(
     tests: TestFiles,
 ) -> list[Key]:
     """The definitions the failing tests reached whose names share the rarest words with the
-    tests' names, best first, at most NAMED: those scoring at least half the best."""
+    tests' names, best first: of each kind (function, class, constant) at most PER_KIND, those
+    scoring at least half the best of their kind. A word weighs the more, the fewer names hold
+    it; a name scores the share of its weight the tests' words hold (``ShortReferenceInline
+    Processor`` less than ``ReferenceInlineProcessor`` for ``test_reference_newlines``)."""
     wanted = of_tests(failing)
-    reached = _reached(failing, ran, executed, sources, tests)
-    named_words = {key: words(key[1].rpartition(".")[2]) for key in reached}
-    counts: dict[str, int] = {}
-    for found in named_words.values():
-        for word in found:
-            counts[word] = counts.get(word, 0) + 1
-    total = len(named_words)
-    scores = {
-        key: sum(math.log(total / counts[word]) for word in found & wanted)
-        for key, found in named_words.items()
-    }
-    best = max(scores.values(), default=0.0)
-    ranked = sorted((key for key in reached if scores[key] > 0), key=lambda key: -scores[key])
-    return [key for key in ranked if scores[key] >= best / 2][:NAMED]
+    entries = [
+        (key, kind, words(name))
+        for key, kind, name in _reached(failing, ran, executed, sources, tests)
+    ]
+    counts = Counter(word for _, _, found in entries for word in found)
+
+    def weight(word: str) -> float:
+        return math.log(len(entries) / counts[word])
+
+    best: dict[Key, tuple[str, float]] = {}
+    for key, kind, found in entries:
+        matched = sum(weight(word) for word in found & wanted)
+        score = matched / math.sqrt(sum(weight(word) for word in found)) if matched > 0 else 0.0
+        if score > best.get(key, (kind, 0.0))[1]:
+            best[key] = (kind, score)
+    picked: list[Key] = []
+    for kind in KINDS:
+        ranked = sorted((key for key in best if best[key][0] == kind), key=lambda k: -best[k][1])
+        top = best[ranked[0]][1] if ranked else 0.0
+        picked += [key for key in ranked if best[key][1] >= top / 2][:PER_KIND]
+    return sorted(picked, key=lambda key: -best[key][1])
 
 
 def _reached(
@@ -93,21 +106,34 @@ def _reached(
     executed: Mapping[str, Executed],
     sources: ProjectFiles,
     tests: TestFiles,
-) -> list[Key]:
-    """The functions the failing tests ran outside tests, the classes they ran on or are
-    methods of, and the module-level assignments of their files."""
-    found = [key for key in ran if key[0] not in tests]
-    classes = [(key[0], key[1].rpartition(".")[0]) for key in found if "." in key[1]]
+) -> list[tuple[Key, str, str]]:
+    """(definition, kind, a name of it) for the functions the failing tests ran outside tests,
+    the classes they ran on or are methods of (named by the class and by each of its
+    class-level assignments: ``NEWLINE_CLEANUP_RE`` is the data of its class, shown with it),
+    and the module-level assignments of their files."""
+    functions = [key for key in ran if key[0] not in tests]
+    found = [(key, "function", key[1].rpartition(".")[2]) for key in functions]
+    owners = [(key[0], key[1].rpartition(".")[0]) for key in functions if "." in key[1]]
     for nodeid in failing:
         run = executed.get(nodeid)
-        classes += [cls for _, cls in run.classes] if run is not None else []
-    for path, qualname in dict.fromkeys(classes):
+        owners += [cls for _, cls in run.classes] if run is not None else []
+    for path, qualname in dict.fromkeys(owners):
         source = sources.get(path) if path not in tests else None
-        if source is not None and class_data(source, qualname) is not None:
-            found.append((path, qualname))
-    for path in dict.fromkeys(path for path, _ in found):
+        if source is None or class_data(source, qualname) is None:
+            continue
+        found.append(((path, qualname), "class", qualname.rpartition(".")[2]))
+        prefix = qualname + "."
+        for definition in source.definitions:
+            name = definition.qualname.removeprefix(prefix)
+            if (
+                definition.kind == "assignment"
+                and definition.qualname.startswith(prefix)
+                and "." not in name
+            ):
+                found.append(((path, qualname), "class", name))
+    for path in dict.fromkeys(path for path, _ in functions):
         source = sources.get(path)
         for definition in source.definitions if source is not None else ():
             if definition.kind == "assignment" and "." not in definition.qualname:
-                found.append((path, definition.qualname))
-    return list(dict.fromkeys(found))
+                found.append(((path, definition.qualname), "constant", definition.qualname))
+    return found
