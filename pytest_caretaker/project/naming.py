@@ -2,12 +2,13 @@
 
 Tests are named for the code they test: ``test_hr.py::TestHorizontalRules::test_hr_after_emstrong``
 tests ``HRProcessor``, ``TestEntities::test_hexadecimal_entities`` the ``ENTITY_RE`` pattern.
-When every test runs the whole program (a markdown converter's tests each render a document), the
-spectrum cannot tell the code under test from the rest, and a constant read once at import leaves no trace
-at all; the names still can. So the definitions the failing tests reached (the functions they ran,
-the classes those ran on, the module-level assignments of the files they ran) that share a word
-with the failing tests' names are suspects (``named``), weighed by how rare the word is among
-them: ``html`` in a module where every class handles HTML says little, ``hr`` much.
+A class's data and a module's constants run at import, so no trace ranks them, and when every test
+runs the whole program (each of a markdown converter's tests renders a document) the functions
+that read them are no better ranked; the names still point there. So the data the failing tests
+reached (the classes their functions ran on or belong to, the module-level assignments of the
+files they ran) whose names share a word with the failing tests' names are suspects (``named``),
+weighed by how rare the word is among the names reached: ``html`` where every class handles HTML
+says little, ``hr`` much. Functions are left to the spectrum and the trace, which rank them.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ Key = tuple[str, str]  # (path, qualname)
 
 #: Named suspects of each kind at most: names point to a neighbourhood, not to one definition.
 PER_KIND = 3
-KINDS = ("function", "class", "constant")
+KINDS = ("class", "constant")
 #: Words that name no code: how tests are phrased, not what they test.
 _PHRASING = frozenset(
     {"a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "if"}
@@ -72,7 +73,7 @@ def named(
     tests: TestFiles,
 ) -> list[Key]:
     """The definitions the failing tests reached whose names share the rarest words with the
-    tests' names, best first: of each kind (function, class, constant) at most PER_KIND, those
+    tests' names, best first: of each kind (class, constant) at most PER_KIND, those
     scoring at least half the best of their kind. A word weighs the more, the fewer names hold
     it; a name scores the share of its weight the tests' words hold (``ShortReferenceInline
     Processor`` less than ``ReferenceInlineProcessor`` for ``test_reference_newlines``)."""
