@@ -28,7 +28,7 @@ from pytest_caretaker.llm.models import api_base_for
 from pytest_caretaker.llm.repairer import ModelRepairer
 from pytest_caretaker.problem import Limits, Problem, Repairer
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
-from pytest_caretaker.project.localize import module_of
+from pytest_caretaker.project.neighbours import module_of
 from pytest_caretaker.record.redact import Redactor
 from pytest_caretaker.repair import cluster
 from pytest_caretaker.repair.chain import Chain

@@ -21,7 +21,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
 from pytest_caretaker.project.imports import conftests, importers
-from pytest_caretaker.project.localize import module_of, neighbours
+from pytest_caretaker.project.neighbours import module_of, neighbours
 from pytest_caretaker.project.reads import Files
 from pytest_caretaker.results import Failure
 from pytest_caretaker.verify.patience import RUN_HUNG, patient_run

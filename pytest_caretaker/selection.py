@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from pytest_caretaker.apply.rewrite import merge, unified_diff
-from pytest_caretaker.project.localize import module_of
+from pytest_caretaker.project.neighbours import module_of
 from pytest_caretaker.results import Failure, FileChange, Fix, HealResult
 from pytest_caretaker.verify.judge import judge
 from pytest_caretaker.verify.patience import patient_run

@@ -21,7 +21,7 @@ from pathlib import Path
 from pytest_caretaker.ci.merge import Fix, Merged
 from pytest_caretaker.project.files import ProjectFiles
 from pytest_caretaker.project.imports import conftests, importers
-from pytest_caretaker.project.localize import module_of
+from pytest_caretaker.project.neighbours import module_of
 from pytest_caretaker.settings import Settings
 from pytest_caretaker.verify.arguments import standalone_args
 from pytest_caretaker.verify.confinement import confinement_for

@@ -3,14 +3,13 @@
 An assertion failure's traceback ends in the test, while the bug is usually in code the test called.
 So the ranking uses two pieces of evidence: the traceback (innermost project frame first) and what
 the failing test executed in a traced rerun, what the failing test calls by name first (the
-function under test), then ordered by the Ochiai spectrum score against the passing tests of the
-same module (code that passing tests also run is less suspicious). What no trace shows follows
-the ranked functions with the score of the function that points to it (related.py): the data of
-the classes their methods ran on, and the constants they read. A call its callee refused (a
-TypeError: ``Version.__init__() missing 1 required positional argument``) ran none of the callee,
-so it follows the traceback by the name the error gives. Which passing tests are rerun is
-chosen here too (``neighbours``): at most NEIGHBOURS of a module, those nearest the failing tests
-first, so that a 10,000-test module's rerun still fits --heal-timeout.
+function under test), then the data the failing tests' names name (naming.py), then ordered by
+the Ochiai spectrum score against the passing tests of the same module (code that passing tests
+also run is less suspicious). A copy of a best suspect's code follows it (clones.py). What no
+trace shows follows the ranked functions with the score of the function that points to it
+(related.py): the data of the classes their methods ran on, and the constants they read. A call
+its callee refused (a TypeError: ``Version.__init__() missing 1 required positional argument``)
+ran none of the callee, so it follows the traceback by the name the error gives.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_caretaker import syntax
-from pytest_caretaker.project import naming, related
+from pytest_caretaker.project import clones, naming, related
 from pytest_caretaker.project.files import Definition, ProjectFiles, SourceFile, TestFiles
 from pytest_caretaker.project.imports import imported
 from pytest_caretaker.results import Executed, Failure
@@ -40,56 +39,6 @@ class Suspect:
     @property
     def ref(self) -> str:
         return f"{self.path}::{self.qualname}"
-
-
-#: Passing tests of a failing test's module rerun with it, at most, per module: the spectrum
-#: needs some of them, and they are the regression set every fix is verified against, so each
-#: one costs time in the traced rerun and in every verification (which --heal-timeout bounds).
-NEIGHBOURS = 200
-
-
-def module_of(nodeid: str) -> str:
-    return nodeid.split("::", 1)[0]
-
-
-def neighbours(failing: Sequence[str], passed: Sequence[str], limit: int = NEIGHBOURS) -> list[str]:
-    """The passing tests rerun with the failing ones, in the order they ran: those of the
-    failures' modules, at most limit of each module. In a bigger module the failing tests'
-    parametrized siblings come first, then their class's tests, then tests spread evenly over
-    the rest of the module."""
-    modules: dict[str, list[str]] = {module_of(nodeid): [] for nodeid in failing}
-    for nodeid in passed:
-        if module_of(nodeid) in modules:
-            modules[module_of(nodeid)].append(nodeid)
-    chosen: set[str] = set()
-    for module, tests in modules.items():
-        if len(tests) <= limit:
-            chosen.update(tests)
-        else:
-            chosen.update(_nearest(tests, [f for f in failing if module_of(f) == module], limit))
-    return [nodeid for nodeid in passed if nodeid in chosen]
-
-
-def _nearest(tests: Sequence[str], failing: Sequence[str], limit: int) -> list[str]:
-    functions = {_function(nodeid) for nodeid in failing}
-    classes = {_class(nodeid) for nodeid in failing} - {None}
-    first = [t for t in tests if _function(t) in functions]
-    first += [t for t in tests if _class(t) in classes and _function(t) not in functions]
-    picked, taken = first[:limit], set(first)
-    rest = [t for t in tests if t not in taken]
-    room = min(limit - len(picked), len(rest))
-    return picked + [rest[index * len(rest) // room] for index in range(room)]
-
-
-def _function(nodeid: str) -> str:
-    """The test function of a node id (a parametrized case without its parameters)."""
-    return nodeid.split("[", 1)[0]
-
-
-def _class(nodeid: str) -> str | None:
-    """The class of a test method's node id; None for a module-level test function."""
-    function = _function(nodeid)
-    return function.rsplit("::", 1)[0] if function.count("::") >= 2 else None
 
 
 def ochiai(failed: int, passed: int, total_failed: int) -> float:
@@ -152,13 +101,16 @@ def localize(
     # Then what the failing tests' names name (naming.py), then the spectrum's order.
     by_name = naming.named(failing, ranked, executed, sources, tests)
     ranked = _members(ranked, stored, sources) + calls + by_name + ranked
-    ranked = list(dict.fromkeys(ranked))
     # A message quoting a function's literal names it, above what the spectrum favours.
     message = f"{failure.message}\n{failure.longrepr}"
     for key in related.quoted(message, ranked, sources, tests) + ranked:
         if key not in order:
             order.append(key)
     scores = {key: score(key) for key in order}
+    # A copy of a best suspect's code follows it: a fix of one is often a fix of both.
+    for key, copied in reversed(clones.clones(order, sources, tests)):
+        order.insert(order.index(copied) + 1, key)
+        scores[key] = scores[copied]
     found = related.classes(order, failing, executed, sources, tests)
     found += related.constants(order, sources, tests, frozenset(failed_lines))
     for key, reader in found:

@@ -75,8 +75,10 @@ def named(
     """The definitions the failing tests reached whose names share the rarest words with the
     tests' names, best first: of each kind (class, constant) at most PER_KIND, those
     scoring at least half the best of their kind. A word weighs the more, the fewer names hold
-    it; a name scores the share of its weight the tests' words hold (``ShortReferenceInline
-    Processor`` less than ``ReferenceInlineProcessor`` for ``test_reference_newlines``)."""
+    it; a name scores the weight of its words the tests hold over the root of its words' whole
+    weight, as a cosine does: each word named counts, each word not named costs
+    (``ShortReferenceInlineProcessor`` less than ``ReferenceInlineProcessor`` for
+    ``test_reference_newlines``)."""
     wanted = of_tests(failing)
     entries = [
         (key, kind, words(name))

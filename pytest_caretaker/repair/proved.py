@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pytest_caretaker.problem import Failed, Healed, Task
-from pytest_caretaker.project.localize import module_of
+from pytest_caretaker.project.neighbours import module_of
 from pytest_caretaker.results import (
     Accepted,
     Candidate,

@@ -20,7 +20,7 @@ import pytest
 from pytest_caretaker.engine import HealRun, heal_all
 from pytest_caretaker.problem import Failed, Healed, Task
 from pytest_caretaker.project.files import ProjectFiles
-from pytest_caretaker.project.localize import NEIGHBOURS
+from pytest_caretaker.project.neighbours import NEIGHBOURS
 from pytest_caretaker.repair.memory import KEY, FixMemory
 from pytest_caretaker.results import Accepted, Edit, Executed, Failure, Frame, Proposal, Spend
 from pytest_caretaker.settings import Settings

@@ -890,12 +890,27 @@ def test_localize_adds_the_data_of_the_class_a_base_method_ran_on(tmp_path: Path
         lead, [nodeid], executed, [], ProjectFiles(tmp_path), loc.TestFiles(frozenset())
     )
 
-    # The class it ran on first, then the method's own class, then the constant it reads.
+    # The classes the test's name names first (naming.py), the closest first; then the method
+    # and the constant it reads.
     assert [s.ref for s in found] == [
-        "locales.py::Locale.describe",
         "locales.py::JapaneseLocale",
         "locales.py::Locale",
+        "locales.py::Locale.describe",
         "locales.py::Locale.past",
+    ]
+    # Named for none of them: the class it ran on first, then the method's own class.
+    other = dataclasses.replace(lead, nodeid="test_calendar.py::test_describe")
+    found = localize(
+        other,
+        [other.nodeid],
+        {other.nodeid: executed[nodeid]},
+        [],
+        ProjectFiles(tmp_path),
+        loc.TestFiles(frozenset()),
+    )
+    assert [s.ref for s in found][:2] == [
+        "locales.py::Locale.describe",
+        "locales.py::JapaneseLocale",
     ]
     without = {nodeid: Executed(functions=(("locales.py", 4),))}
     found = localize(

@@ -3,7 +3,7 @@ every fix's regression set), so that a 10,000-test module does not outgrow --hea
 
 from __future__ import annotations
 
-from pytest_caretaker.project.localize import NEIGHBOURS, neighbours
+from pytest_caretaker.project.neighbours import NEIGHBOURS, neighbours
 
 
 def test_all_of_a_small_module_and_nothing_of_other_modules() -> None:
