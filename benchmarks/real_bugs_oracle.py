@@ -149,23 +149,33 @@ def messages_text(body: dict[str, Any]) -> str:
 
 def first_lines(gitdir: Path, bug: lib.Bug) -> dict[str, str]:
     """Per definition the developer changed ("path::qualname"), its first line in the buggy
-    source, without indentation."""
+    source, without indentation; "" when another line of its file reads the same (a method
+    ``def validate(self, data):`` of each of three classes), which then proves nothing."""
     found = {}
-    by_path: dict[str, dict[str, code.Definition]] = {}
+    by_path: dict[str, tuple[dict[str, code.Definition], list[str]]] = {}
     for entry in bug.functions:
         path, qualname = entry.split("::", 1)
         if path not in by_path:
-            by_path[path] = code.definitions(sources(gitdir, bug, path)[0])
-        definition = by_path[path].get(qualname)
+            old = sources(gitdir, bug, path)[0]
+            by_path[path] = (code.definitions(old), [line.strip() for line in old.splitlines()])
+        definitions, lines = by_path[path]
+        definition = definitions.get(qualname)
         if definition is not None:
-            found[entry] = _head(definition.text)
+            head = _head(definition.text)
+            found[entry] = head if lines.count(head) == 1 else ""
     return found
 
 
 def shown(prompt: str, heads: dict[str, str]) -> list[str]:
-    """The definitions whose first line the prompt holds (line numbers and markers aside)."""
+    """The definitions the prompt shows: a block of their own (``## path::qualname (``), or
+    their first line where it is the only one of its file that reads so (a nested function
+    shown in the function holding it)."""
     flat = _squeeze(prompt)
-    return [entry for entry, head in heads.items() if _squeeze(head) in flat]
+    return [
+        entry
+        for entry, head in heads.items()
+        if f"## {entry} (" in prompt or (head and _squeeze(head) in flat)
+    ]
 
 
 def _head(text: str) -> str:

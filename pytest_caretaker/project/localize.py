@@ -27,6 +27,10 @@ from pytest_caretaker.project.files import Definition, ProjectFiles, SourceFile,
 from pytest_caretaker.project.imports import imported
 from pytest_caretaker.results import Executed, Failure
 
+#: The functions the failing tests call by name whose own calls follow them, and those at most.
+CALLERS = 3
+CALLEES = 4
+
 
 @dataclass(frozen=True)
 class Suspect:
@@ -97,7 +101,7 @@ def localize(
     # What the failing test itself calls by name comes first: most often the function under
     # test, which the spectrum cannot tell from its helpers when every test runs them all.
     called, stored = _called_by(failed_lines, sources, tests)
-    calls = [key for key in ranked if _named(key[1], called | stored)]
+    calls = _callees([key for key in ranked if _named(key[1], called | stored)], ranked, sources)
     # Then what the failing tests' names name (naming.py), then the spectrum's order.
     by_name = naming.named(failing, ranked, executed, sources, tests)
     ranked = _members(ranked, stored, sources) + calls + by_name + ranked
@@ -186,22 +190,45 @@ def _called_by(
     names: set[str] = set()
     stores: set[str] = set()
     for path, qualname in frames:
-        source = sources.get(path) if path in tests else None
-        definition = source.find(qualname) if source is not None else None
-        if source is None or definition is None:
-            continue
-        try:
-            tree = syntax.parse(textwrap.dedent(source.source_of(definition)))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                names.add(node.func.id)
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                names.add(node.func.attr)
-            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-                stores.add(node.attr)
+        called, stored = _names_in(path, qualname, sources) if path in tests else ((), ())
+        names.update(called)
+        stores.update(stored)
     return frozenset(names), frozenset(stores)
+
+
+def _callees(
+    calls: Sequence[tuple[str, str]], ran: Sequence[tuple[str, str]], sources: ProjectFiles
+) -> list[tuple[str, str]]:
+    """calls, then the functions that ran that the first CALLERS of them call by name in turn
+    (``from_current`` is ``return cls.from_exc_info(*sys.exc_info())``), at most CALLEES, in
+    ran's order."""
+    names: set[str] = set()
+    for path, qualname in calls[:CALLERS]:
+        names.update(_names_in(path, qualname, sources)[0])
+    found = [key for key in ran if key not in calls and key[1].rpartition(".")[2] in names]
+    return [*calls, *found[:CALLEES]]
+
+
+def _names_in(path: str, qualname: str, sources: ProjectFiles) -> tuple[set[str], set[str]]:
+    """The names a definition calls, and the attributes it assigns."""
+    names: set[str] = set()
+    stores: set[str] = set()
+    source = sources.get(path)
+    definition = source.find(qualname) if source is not None else None
+    if source is None or definition is None:
+        return names, stores
+    try:
+        tree = syntax.parse(textwrap.dedent(source.source_of(definition)))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return names, stores
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            names.add(node.func.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            names.add(node.func.attr)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            stores.add(node.attr)
+    return names, stores
 
 
 def _members(

@@ -1034,3 +1034,48 @@ def test_a_property_the_failing_test_assigns_is_shown_though_it_never_ran(tmp_pa
     names = [s.qualname for s in found]
     assert names[:3] == ["test_readonly", "V.build", "V.__init__"]
     assert "V.other" not in names  # not named by the test: the class's data lists it
+
+
+def test_what_the_function_the_test_calls_calls_follows_it(tmp_path: Path) -> None:
+    # boltons-650b09c: the test calls ExceptionInfo.from_current, whose one line calls
+    # from_exc_info, where the bug is; the spectrum favours the formatting helpers that ran after.
+    (tmp_path / "tb.py").write_text(
+        "import sys\n\n\nclass Info:\n    @classmethod\n    def from_current(cls):\n"
+        "        return cls.from_exc_info(*sys.exc_info())\n\n"
+        "    @classmethod\n    def from_exc_info(cls, t, v, tb):\n        return cls()\n\n"
+        "    def fmt(self):\n        return pad('x')\n\n\ndef pad(s):\n    return trim(s)\n\n\n"
+        "def trim(s):\n    return s\n"
+    )
+    (tmp_path / "test_tb.py").write_text(
+        "from tb import Info\n\n\ndef test_formatted():\n    assert Info.from_current().fmt() == 'y'\n"
+    )
+    nodeid = "test_tb.py::test_formatted"
+    ran = (("test_tb.py", 4), ("tb.py", 6), ("tb.py", 10), ("tb.py", 13), ("tb.py", 17))
+    ran += (("tb.py", 21),)
+    # Each passing test ran from_current and from_exc_info; only the failing one ran the rest.
+    passing = [f"test_tb.py::test_other_{n}" for n in range(3)]
+    executed = {nodeid: Executed(functions=ran)}
+    executed |= {test: Executed(functions=ran[1:3]) for test in passing}
+    frame = Frame("test_tb.py", 5, "test_formatted")
+    lead = Failure(nodeid, "call", "test_tb.py", "AssertionError", "", "", (frame,))
+
+    found = localize(
+        lead,
+        [nodeid],
+        executed,
+        passing,
+        ProjectFiles(tmp_path),
+        loc.TestFiles(frozenset({"test_tb.py"})),
+    )
+
+    # The test calls fmt too (only the failing test ran it), and fmt calls pad; trim, which
+    # only pad calls, ranks by the spectrum alone, after from_exc_info.
+    assert [s.qualname for s in found] == [
+        "test_formatted",
+        "Info.fmt",
+        "Info.from_current",
+        "pad",
+        "Info.from_exc_info",
+        "trim",
+        "Info",
+    ]
