@@ -7,8 +7,9 @@ runs the whole program (each of a markdown converter's tests renders a document)
 that read them are no better ranked; the names still point there. So the data the failing tests
 reached (the classes their functions ran on or belong to, the module-level assignments of the
 files they ran) whose names share a word with the failing tests' names are suspects (``named``),
-weighed by how rare the word is among the names reached: ``html`` where every class handles HTML
-says little, ``hr`` much. Functions are left to the spectrum and the trace, which rank them.
+weighed by how rare the word is among the names of their kind reached: ``locale`` where every
+class is a locale tells none apart, ``hr`` does. Functions are left to the spectrum and the trace,
+which rank them.
 """
 
 from __future__ import annotations
@@ -74,9 +75,9 @@ def named(
 ) -> list[Key]:
     """The definitions the failing tests reached whose names share the rarest words with the
     tests' names, best first: of each kind (class, constant) at most PER_KIND, those
-    scoring at least half the best of their kind. A word weighs the more, the fewer names hold
-    it; a name scores the weight of its words the tests hold over the root of its words' whole
-    weight, as a cosine does: each word named counts, each word not named costs
+    scoring at least half the best of their kind. A word weighs the more, the fewer names of
+    the kind hold it; a name scores the weight of its words the tests hold over the root of its
+    words' whole weight, as a cosine does: each word named counts, each word not named costs
     (``ShortReferenceInlineProcessor`` less than ``ReferenceInlineProcessor`` for
     ``test_reference_newlines``)."""
     wanted = of_tests(failing)
@@ -84,15 +85,13 @@ def named(
         (key, kind, words(name))
         for key, kind, name in _reached(failing, ran, executed, sources, tests)
     ]
-    counts = Counter(word for _, _, found in entries for word in found)
-
-    def weight(word: str) -> float:
-        return math.log(len(entries) / counts[word])
-
+    sizes = Counter(kind for _, kind, _ in entries)
+    counts = Counter((kind, word) for _, kind, found in entries for word in found)
     best: dict[Key, tuple[str, float]] = {}
     for key, kind, found in entries:
-        matched = sum(weight(word) for word in found & wanted)
-        score = matched / math.sqrt(sum(weight(word) for word in found)) if matched > 0 else 0.0
+        weights = {word: math.log((sizes[kind] + 1) / counts[(kind, word)]) for word in found}
+        matched = sum(weights[word] for word in found & wanted)
+        score = matched / math.sqrt(sum(weights.values())) if matched > 0 else 0.0
         if score > best.get(key, (kind, 0.0))[1]:
             best[key] = (kind, score)
     picked: list[Key] = []
@@ -115,7 +114,7 @@ def _reached(
     class-level assignments: ``NEWLINE_CLEANUP_RE`` is the data of its class, shown with it),
     and the module-level assignments of their files."""
     functions = [key for key in ran if key[0] not in tests]
-    found = [(key, "function", key[1].rpartition(".")[2]) for key in functions]
+    found: list[tuple[Key, str, str]] = []
     owners = [(key[0], key[1].rpartition(".")[0]) for key in functions if "." in key[1]]
     for nodeid in failing:
         run = executed.get(nodeid)

@@ -1047,7 +1047,8 @@ def test_what_the_function_the_test_calls_calls_follows_it(tmp_path: Path) -> No
         "def trim(s):\n    return s\n"
     )
     (tmp_path / "test_tb.py").write_text(
-        "from tb import Info\n\n\ndef test_formatted():\n    assert Info.from_current().fmt() == 'y'\n"
+        "from tb import Info\n\n\n"
+        "def test_formatted():\n    assert Info.from_current().fmt() == 'y'\n"
     )
     nodeid = "test_tb.py::test_formatted"
     ran = (("test_tb.py", 4), ("tb.py", 6), ("tb.py", 10), ("tb.py", 13), ("tb.py", 17))
