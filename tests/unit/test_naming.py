@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from pytest_caretaker.project import naming
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
 from pytest_caretaker.project.localize import localize
+from pytest_caretaker.repair import cluster
 from pytest_caretaker.results import Executed, Failure
+from pytest_caretaker.verify.runner import Outcome, RunResult
 
 
 @pytest.mark.parametrize(
@@ -136,3 +139,26 @@ def test_localize_ranks_named_data_before_what_the_spectrum_cannot_tell_apart(
     refs = [s.qualname for s in found]
     assert refs.index("HRProcessor") < refs.index("HRProcessor.run")
     assert "ENTITY_RE" not in refs[: refs.index("HRProcessor") + 1]
+
+
+def test_tests_of_one_bug_named_for_other_things_share_their_root_cause(tmp_path: Path) -> None:
+    # Each test's name names other data (HRProcessor, ENTITY_RE); an assertion in the test has
+    # the function localization ranks first as its cause, and that is render for both.
+    (tmp_path / "blocks.py").write_text(BLOCKS)
+    ran = (("blocks.py", 31), ("blocks.py", 16), ("blocks.py", 23))
+    failing = [
+        Failure(nodeid, "call", "tests/t.py", "AssertionError", "", "", ())
+        for nodeid in ("tests/t.py::test_hr_after_emphasis", "tests/t.py::test_hex_entities")
+    ]
+    baseline = RunResult(
+        {f.nodeid: Outcome("failed") for f in failing},
+        {f.nodeid: Executed(functions=ran) for f in failing},
+    )
+    editable = SimpleNamespace(tests=frozenset({"tests/t.py"}), path=lambda path: True)
+
+    causes = {
+        cluster.root_cause(f, baseline, [], ProjectFiles(tmp_path), editable)  # type: ignore[arg-type]
+        for f in failing
+    }
+
+    assert causes == {("AssertionError", "blocks.py::render")}
