@@ -4,7 +4,8 @@ semver's ``bump_prerelease`` and ``bump_build`` are one body with other names; a
 fails, and its developer fixes both the same way. No trace of the failing test reaches the copy,
 so the functions of a best suspect's file whose code has the suspect's shape (names, strings and
 numbers aside, SIMILAR of the tokens alike, at least SHORTEST of them: two one-line getters are
-alike without being copies) become suspects after it (``clones``).
+alike without being copies) become suspects after it (``clones``), unless there are more than
+COPIES of them.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ OF = 3
 #: How alike two bodies' token shapes must be (difflib's ratio), and how long.
 SIMILAR = 0.85
 SHORTEST = 20
+#: Copies of one function at most: more alike are an idiom of the module (arrow's locales each
+#: format a timeframe alike), not a copy to fix with it.
+COPIES = 2
 _SKIPPED = frozenset(
     {tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT}
 )
@@ -41,11 +45,16 @@ def clones(order: Sequence[Key], sources: ProjectFiles, tests: TestFiles) -> lis
         if source is None or definition is None or not definition.runs:
             continue
         shape = _shape(source, definition)
-        for other in source.definitions if len(shape) >= SHORTEST else ():
-            key = (path, other.qualname)
-            known = key in order or any(key == copy for copy, _ in found)
-            if other.runs and not known and _alike(shape, _shape(source, other)):
-                found.append((key, (path, qualname)))
+        copies = [
+            (path, other.qualname)
+            for other in (source.definitions if len(shape) >= SHORTEST else ())
+            if other.runs
+            and other.start != definition.start
+            and _alike(shape, _shape(source, other))
+        ]
+        taken = set(order) | {copy for copy, _ in found}
+        if len(copies) <= COPIES:
+            found += [(key, (path, qualname)) for key in copies if key not in taken]
         looked += 1
         if looked == OF:
             break

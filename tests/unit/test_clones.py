@@ -47,3 +47,29 @@ def test_a_copy_of_a_suspects_code_follows_it(tmp_path: Path) -> None:
     assert [s.qualname for s in found][:2] == ["Version.bump_prerelease", "Version.bump_build"]
     assert "Version.bump_patch" not in [s.qualname for s in found]
     assert found[1].score == found[0].score
+
+
+def test_a_function_with_many_copies_is_an_idiom_and_brings_none(tmp_path: Path) -> None:
+    # arrow's locales: a dozen classes format a timeframe alike; none is a copy of the one fixed.
+    body = (
+        "    def describe(self, n):\n        form = self.forms[n % 10]\n"
+        "        if n == 1 and self.one:\n            return self.one.format(n)\n"
+        "        return form.format(abs(n), self.name)\n\n"
+    )
+    classes = "".join(f"class L{i}:\n{body}\n" for i in range(4))
+    (tmp_path / "locales.py").write_text(classes)
+    nodeid = "tests/test_locales.py::test_l0"
+    executed = {nodeid: Executed(functions=(("locales.py", 2),))}
+    lead = Failure(nodeid, "call", "tests/test_locales.py", "AssertionError", "", "", ())
+    sources, tests = ProjectFiles(tmp_path), TestFiles(frozenset())
+
+    found = [s.qualname for s in localize(lead, [nodeid], executed, [], sources, tests)]
+
+    assert found[0] == "L0.describe"
+    assert not any(name.endswith(".describe") for name in found[1:])
+    # With two copies, both follow it.
+    (tmp_path / "locales.py").write_text("".join(f"class L{i}:\n{body}\n" for i in range(3)))
+    found = [
+        s.qualname for s in localize(lead, [nodeid], executed, [], ProjectFiles(tmp_path), tests)
+    ]
+    assert found[:3] == ["L0.describe", "L1.describe", "L2.describe"]
