@@ -3,7 +3,8 @@
 An assertion failure's traceback ends in the test, while the bug is usually in code the test called.
 So the ranking uses two pieces of evidence: the traceback (innermost project frame first) and what
 the failing test executed in a traced rerun, what the failing test calls by name first (the
-function under test), then the data the failing tests' names name (naming.py), then ordered by
+function under test, calls.py), then the data the failing tests' names name and their classes'
+methods that ran (naming.py), then ordered by
 the Ochiai spectrum score against the passing tests of the same module (code that passing tests
 also run is less suspicious). A copy of a best suspect's code follows it (clones.py). What no
 trace shows follows the ranked functions with the score of the function that points to it
@@ -14,22 +15,16 @@ ran none of the callee, so it follows the traceback by the name the error gives.
 
 from __future__ import annotations
 
-import ast
 import math
 import re
-import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_caretaker import syntax
+from pytest_caretaker.project import calls as test_calls
 from pytest_caretaker.project import clones, naming, related
 from pytest_caretaker.project.files import Definition, ProjectFiles, SourceFile, TestFiles
 from pytest_caretaker.project.imports import imported
 from pytest_caretaker.results import Executed, Failure
-
-#: The functions the failing tests call by name whose own calls follow them, and those at most.
-CALLERS = 3
-CALLEES = 4
 
 
 @dataclass(frozen=True)
@@ -78,33 +73,25 @@ def localize(
     passing: Sequence[str],
     sources: ProjectFiles,
     tests: TestFiles,
+    names: bool = True,
 ) -> tuple[Suspect, ...]:
     """Rank functions: traceback frames innermost first, then executed code by suspiciousness.
 
     failing are the node ids that fail together (one root cause); passing the tests that serve as
-    the spectrum's passing side.
+    the spectrum's passing side; names, whether the tests' names count (naming.py): not when
+    telling whether failures share a root cause, since tests of one bug are named apart.
     """
     failed_lines = _traceback(failure, sources)
     order = list(failed_lines) + _refused_call(failure, sources)
-    hits_failed = _function_hits(failing, executed, sources)
-    hits_passed = _function_hits(passing, executed, sources)
-    first_seen: dict[tuple[str, str], int] = {}
-    for nodeid in failing:
-        for key in _functions_of(executed.get(nodeid), sources):
-            first_seen.setdefault(key, len(first_seen))
-    total_failed = sum(1 for nodeid in failing if nodeid in executed)
-
-    def score(key: tuple[str, str]) -> float:
-        return ochiai(hits_failed.get(key, 0), hits_passed.get(key, 0), total_failed)
-
-    ranked = sorted(first_seen, key=lambda key: (-score(key), first_seen[key]))
+    ranked, score = _spectrum(failing, passing, executed, sources)
     # What the failing test itself calls by name comes first: most often the function under
     # test, which the spectrum cannot tell from its helpers when every test runs them all.
-    called, stored = _called_by(failed_lines, sources, tests)
-    calls = _callees([key for key in ranked if _named(key[1], called | stored)], ranked, sources)
+    called, stored = test_calls.called_by(failed_lines, sources, tests)
+    calls = [key for key in ranked if test_calls.named(key[1], called | stored)]
+    calls = test_calls.callees(calls, ranked, sources)
     # Then what the failing tests' names name (naming.py), then the spectrum's order.
-    by_name = naming.named(failing, ranked, executed, sources, tests)
-    ranked = _members(ranked, stored, sources) + calls + by_name + ranked
+    by_name = naming.named(failing, ranked, executed, sources, tests) if names else []
+    ranked = test_calls.members(ranked, stored, sources) + calls + by_name + ranked
     # A message quoting a function's literal names it, above what the spectrum favours.
     message = f"{failure.message}\n{failure.longrepr}"
     for key in related.quoted(message, ranked, sources, tests) + ranked:
@@ -131,6 +118,28 @@ def localize(
         )
         for path, qualname in order
     )
+
+
+def _spectrum(
+    failing: Sequence[str],
+    passing: Sequence[str],
+    executed: Mapping[str, Executed],
+    sources: ProjectFiles,
+) -> tuple[list[tuple[str, str]], Callable[[tuple[str, str]], float]]:
+    """The functions the failing tests ran, by their Ochiai score (ties: in the order they first
+    ran), and the score."""
+    hits_failed = _function_hits(failing, executed, sources)
+    hits_passed = _function_hits(passing, executed, sources)
+    first_seen: dict[tuple[str, str], int] = {}
+    for nodeid in failing:
+        for key in _functions_of(executed.get(nodeid), sources):
+            first_seen.setdefault(key, len(first_seen))
+    total_failed = sum(1 for nodeid in failing if nodeid in executed)
+
+    def score(key: tuple[str, str]) -> float:
+        return ochiai(hits_failed.get(key, 0), hits_passed.get(key, 0), total_failed)
+
+    return sorted(first_seen, key=lambda key: (-score(key), first_seen[key])), score
 
 
 def _traceback(failure: Failure, sources: ProjectFiles) -> dict[tuple[str, str], list[int]]:
@@ -180,81 +189,6 @@ def _function_hits(
         for key in _functions_of(executed.get(nodeid), sources):
             hits[key] = hits.get(key, 0) + 1
     return hits
-
-
-def _called_by(
-    frames: Mapping[tuple[str, str], list[int]], sources: ProjectFiles, tests: TestFiles
-) -> tuple[frozenset[str], frozenset[str]]:
-    """The names the failing tests' own functions (the traceback's test frames) call, and the
-    attributes they assign (``v.major = 9`` runs a property's setter, or should)."""
-    names: set[str] = set()
-    stores: set[str] = set()
-    for path, qualname in frames:
-        called, stored = _names_in(path, qualname, sources) if path in tests else ((), ())
-        names.update(called)
-        stores.update(stored)
-    return frozenset(names), frozenset(stores)
-
-
-def _callees(
-    calls: Sequence[tuple[str, str]], ran: Sequence[tuple[str, str]], sources: ProjectFiles
-) -> list[tuple[str, str]]:
-    """calls, then the functions that ran that the first CALLERS of them call by name in turn
-    (``from_current`` is ``return cls.from_exc_info(*sys.exc_info())``), at most CALLEES, in
-    ran's order."""
-    names: set[str] = set()
-    for path, qualname in calls[:CALLERS]:
-        names.update(_names_in(path, qualname, sources)[0])
-    found = [key for key in ran if key not in calls and key[1].rpartition(".")[2] in names]
-    return [*calls, *found[:CALLEES]]
-
-
-def _names_in(path: str, qualname: str, sources: ProjectFiles) -> tuple[set[str], set[str]]:
-    """The names a definition calls, and the attributes it assigns."""
-    names: set[str] = set()
-    stores: set[str] = set()
-    source = sources.get(path)
-    definition = source.find(qualname) if source is not None else None
-    if source is None or definition is None:
-        return names, stores
-    try:
-        tree = syntax.parse(textwrap.dedent(source.source_of(definition)))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return names, stores
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            names.add(node.func.id)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            names.add(node.func.attr)
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-            stores.add(node.attr)
-    return names, stores
-
-
-def _members(
-    ranked: Sequence[tuple[str, str]], stored: frozenset[str], sources: ProjectFiles
-) -> list[tuple[str, str]]:
-    """The attributes the failing tests assign, as definitions of a class whose methods ran,
-    that did not run themselves: ``v.build = x`` on a property with no setter fails before any
-    of its code runs. (A name they call runs what it names: another class's method of that name
-    that did not run was not called.)"""
-    found: list[tuple[str, str]] = []
-    for path, qualname in ranked:
-        owner, source = qualname.rpartition(".")[0], sources.get(path)
-        if not owner or source is None:
-            continue
-        for name in sorted(stored):
-            member = (path, f"{owner}.{name}")
-            if member not in ranked and member not in found and source.find(member[1]):
-                found.append(member)
-    return found
-
-
-def _named(qualname: str, called: frozenset[str]) -> bool:
-    """Whether a call by one of those names runs qualname (a class's: its __init__)."""
-    parts = qualname.split(".")
-    constructed = parts[-1] == "__init__" and len(parts) > 1 and parts[-2] in called
-    return parts[-1] in called or constructed
 
 
 #: A call the callee refused before its first line ran: ``Version.__init__() missing 2 required

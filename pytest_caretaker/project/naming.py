@@ -8,8 +8,8 @@ that read them are no better ranked; the names still point there. So the data th
 reached (the classes their functions ran on or belong to, the module-level assignments of the
 files they ran) whose names share a word with the failing tests' names are suspects (``named``),
 weighed by how rare the word is among the names of their kind reached: ``locale`` where every
-class is a locale tells none apart, ``hr`` does. Functions are left to the spectrum and the trace,
-which rank them.
+class is a locale tells none apart, ``hr`` does. A function's own name is left to the spectrum
+and the trace, which rank functions; the methods that ran of a class named follow it.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ Key = tuple[str, str]  # (path, qualname)
 #: Named suspects of each kind at most: names point to a neighbourhood, not to one definition.
 PER_KIND = 3
 KINDS = ("class", "constant")
+#: Methods of the named classes that ran, at most.
+METHODS = 3
 #: Words that name no code: how tests are phrased, not what they test.
 _PHRASING = frozenset(
     {"a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "if"}
@@ -79,7 +81,9 @@ def named(
     the kind hold it; a name scores the weight of its words the tests hold over the root of its
     words' whole weight, as a cosine does: each word named counts, each word not named costs
     (``ShortReferenceInlineProcessor`` less than ``ReferenceInlineProcessor`` for
-    ``test_reference_newlines``)."""
+    ``test_reference_newlines``). Then the methods of those classes that ran, at most METHODS,
+    in ran's order: markdown's ``test_inline_html_backslashes`` names ``HtmlInlineProcessor``,
+    whose ``handleMatch`` the spectrum ranks below the escapes only that test ran."""
     wanted = of_tests(failing)
     entries = [
         (key, kind, words(name))
@@ -99,7 +103,10 @@ def named(
         ranked = sorted((key for key in best if best[key][0] == kind), key=lambda k: -best[k][1])
         top = best[ranked[0]][1] if ranked else 0.0
         picked += [key for key in ranked if best[key][1] >= top / 2][:PER_KIND]
-    return sorted(picked, key=lambda key: -best[key][1])
+    picked.sort(key=lambda key: -best[key][1])
+    classes = {key for key in picked if best[key][0] == "class"}
+    methods = [key for key in ran if (key[0], key[1].rpartition(".")[0]) in classes]
+    return picked + methods[:METHODS]
 
 
 def _reached(

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pytest_caretaker.guard.scope import Editable
 from pytest_caretaker.problem import Problem
 from pytest_caretaker.project.files import ProjectFiles
-from pytest_caretaker.project.localize import Suspect, localize
+from pytest_caretaker.project.localize import localize
 from pytest_caretaker.repair.chain import Chain
 from pytest_caretaker.report.transcript import Transcript
 from pytest_caretaker.results import Failure, HealResult, Spend
@@ -69,20 +69,12 @@ def root_cause(
         # Where a case that hung was when its limit came is chance: its loop's function counts.
         where = inner.name if failure.timed_out else inner.lineno
         return failure.exc_type, f"{inner.path}:{where}"
+    # Not by the tests' names: tests of one bug are often named for different things.
     suspects = localize(
-        failure, [failure.nodeid], baseline.executed, regression, files, editable.tests
+        failure, [failure.nodeid], baseline.executed, regression, files, editable.tests, False
     )
-    code = [s for s in suspects if not s.is_test and editable.path(s.path)]
-    # A function: the data a test's name names comes early (naming.py), and tests of one bug
-    # named for different things must still share their root cause.
-    top = next((s for s in code if _runs(files, s)), code[0] if code else None)
+    top = next((s for s in suspects if not s.is_test and editable.path(s.path)), None)
     return (failure.exc_type, top.ref) if top is not None else None
-
-
-def _runs(files: ProjectFiles, suspect: Suspect) -> bool:
-    source = files.get(suspect.path)
-    definition = source.find(suspect.qualname) if source is not None else None
-    return definition is not None and definition.runs
 
 
 def solve(

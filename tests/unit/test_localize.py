@@ -1043,16 +1043,16 @@ def test_what_the_function_the_test_calls_calls_follows_it(tmp_path: Path) -> No
         "import sys\n\n\nclass Info:\n    @classmethod\n    def from_current(cls):\n"
         "        return cls.from_exc_info(*sys.exc_info())\n\n"
         "    @classmethod\n    def from_exc_info(cls, t, v, tb):\n        return cls()\n\n"
-        "    def fmt(self):\n        return pad('x')\n\n\ndef pad(s):\n    return trim(s)\n\n\n"
-        "def trim(s):\n    return s\n"
+        "    def fmt(self):\n        s = pad('x')\n        return s\n\n\n"
+        "def pad(s):\n    return trim(s)\n\n\ndef trim(s):\n    return s\n"
     )
     (tmp_path / "test_tb.py").write_text(
         "from tb import Info\n\n\n"
         "def test_formatted():\n    assert Info.from_current().fmt() == 'y'\n"
     )
     nodeid = "test_tb.py::test_formatted"
-    ran = (("test_tb.py", 4), ("tb.py", 6), ("tb.py", 10), ("tb.py", 13), ("tb.py", 17))
-    ran += (("tb.py", 21),)
+    ran = (("test_tb.py", 4), ("tb.py", 6), ("tb.py", 10), ("tb.py", 13), ("tb.py", 18))
+    ran += (("tb.py", 22),)
     # Each passing test ran from_current and from_exc_info; only the failing one ran the rest.
     passing = [f"test_tb.py::test_other_{n}" for n in range(3)]
     executed = {nodeid: Executed(functions=ran)}
@@ -1069,14 +1069,14 @@ def test_what_the_function_the_test_calls_calls_follows_it(tmp_path: Path) -> No
         loc.TestFiles(frozenset({"test_tb.py"})),
     )
 
-    # The test calls fmt too (only the failing test ran it), and fmt calls pad; trim, which
-    # only pad calls, ranks by the spectrum alone, after from_exc_info.
+    # The test calls fmt too (only the failing test ran it); fmt's helper pad is not handed
+    # over to (fmt has a statement of its own): pad and trim follow by the spectrum.
     assert [s.qualname for s in found] == [
         "test_formatted",
         "Info.fmt",
         "Info.from_current",
-        "pad",
         "Info.from_exc_info",
+        "pad",
         "trim",
         "Info",
     ]

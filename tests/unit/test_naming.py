@@ -98,8 +98,10 @@ def _named(tmp_path: Path, *failing: str) -> list[str]:
 
 
 def test_the_class_and_the_constant_a_test_name_names_are_suspects(tmp_path: Path) -> None:
+    # (then the named class's methods that ran)
     assert _named(tmp_path, "tests/test_hr.py::TestHorizontalRules::test_hr_after_emphasis") == [
-        "HRProcessor"
+        "HRProcessor",
+        "HRProcessor.run",
     ]
     assert _named(tmp_path, "tests/test_entities.py::TestEntities::test_hex_entities") == [
         "ENTITY_RE"
@@ -115,7 +117,12 @@ def test_a_class_is_named_by_its_data_and_the_closer_name_ranks_first(tmp_path: 
     found = _named(tmp_path, "tests/test_links.py::TestLinks::test_reference_newlines")
 
     # (and "links" names LINK_RE, a constant: each kind is chosen apart)
-    assert found == ["LINK_RE", "ReferenceProcessor", "ShortReferenceProcessor"]
+    assert found == [
+        "LINK_RE",
+        "ReferenceProcessor",
+        "ShortReferenceProcessor",
+        "ReferenceProcessor.run",
+    ]
 
 
 def test_a_test_whose_name_names_no_code_names_nothing(tmp_path: Path) -> None:
