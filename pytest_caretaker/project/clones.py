@@ -27,6 +27,9 @@ OF = 3
 #: How alike two bodies' token shapes must be (difflib's ratio), and how long.
 SIMILAR = 0.85
 SHORTEST = 20
+#: Longer bodies (~70 lines) are not compared: difflib's ratio costs their product, 700-line
+#: functions exist, and a copy of one is rare.
+LONGEST = 1_000
 #: Copies of one function at most: more alike are an idiom of the module (arrow's locales each
 #: format a timeframe alike), not a copy to fix with it.
 COPIES = 2
@@ -47,7 +50,7 @@ def clones(order: Sequence[Key], sources: ProjectFiles, tests: TestFiles) -> lis
         shape = _shape(source, definition)
         copies = [
             (path, other.qualname)
-            for other in (source.definitions if len(shape) >= SHORTEST else ())
+            for other in (source.definitions if SHORTEST <= len(shape) <= LONGEST else ())
             if other.runs
             and other.start != definition.start
             and _alike(shape, _shape(source, other))
@@ -62,7 +65,9 @@ def clones(order: Sequence[Key], sources: ProjectFiles, tests: TestFiles) -> lis
 
 
 def _alike(one: Sequence[str], other: Sequence[str]) -> bool:
-    if len(other) < SHORTEST or 2 * min(len(one), len(other)) < SIMILAR * (len(one) + len(other)):
+    if not SHORTEST <= len(other) <= LONGEST or 2 * min(len(one), len(other)) < SIMILAR * (
+        len(one) + len(other)
+    ):
         return False
     matcher = difflib.SequenceMatcher(None, one, other, autojunk=False)
     return matcher.quick_ratio() >= SIMILAR and matcher.ratio() >= SIMILAR
@@ -89,6 +94,6 @@ def _tokens(data: bytes) -> tuple[list[int], tuple[str, ...]]:
             kinds = {tokenize.STRING: "S", tokenize.NUMBER: "0"}
             lines.append(token.start[0])
             shapes.append("N" if name else kinds.get(token.type, token.string))
-    except (tokenize.TokenError, SyntaxError):
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError):
         return [], ()
     return lines, tuple(shapes)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pytest_caretaker.project import clones
 from pytest_caretaker.project.files import ProjectFiles, TestFiles
 from pytest_caretaker.project.localize import localize
 from pytest_caretaker.results import Executed, Failure
@@ -73,3 +74,15 @@ def test_a_function_with_many_copies_is_an_idiom_and_brings_none(tmp_path: Path)
         s.qualname for s in localize(lead, [nodeid], executed, [], ProjectFiles(tmp_path), tests)
     ]
     assert found[:3] == ["L0.describe", "L1.describe", "L2.describe"]
+
+
+def test_a_module_that_does_not_tokenize_or_a_long_body_has_no_copies(tmp_path: Path) -> None:
+    (tmp_path / "bad.py").write_bytes(
+        b"def f(x):\n    return '\xff'\n\n\ndef g(x):\n    return '\xff'\n"
+    )
+    long = "def big(x):\n" + "".join(f"    x = x + {i} * (x - {i})\n" for i in range(100))
+    (tmp_path / "big.py").write_text(f"{long}\n\n{long.replace('def big', 'def big2')}")
+    sources, tests = ProjectFiles(tmp_path), TestFiles(frozenset())
+
+    assert clones.clones([("bad.py", "f")], sources, tests) == []
+    assert clones.clones([("big.py", "big")], sources, tests) == []  # 1,400 tokens
