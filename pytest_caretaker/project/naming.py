@@ -120,14 +120,15 @@ def _reached(
     the classes they ran on or are methods of (named by the class and by each of its
     class-level assignments: ``NEWLINE_CLEANUP_RE`` is the data of its class, shown with it),
     and the module-level assignments of their files."""
-    functions = [key for key in ran if key[0] not in tests]
+    code = {path for path in {path for path, _ in ran} if path not in tests}
+    functions = [key for key in ran if key[0] in code]
     found: list[tuple[Key, str, str]] = []
     owners = [(key[0], key[1].rpartition(".")[0]) for key in functions if "." in key[1]]
     for nodeid in failing:
         run = executed.get(nodeid)
         owners += [cls for _, cls in run.classes] if run is not None else []
     for path, qualname in dict.fromkeys(owners):
-        source = sources.get(path) if path not in tests else None
+        source = sources.get(path) if path in code or path not in tests else None
         if source is None or class_data(source, qualname) is None:
             continue
         found.append(((path, qualname), "class", qualname.rpartition(".")[2]))
