@@ -2,15 +2,15 @@
 
 An assertion failure's traceback ends in the test, while the bug is usually in code the test called.
 So the ranking uses two pieces of evidence: the traceback (innermost project frame first) and what
-the failing test executed in a traced rerun, what the failing test calls by name first (the
-function under test, calls.py), then the data the failing tests' names name and their classes'
-methods that ran (naming.py), then ordered by
-the Ochiai spectrum score against the passing tests of the same module (code that passing tests
-also run is less suspicious). A copy of a best suspect's code follows it (clones.py). What no
-trace shows follows the ranked functions with the score of the function that points to it
-(related.py): the data of the classes their methods ran on, and the constants they read. A call
-its callee refused (a TypeError: ``Version.__init__() missing 1 required positional argument``)
-ran none of the callee, so it follows the traceback by the name the error gives.
+the failing test executed in a traced rerun, what the failing test calls by name first (the function
+under test, calls.py), then the data the failing tests' names name and their classes' methods that
+ran (naming.py), then ordered by the Ochiai spectrum score against the passing tests of the same
+module (code that passing tests also run is less suspicious). A copy of a best suspect's code
+follows it (clones.py). What no trace shows follows the ranked functions with the score of the
+function that points to it (related.py): the data of the classes their methods ran on, and the
+constants they read. A call its callee refused (a TypeError: ``Version.__init__() missing 1 required
+positional argument``) ran none of the callee, so it follows the traceback by the name the error
+gives.
 """
 
 from __future__ import annotations
